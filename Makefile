@@ -1,0 +1,16 @@
+.PHONY: example test lint format clean
+
+example:  ## evaluate a bundled example problem
+	scripts/example.sh
+
+test:  ## the whole suite: lint, types, tests
+	scripts/test.sh
+
+lint:
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+format:
+	.venv/bin/ruff check --fix . && .venv/bin/ruff format .
+
+clean:
+	rm -rf .venv .scbench .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -1,0 +1,3 @@
+from scbench_ci.main import main
+
+raise SystemExit(main())

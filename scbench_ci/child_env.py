@@ -1,0 +1,62 @@
+"""The environment a run's processes get: built from scratch, never the caller's.
+
+Only the variables that tell package installers how to reach an index (CA bundles, index URLs,
+proxies) pass through from the caller, and a URL among them that carries credentials does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+LOCALE = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+CERTIFICATE_VARIABLES = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "PIP_CERT",
+    "CURL_CA_BUNDLE",
+    "UV_NATIVE_TLS",
+)
+URL_VARIABLES = (
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_INDEX",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+)
+
+
+def installer_variables(caller: Mapping[str, str]) -> dict[str, str]:
+    passed = {name: caller[name] for name in CERTIFICATE_VARIABLES if caller.get(name)}
+    for name in URL_VARIABLES:
+        value = caller.get(name)
+        if value and not any(_has_credentials(url) for url in value.split()):
+            passed[name] = value
+    return passed
+
+
+def _has_credentials(url: str) -> bool:
+    try:
+        parts = urlsplit(url if "://" in url else f"//{url}")
+    except ValueError:
+        return True
+    return parts.username is not None or parts.password is not None
+
+
+def run_environment(
+    *, path: str, home: str, extra: Mapping[str, str], variables: Mapping[str, str]
+) -> dict[str, str]:
+    """Base (PATH, HOME, locale) + executor extras + the command's variables, later ones winning,
+    except that PATH and HOME stay the executor's."""
+    env = {**LOCALE, **extra, **variables}
+    env["PATH"] = path
+    env["HOME"] = home
+    return env

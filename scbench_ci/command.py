@@ -1,0 +1,72 @@
+"""The uvx/pytest command line and the variables the tests see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scbench_ci.problem import Checkpoint, Problem
+from scbench_ci.workspace import ASSETS_DIR, REPORTS_DIR
+
+PYTEST_PLUGINS = (
+    "pytest",
+    "pytest-json-ctrf",
+    "pytest-json-report",
+    "pytest-timeout",
+    "jsonschema",
+    "deepdiff",
+)
+CTRF_REPORT = "ctrf-report.json"
+PYTEST_REPORT = "pytest-report.json"
+
+
+@dataclass(frozen=True)
+class TestCommand:
+    __test__ = False  # not a pytest test class
+
+    argv: tuple[str, ...]
+    variables: dict[str, str]
+    """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
+    the minimal base (PATH, HOME, locale) for the place it runs in."""
+    test_timeout_s: float
+
+
+def build_command(
+    problem: Problem,
+    checkpoint: Checkpoint,
+    *,
+    entrypoint: str,
+    workspace_dir: str,
+    environment_env: dict[str, str],
+    test_timeout_s: float | None = None,
+    pytest_args: tuple[str, ...] = (),
+) -> TestCommand:
+    """`workspace_dir` is the workspace as the test process sees it (it differs per executor)."""
+    timeout = test_timeout_s or checkpoint.timeout_s
+    argv = ["uvx"]
+    argv += [f"--with={dependency}" for dependency in (*PYTEST_PLUGINS, *problem.test_dependencies)]
+    argv += [
+        "pytest",
+        "tests/",
+        f"--entrypoint={entrypoint}",
+        f"--checkpoint={checkpoint.name}",
+        f"--ctrf={REPORTS_DIR}/{CTRF_REPORT}",
+        "--json-report",
+        f"--json-report-file={REPORTS_DIR}/{PYTEST_REPORT}",
+        f"--timeout={_seconds(timeout)}",
+        "-vv",
+        *pytest_args,
+    ]
+    assets_dir = f"{workspace_dir.rstrip('/')}/{ASSETS_DIR}"
+    variables = {
+        **environment_env,
+        **checkpoint.env,
+        "SCBENCH_CHECKPOINT": checkpoint.name,
+        "SCBENCH_ASSETS_DIR": assets_dir,
+    }
+    for asset in problem.static_assets:
+        variables[asset.env_name] = f"{assets_dir}/{asset.save_path}"
+    return TestCommand(argv=tuple(argv), variables=variables, test_timeout_s=timeout)
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)

@@ -1,0 +1,132 @@
+"""`scbench-ci evaluate`: run a problem's tests against a submission and report the verdict."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scbench_ci import policy
+from scbench_ci.console import render_report
+from scbench_ci.errors import ExitCode
+from scbench_ci.evaluation import EvaluationRequest, evaluate
+from scbench_ci.executors import EXECUTOR_NAMES, make_executor
+from scbench_ci.results import write_results
+
+DEFAULT_SESSION_TIMEOUT_S = 1800.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--problem",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="the problem folder (holds config.yaml and tests/)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        required=True,
+        metavar="NAME|all",
+        help="the checkpoint to evaluate, or `all` for every one in order",
+    )
+    parser.add_argument(
+        "--submission",
+        required=True,
+        metavar="DIR",
+        help="the submission folder; `{checkpoint}` is replaced by each "
+        "checkpoint's name. It is only read, never written.",
+    )
+    prior = parser.add_mutually_exclusive_group()
+    prior.add_argument(
+        "--include-prior-tests",
+        dest="include_prior_tests",
+        action="store_true",
+        default=None,
+        help="also run earlier checkpoints' tests (as Regression)",
+    )
+    prior.add_argument(
+        "--no-include-prior-tests",
+        dest="include_prior_tests",
+        action="store_false",
+        help="run only the checkpoint's own tests",
+    )
+    parser.add_argument(
+        "--entrypoint",
+        metavar="CMD",
+        help="the command that runs the submission (default: from the environment)",
+    )
+    parser.add_argument(
+        "--environment",
+        type=Path,
+        metavar="FILE",
+        help="an SCBench environment YAML (setup commands, command, entry file)",
+    )
+    parser.add_argument(
+        "--executor",
+        default="local",
+        choices=EXECUTOR_NAMES,
+        help="where the tests run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="per-test timeout (default: the checkpoint's, the problem's, or 30)",
+    )
+    parser.add_argument(
+        "--session-timeout",
+        type=_seconds,
+        default=DEFAULT_SESSION_TIMEOUT_S,
+        metavar="S",
+        help="wall-clock limit for the whole run of one checkpoint (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--policy",
+        default=policy.DEFAULT_POLICY,
+        choices=policy.POLICY_NAMES,
+        help="what makes a checkpoint pass (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path(".scbench"),
+        metavar="DIR",
+        help="where reports, logs and results.json go (default: ./.scbench)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not stream the test output; print only the report"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    request = EvaluationRequest(
+        problem_dir=args.problem,
+        checkpoint=args.checkpoint,
+        submission=args.submission,
+        output_dir=args.output,
+        policy=args.policy,
+        session_timeout_s=args.session_timeout,
+        include_prior_tests=args.include_prior_tests,
+        entrypoint=args.entrypoint,
+        environment_file=args.environment,
+        test_timeout_s=args.timeout,
+        pytest_args=tuple(args.pytest_args),
+    )
+    executor = make_executor(args.executor)
+    result = evaluate(request, executor, echo=None if args.quiet else sys.stdout)
+    results_path = write_results(result, request.output_dir)
+    sys.stdout.write(render_report(result, results_path))
+    if result.infrastructure_failure:
+        return ExitCode.INFRASTRUCTURE
+    return ExitCode.PASSED if result.passed else ExitCode.FAILED
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text!r}")
+    return value

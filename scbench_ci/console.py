@@ -1,0 +1,44 @@
+"""The compact plain-text report the CLI prints at the end of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scbench_ci import policy
+from scbench_ci.policy import GroupCounts
+from scbench_ci.problem import Group
+from scbench_ci.results import CheckpointResult, EvaluationResult
+
+
+def render_report(result: EvaluationResult, results_path: Path) -> str:
+    lines = [""]
+    for checkpoint in result.checkpoints:
+        lines += _checkpoint_lines(result.problem.name, checkpoint)
+    verdict = "PASSED" if result.passed else "FAILED"
+    lines.append(f"Verdict: {verdict} (policy {result.policy}: {policy.describe(result.policy)})")
+    if result.infrastructure_failure:
+        lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
+    lines.append(f"Results: {results_path}")
+    return "\n".join(lines) + "\n"
+
+
+def _checkpoint_lines(problem: str, checkpoint: CheckpointResult) -> list[str]:
+    verdict = "passed" if checkpoint.passed else "failed"
+    lines = [f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s"]
+    lines.append(f"  {'group':<14}{'passed/total':>13}{'rate':>9}")
+    for group in Group:
+        lines.append(_row(group.value, checkpoint.groups[group]))
+    lines.append(_row("all", checkpoint.counts))
+    if checkpoint.failure is not None:
+        lines.append(f"  failure ({checkpoint.failure.kind.value}): {checkpoint.failure.message}")
+        if checkpoint.failure.log_tail:
+            lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
+    for warning in checkpoint.warnings:
+        lines.append(f"  warning: {warning}")
+    return [*lines, ""]
+
+
+def _row(label: str, counts: GroupCounts) -> str:
+    rate = "-" if counts.pass_rate is None else f"{counts.pass_rate:.1%}"
+    fraction = f"{counts.passed}/{counts.total}"
+    return f"  {label:<14}{fraction:>13}{rate:>9}"

@@ -1,0 +1,113 @@
+"""How a submission is set up and started: SCBench's Python default or an environment file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scbench_ci.errors import ProblemError
+
+DEFAULT_COMMAND = "uv run"
+DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
+REQUIREMENTS = "requirements.txt"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the executor needs to know about the submission's runtime."""
+
+    source: str
+    """`default`, or the environment file it was read from."""
+    image: str | None
+    env: dict[str, str]
+    setup_commands: tuple[str, ...]
+    command: str
+    entry_format: str
+
+    def entrypoint(self, entry_file: str) -> str:
+        return f"{self.command} {self.entry_format.format(entry_file=entry_file)}".strip()
+
+
+def default_environment(submission: Path) -> Environment:
+    """SCBench's environment for Python submissions (`uv run <entry_file>.py`)."""
+    setup: list[str] = []
+    if (submission / REQUIREMENTS).is_file():
+        if not (submission / "pyproject.toml").is_file():
+            setup.append("uv init")
+        setup.append(f"uv add -r {REQUIREMENTS}")
+    return Environment(
+        source="default",
+        image=None,
+        env={},
+        setup_commands=tuple(setup),
+        command=DEFAULT_COMMAND,
+        entry_format=DEFAULT_ENTRY_FORMAT,
+    )
+
+
+def load_environment(path: Path) -> Environment:
+    """Read an environment file in SCBench's format (type, docker, environment, setup, commands)."""
+    if not path.is_file():
+        raise ProblemError(path, None, "environment file does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ProblemError(path, None, f"invalid YAML: {first_line}") from None
+    if not isinstance(data, dict):
+        raise ProblemError(path, None, "must be a YAML mapping")
+
+    kind = data.get("type", "docker")
+    if kind not in ("docker", "local"):
+        raise ProblemError(path, "type", f"must be docker or local, got {kind!r}")
+    docker = _section(path, data, "docker")
+    environment = _section(path, data, "environment")
+    setup = _section(path, data, "setup")
+    commands = _section(path, data, "commands")
+
+    image = docker.get("image")
+    if image is not None and (not isinstance(image, str) or not image.strip()):
+        raise ProblemError(path, "docker.image", f"must be an image name, got {image!r}")
+    env = environment.get("env") or {}
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str | int | float) for k, v in env.items()
+    ):
+        raise ProblemError(path, "environment.env", "must map variable names to strings")
+    entry_format = _string(path, commands, "commands.entry_file", DEFAULT_ENTRY_FORMAT)
+    if "{entry_file}" not in entry_format:
+        raise ProblemError(path, "commands.entry_file", "must contain {entry_file}")
+    return Environment(
+        source=str(path),
+        image=image.strip() if image else None,
+        env={key: str(value) for key, value in env.items()},
+        setup_commands=(
+            *_commands(path, setup, "commands"),
+            *_commands(path, setup, "eval_commands"),
+        ),
+        command=_string(path, commands, "commands.command", DEFAULT_COMMAND),
+        entry_format=entry_format,
+    )
+
+
+def _section(path: Path, data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise ProblemError(path, key, "must be a mapping")
+    return value
+
+
+def _string(path: Path, section: dict[str, Any], dotted: str, default: str) -> str:
+    value = section.get(dotted.split(".")[-1], default)
+    if not isinstance(value, str):
+        raise ProblemError(path, dotted, f"must be a string, got {value!r}")
+    return value
+
+
+def _commands(path: Path, setup: dict[str, Any], key: str) -> list[str]:
+    value = setup.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ProblemError(path, f"setup.{key}", "must be a list of shell commands")
+    return value

@@ -1,0 +1,56 @@
+"""The seam between the pipeline and the places tests can run in.
+
+An executor gets a staged workspace on this machine and a command; it runs the setup commands and
+then the test command, both with the workspace as the working directory, under the session
+timeout. When `execute` returns, every process of the run is gone, the output of each phase is in
+`log_dir`, and `<workspace>/.scbench/` on this machine holds what the run left there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol, TextIO
+
+from scbench_ci.command import TestCommand
+
+SETUP_LOG = "setup.log"
+PYTEST_LOG = "pytest.log"
+Phase = Literal["setup", "tests"]
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    workspace: Path
+    log_dir: Path
+    """A folder outside the workspace, owned by the runner."""
+    setup_commands: tuple[str, ...]
+    command: TestCommand
+    session_timeout_s: float
+    echo: TextIO | None
+    """Where output is streamed live as it arrives, if anywhere."""
+    image: str | None = None
+    """The container image the environment file names, if any (container executors only)."""
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    exit_code: int | None
+    """pytest's exit code; None when it never ran or was killed at the session timeout."""
+    setup_exit_code: int | None
+    """The first failing setup command's exit code; None when setup succeeded or had nothing."""
+    timed_out_in: Phase | None
+    """The phase the session timeout stopped, if it did."""
+    duration_s: float
+    leftover_processes: int = 0
+    """Processes still running after their phase ended, killed by the executor."""
+
+
+class Executor(Protocol):
+    name: str
+
+    def workspace_dir(self, workspace: Path) -> str:
+        """The workspace's path as the test process sees it."""
+        ...
+
+    def execute(self, request: ExecutionRequest) -> ExecutionResult: ...

@@ -1,0 +1,191 @@
+"""Run setup and tests as subprocesses on this machine (no isolation beyond a fresh environment)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from scbench_ci import processes
+from scbench_ci.child_env import installer_variables, run_environment
+from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors.base import (
+    PYTEST_LOG,
+    SETUP_LOG,
+    ExecutionRequest,
+    ExecutionResult,
+    Phase,
+)
+from scbench_ci.executors.output import LogSink
+
+_SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+class LocalExecutor:
+    name = "local"
+
+    def workspace_dir(self, workspace: Path) -> str:
+        return str(workspace)
+
+    def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        processes.become_subreaper()
+        started = time.monotonic()
+        deadline = started + request.session_timeout_s
+        home = Path(tempfile.mkdtemp(prefix="scbench-home-"))
+        try:
+            env = run_environment(
+                path=os.pathsep.join(_search_path()),
+                home=str(home),
+                extra={**installer_variables(os.environ), "UV_CACHE_DIR": str(_uv_cache_dir())},
+                variables=request.command.variables,
+            )
+            if request.setup_commands:
+                setup = [["/bin/sh", "-c", command] for command in request.setup_commands]
+                code, leftovers = _run_phase(setup, request, env, deadline, "setup")
+                if code is None:
+                    return _result(None, None, "setup", started, leftovers)
+                if code != 0:
+                    return _result(None, code, None, started, leftovers)
+            code, leftovers = _run_phase(
+                [list(request.command.argv)], request, env, deadline, "tests"
+            )
+            return _result(code, None, "tests" if code is None else None, started, leftovers)
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def _result(
+    exit_code: int | None,
+    setup_exit_code: int | None,
+    timed_out_in: Phase | None,
+    started: float,
+    leftover_processes: int,
+) -> ExecutionResult:
+    return ExecutionResult(
+        exit_code=exit_code,
+        setup_exit_code=setup_exit_code,
+        timed_out_in=timed_out_in,
+        duration_s=time.monotonic() - started,
+        leftover_processes=leftover_processes,
+    )
+
+
+def _run_phase(
+    commands: list[list[str]],
+    request: ExecutionRequest,
+    env: dict[str, str],
+    deadline: float,
+    phase: Phase,
+) -> tuple[int | None, int]:
+    """Run the commands in order until one fails.
+
+    Returns the last exit code (None when the session timeout stopped them) and how many
+    processes were left running after their command ended.
+    """
+    log_name = SETUP_LOG if phase == "setup" else PYTEST_LOG
+    code: int | None = 0
+    leftovers = 0
+    with LogSink(request.log_dir / log_name, request.echo) as log:
+        for argv in commands:
+            if phase == "setup":
+                log.note(f"$ {argv[-1]}")
+            code, left = _run(argv, request.workspace, env, log, deadline)
+            leftovers += left
+            if left:
+                log.note(f"killed {left} process(es) still running after the {phase} ended")
+            if code is None:
+                log.note(
+                    f"{phase} stopped at the session timeout ({request.session_timeout_s:g} s)"
+                )
+            elif code != 0 and phase == "setup":
+                log.note(f"setup command failed with exit code {code}")
+            if code != 0:
+                break
+    return code, leftovers
+
+
+def _run(
+    argv: list[str], cwd: Path, env: dict[str, str], log: LogSink, deadline: float
+) -> tuple[int | None, int]:
+    """Run to completion or to the deadline.
+
+    Returns the exit code (None when the deadline killed it) and how many processes it left
+    behind. Either way, every process it started is dead when this returns.
+    """
+    preexisting = processes.children_of_self()
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    reader = threading.Thread(target=_copy_output, args=(process.stdout, log), daemon=True)
+    reader.start()
+    exited = False
+    try:
+        exited = _wait_unreaped(process, deadline)
+    finally:
+        # Also on KeyboardInterrupt. The root is not reaped yet, so its pid cannot be reused by
+        # an unrelated process while the tree is being killed.
+        killed = processes.kill_run(process.pid, preexisting)
+        exit_code = process.wait()
+        reader.join()
+    return (exit_code, killed) if exited else (None, 0)
+
+
+def _wait_unreaped(process: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait until the process exits or the deadline passes; leave its exit status uncollected."""
+    if not hasattr(os, "waitid"):  # not on macOS: fall back to reaping
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+    while os.waitid(os.P_PID, process.pid, flags) is None:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _copy_output(stream: object, log: LogSink) -> None:
+    read = stream.read1  # type: ignore[attr-defined]
+    while chunk := read(65536):
+        log.write(chunk)
+
+
+def _search_path() -> list[str]:
+    """uv's own folder and this Python's first, so `uv`/`uvx`/`python` resolve to known tools."""
+    folders = [str(Path(_uv_binary()).parent), str(Path(sys.executable).parent), *_SYSTEM_PATH]
+    return list(dict.fromkeys(folders))
+
+
+def _uv_binary() -> str:
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        pass
+    else:
+        return str(find_uv_bin())
+    found = shutil.which("uv")
+    if found is None:
+        raise InfrastructureError("uv is not installed: `pip install uv` (scbench-ci needs uvx)")
+    return found
+
+
+def _uv_cache_dir() -> Path:
+    """The caller's uv cache, shared so repeated runs don't download the test plugins again."""
+    if os.environ.get("UV_CACHE_DIR"):
+        return Path(os.environ["UV_CACHE_DIR"])
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home) / "uv"

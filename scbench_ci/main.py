@@ -1,0 +1,61 @@
+"""Command-line entry point: parse arguments and dispatch to a subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+
+from scbench_ci import __version__
+from scbench_ci.commands import evaluate
+from scbench_ci.errors import ScbenchError
+
+COMMANDS = {"evaluate": evaluate}
+
+
+class Terminated(BaseException):
+    """SIGTERM (a cancelled workflow) turned into an exception, so every cleanup still runs."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # Everything after the first `--` goes to pytest untouched.
+    passthrough: list[str] = []
+    if "--" in arguments:
+        split = arguments.index("--")
+        arguments, passthrough = arguments[:split], arguments[split + 1 :]
+
+    parser = argparse.ArgumentParser(
+        prog="scbench-ci",
+        description="Evaluate a code submission against a checkpoint of an SCBench problem.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        summary = (module.__doc__ or "").split(":", 1)[-1].strip()
+        sub = subcommands.add_parser(name, help=summary, description=summary)
+        module.add_arguments(sub)
+    args = parser.parse_args(arguments)
+    args.pytest_args = passthrough
+
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        return int(COMMANDS[args.command].run(args))
+    except ScbenchError as error:
+        print(f"scbench-ci: error: {error}", file=sys.stderr)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        print("scbench-ci: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("scbench-ci: terminated", file=sys.stderr)
+        return 143
+
+
+if __name__ == "__main__":
+    sys.exit(main())

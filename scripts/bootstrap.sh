@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Create .venv with scbench-ci and its dev tools. Installs Debian's python3-venv when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "bootstrap: scbench-ci needs Python 3.11 or newer as '$python' (set PYTHON=...)" >&2
+    exit 1
+fi
+if ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
+    echo "bootstrap: installing python3-venv"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+if [ ! -x .venv/bin/python ]; then
+    echo "bootstrap: creating .venv"
+    "$python" -m venv .venv
+fi
+stamp=.venv/.scbench-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "bootstrap: installing scbench-ci and its dev dependencies into .venv"
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -e '.[dev]'
+    touch "$stamp"
+fi

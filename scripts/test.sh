@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: set-up, lint, types, tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/bootstrap.sh
+export PATH="$PWD/.venv/bin:$PATH"
+echo "== ruff"
+ruff check .
+ruff format --check .
+echo "== mypy"
+mypy
+echo "== pytest"
+pytest "$@"

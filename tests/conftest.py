@@ -1,0 +1,73 @@
+"""Shared helpers: small problems written into tmp_path, for tests that need a real folder."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO_ROOT / "examples"
+
+CONFTEST = """
+import shlex
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--entrypoint", required=True)
+    parser.addoption("--checkpoint", required=True)
+
+
+@pytest.fixture
+def entrypoint_argv(request):
+    return shlex.split(request.config.getoption("--entrypoint"))
+
+
+@pytest.fixture
+def checkpoint_name(request):
+    return request.config.getoption("--checkpoint")
+"""
+
+
+class ProblemFolder:
+    """Writes a problem folder: config.yaml, tests/conftest.py and test files."""
+
+    def __init__(self, root: Path, config: dict[str, object] | None = None) -> None:
+        self.root = root
+        self.config: dict[str, object] = config or {
+            "name": "demo",
+            "entry_file": "main",
+            "checkpoints": {"checkpoint_1": {}, "checkpoint_2": {}, "checkpoint_3": {}},
+        }
+        (root / "tests").mkdir(parents=True)
+        self.write("tests/conftest.py", CONFTEST)
+        self.save()
+        for name in self.config["checkpoints"]:  # type: ignore[attr-defined]
+            self.write(f"tests/test_{name}.py", "def test_ok():\n    pass\n")
+
+    def save(self) -> ProblemFolder:
+        self.write("config.yaml", yaml.safe_dump(self.config, sort_keys=False))
+        return self
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+
+@pytest.fixture
+def problem_folder(tmp_path: Path) -> ProblemFolder:
+    return ProblemFolder(tmp_path / "problem")
+
+
+@pytest.fixture
+def submission(tmp_path: Path) -> Path:
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('hello')\n")
+    return folder

@@ -1,0 +1,164 @@
+"""The local executor with real subprocesses: environment, timeouts, cleanup, logs."""
+
+import io
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.command import TestCommand
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.local import LocalExecutor
+
+CANARY = "scbench-local-canary"
+
+
+def _living_canaries(tag: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag.encode() in cmdline and state != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+def _execute(
+    tmp_path: Path,
+    argv: list[str],
+    *,
+    setup: tuple[str, ...] = (),
+    timeout: float = 60,
+    echo: io.StringIO | None = None,
+    variables: dict[str, str] | None = None,
+) -> ExecutionResult:
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
+    logs = tmp_path / "logs"
+    logs.mkdir(exist_ok=True)
+    command = TestCommand(argv=tuple(argv), variables=variables or {}, test_timeout_s=30)
+    return LocalExecutor().execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=setup,
+            command=command,
+            session_timeout_s=timeout,
+            echo=echo,
+        )
+    )
+
+
+def test_exit_code_log_and_live_echo(tmp_path: Path) -> None:
+    echo = io.StringIO()
+    result = _execute(tmp_path, ["sh", "-c", "echo out; echo err >&2; exit 7"], echo=echo)
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
+    assert (tmp_path / "logs" / PYTEST_LOG).read_text() == "out\nerr\n"
+    assert echo.getvalue() == "out\nerr\n"
+    assert not (tmp_path / "logs" / SETUP_LOG).exists()
+
+
+def test_runs_in_the_workspace_with_a_minimal_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    monkeypatch.setenv("UV_INDEX_URL", "https://user:password@example.invalid/simple")
+    dump = (
+        "import json, os; json.dump({'cwd': os.getcwd(), 'env': dict(os.environ)}, "
+        "open('.scbench/env.json', 'w'))"
+    )
+    result = _execute(
+        tmp_path, [sys.executable, "-c", dump], variables={"SCBENCH_CHECKPOINT": "checkpoint_1"}
+    )
+    assert result.exit_code == 0
+    seen = json.loads((tmp_path / "workspace/.scbench/env.json").read_text())
+    assert seen["cwd"] == str(tmp_path / "workspace")
+    env = seen["env"]
+    assert env["SCBENCH_CHECKPOINT"] == "checkpoint_1"
+    assert env["HOME"] != os.environ.get("HOME") and env["LANG"] == "C.UTF-8"
+    assert "PATH" in env and "UV_CACHE_DIR" in env
+    for leaked in (
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "UV_INDEX_URL",
+    ):
+        assert leaked not in env
+    allowed = {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LC_ALL",
+        "UV_CACHE_DIR",
+        "SCBENCH_CHECKPOINT",
+        "PWD",
+        "SHLVL",
+        "_",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "PIP_CERT",
+        "CURL_CA_BUNDLE",
+        "LC_CTYPE",
+    }
+    assert set(env) <= allowed
+
+
+def test_session_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
+    tag = f"{CANARY}-timeout-{os.getpid()}"
+    script = f"sleep 300 & exec -a {tag} sleep 301"
+    started = time.monotonic()
+    result = _execute(tmp_path, ["bash", "-c", script], timeout=1.5)
+    assert result.timed_out_in == "tests" and result.exit_code is None
+    assert time.monotonic() - started < 10
+    assert "stopped at the session timeout (1.5 s)" in (tmp_path / "logs" / PYTEST_LOG).read_text()
+    assert _living_canaries(tag) == []
+
+
+def test_processes_that_leave_the_group_are_killed_too(tmp_path: Path) -> None:
+    tag = f"{CANARY}-daemon-{os.getpid()}"
+    spawn = (
+        "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+        "'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        f"time.sleep(300)', '{tag}'], start_new_session=True, "
+        "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+    )
+    result = _execute(tmp_path, [sys.executable, "-c", spawn])
+    assert result.exit_code == 0
+    assert result.leftover_processes == 1
+    assert _living_canaries(tag) == []
+    assert (
+        "killed 1 process(es) still running after the tests ended"
+        in (tmp_path / "logs" / PYTEST_LOG).read_text()
+    )
+
+
+def test_setup_failure_stops_before_the_tests(tmp_path: Path) -> None:
+    result = _execute(
+        tmp_path,
+        ["sh", "-c", "echo tests ran"],
+        setup=("echo preparing", "echo broken >&2; exit 3", "echo never"),
+    )
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
+    setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
+    assert setup_log == (
+        "[scbench-ci] $ echo preparing\npreparing\n"
+        "[scbench-ci] $ echo broken >&2; exit 3\nbroken\n"
+        "[scbench-ci] setup command failed with exit code 3\n"
+    )
+    assert not (tmp_path / "logs" / PYTEST_LOG).exists()
+
+
+def test_setup_counts_against_the_session_timeout(tmp_path: Path) -> None:
+    result = _execute(tmp_path, ["true"], setup=("sleep 30",), timeout=1)
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, None, "setup")

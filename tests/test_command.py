@@ -1,0 +1,79 @@
+from scbench_ci.command import build_command
+from scbench_ci.problem import load_problem
+from tests.conftest import ProblemFolder
+
+
+def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
+    problem_folder.write("data/words.txt", "x")
+    problem_folder.config.update(
+        {
+            "test_dependencies": ["pyyaml", "requests>=2"],
+            "env": {"A": "problem", "B": "problem"},
+            "static_assets": {"word-list": {"path": "data/words.txt"}},
+        }
+    )
+    problem_folder.config["checkpoints"]["checkpoint_2"] = {"timeout": 12.5, "env": {"B": "cp"}}
+    problem_folder.save()
+    problem = load_problem(problem_folder.root)
+
+    command = build_command(
+        problem,
+        problem.checkpoint("checkpoint_2"),
+        entrypoint="uv run main.py",
+        workspace_dir="/workspace",
+        environment_env={"A": "environment", "C": "environment"},
+        pytest_args=("-k", "smoke"),
+    )
+
+    assert command.argv == (
+        "uvx",
+        "--with=pytest",
+        "--with=pytest-json-ctrf",
+        "--with=pytest-json-report",
+        "--with=pytest-timeout",
+        "--with=jsonschema",
+        "--with=deepdiff",
+        "--with=pyyaml",
+        "--with=requests>=2",
+        "pytest",
+        "tests/",
+        "--entrypoint=uv run main.py",
+        "--checkpoint=checkpoint_2",
+        "--ctrf=.scbench/ctrf-report.json",
+        "--json-report",
+        "--json-report-file=.scbench/pytest-report.json",
+        "--timeout=12.5",
+        "-vv",
+        "-k",
+        "smoke",
+    )
+    assert command.variables == {
+        "A": "problem",  # the problem's env beats the environment file's
+        "B": "cp",  # the checkpoint's beats the problem's
+        "C": "environment",
+        "SCBENCH_CHECKPOINT": "checkpoint_2",
+        "SCBENCH_ASSETS_DIR": "/workspace/tests/assets",
+        "SCBENCH_ASSET_WORD_LIST": "/workspace/tests/assets/word-list",
+    }
+
+
+def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
+    problem_folder.config["timeout"] = 7
+    problem_folder.config["checkpoints"]["checkpoint_3"] = {"timeout": 9}
+    problem_folder.save()
+    problem = load_problem(problem_folder.root)
+
+    def timeout_flag(checkpoint: str, override: float | None = None) -> str:
+        argv = build_command(
+            problem,
+            problem.checkpoint(checkpoint),
+            entrypoint="x",
+            workspace_dir="/w",
+            environment_env={},
+            test_timeout_s=override,
+        ).argv
+        return next(a for a in argv if a.startswith("--timeout="))
+
+    assert timeout_flag("checkpoint_1") == "--timeout=7"  # problem
+    assert timeout_flag("checkpoint_3") == "--timeout=9"  # checkpoint beats problem
+    assert timeout_flag("checkpoint_3", 3) == "--timeout=3"  # --timeout beats both

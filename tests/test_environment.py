@@ -1,0 +1,57 @@
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.environment import default_environment, load_environment
+from scbench_ci.errors import ProblemError
+
+
+def test_default_environment_is_scbench_python(tmp_path: Path) -> None:
+    environment = default_environment(tmp_path)
+    assert environment.setup_commands == ()
+    assert environment.entrypoint("wordstat") == "uv run wordstat.py"
+
+    (tmp_path / "requirements.txt").write_text("six\n")
+    assert default_environment(tmp_path).setup_commands == ("uv init", "uv add -r requirements.txt")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='x'\n")
+    assert default_environment(tmp_path).setup_commands == ("uv add -r requirements.txt",)
+
+
+def test_environment_file_in_scbench_format(tmp_path: Path) -> None:
+    path = tmp_path / "env.yaml"
+    path.write_text(
+        "type: docker\n"
+        "docker: {image: 'python:3.12-slim', workdir: /workspace}\n"
+        "environment: {env: {UV_CACHE_DIR: /tmp/uv, LEVEL: 3}}\n"
+        "setup:\n  commands: [echo visible]\n  eval_commands: [pip install -r requirements.txt]\n"
+        "commands: {command: python, entry_file: '{entry_file}.py', agent_command: python}\n"
+    )
+    environment = load_environment(path)
+    assert environment.image == "python:3.12-slim"
+    assert environment.env == {"UV_CACHE_DIR": "/tmp/uv", "LEVEL": "3"}
+    assert environment.setup_commands == ("echo visible", "pip install -r requirements.txt")
+    assert environment.entrypoint("main") == "python main.py"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("type: vm\n", "type: must be docker or local"),
+        ("docker: {image: ''}\n", "docker.image: must be an image name"),
+        ("commands: {entry_file: main.py}\n", "commands.entry_file: must contain {entry_file}"),
+        ("setup: {eval_commands: 'pip install'}\n", "setup.eval_commands: must be a list"),
+        ("environment: {env: [A]}\n", "environment.env: must map variable names"),
+        ("[\n", "invalid YAML"),
+    ],
+)
+def test_bad_environment_files(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "env.yaml"
+    path.write_text(text)
+    with pytest.raises(ProblemError) as error:
+        load_environment(path)
+    assert str(error.value).startswith(f"{path}: {expected}")
+
+
+def test_missing_environment_file(tmp_path: Path) -> None:
+    with pytest.raises(ProblemError, match="environment file does not exist"):
+        load_environment(tmp_path / "nope.yaml")

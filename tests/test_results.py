@@ -1,0 +1,247 @@
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.problem import Group, load_problem
+from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
+from scbench_ci.results import (
+    EvaluationResult,
+    FailureKind,
+    detect_failure,
+    judge_checkpoint,
+    to_json,
+)
+from tests.conftest import REPO_ROOT, ProblemFolder
+
+SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
+
+
+def _execution(
+    exit_code: int | None = 1, setup: int | None = None, timed_out_in: str | None = None
+) -> ExecutionResult:
+    return ExecutionResult(
+        exit_code=exit_code, setup_exit_code=setup, timed_out_in=timed_out_in, duration_s=1.5
+    )  # type: ignore[arg-type]
+
+
+def _reports(
+    *tests: TestOutcome, exit_code: int = 1, collection_errors: tuple[CollectionError, ...] = ()
+) -> Reports:
+    return Reports(
+        tests=tests, exit_code=exit_code, collection_errors=collection_errors, problems=()
+    )
+
+
+def _outcome(
+    name: str,
+    status: Status,
+    *markers: str,
+    file: str = "test_checkpoint_2.py",
+) -> TestOutcome:
+    return TestOutcome(
+        node_id=f"tests/{file}::{name}",
+        file=f"tests/{file}",
+        line=3,
+        status=status,
+        duration_s=0.1,
+        markers=markers,
+        message=None,
+        details=None,
+    )
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> Path:
+    (tmp_path / PYTEST_LOG).write_text("".join(f"line {i}\n" for i in range(100)))
+    (tmp_path / SETUP_LOG).write_text("resolving\nerror: no such package: nope\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("execution", "reports", "kind", "message"),
+    [
+        (
+            _execution(None, setup=2),
+            None,
+            FailureKind.SETUP,
+            "a setup command failed with exit code 2",
+        ),
+        (
+            _execution(None, timed_out_in="tests"),
+            None,
+            FailureKind.TIMEOUT,
+            "the session timeout of 60 s stopped the tests",
+        ),
+        (
+            _execution(None, timed_out_in="setup"),
+            None,
+            FailureKind.TIMEOUT,
+            "the session timeout of 60 s stopped the setup",
+        ),
+        (_execution(1), None, FailureKind.INFRASTRUCTURE, "pytest wrote no report (exit code 1)"),
+        (
+            _execution(2),
+            _reports(
+                exit_code=2,
+                collection_errors=(
+                    CollectionError("tests/test_checkpoint_2.py", "E   SyntaxError"),
+                ),
+            ),
+            FailureKind.COLLECTION,
+            "test collection failed: tests/test_checkpoint_2.py",
+        ),
+        (
+            _execution(3),
+            _reports(exit_code=3),
+            FailureKind.INTERNAL,
+            "pytest hit an internal error",
+        ),
+        (
+            _execution(4),
+            _reports(exit_code=4),
+            FailureKind.USAGE,
+            "pytest rejected its command line (usage error)",
+        ),
+        (_execution(5), _reports(exit_code=5), FailureKind.NO_TESTS, "pytest collected no tests"),
+        (
+            _execution(-9),
+            _reports(exit_code=1),
+            FailureKind.INFRASTRUCTURE,
+            "pytest ended with exit code -9",
+        ),
+    ],
+)
+def test_failure_kinds(
+    logs: Path, execution: ExecutionResult, reports: Reports | None, kind: FailureKind, message: str
+) -> None:
+    failure = detect_failure(execution, reports, logs, 60)
+    assert failure is not None
+    assert (failure.kind, failure.message) == (kind, message)
+    assert failure.log_tail
+
+
+def test_failure_log_tails(logs: Path) -> None:
+    setup = detect_failure(_execution(None, setup=1), None, logs, 60)
+    assert setup is not None and setup.log_tail is not None
+    assert "no such package: nope" in setup.log_tail
+    infra = detect_failure(_execution(1), None, logs, 60)
+    assert infra is not None and infra.log_tail is not None
+    assert infra.log_tail.splitlines() == [f"line {i}" for i in range(60, 100)]
+    collection = detect_failure(
+        _execution(2),
+        _reports(
+            exit_code=2,
+            collection_errors=(CollectionError("a", "first"), CollectionError("b", "second")),
+        ),
+        logs,
+        60,
+    )
+    assert collection is not None and collection.log_tail == "first\n\nsecond"
+
+
+def test_ordinary_runs_have_no_failure(logs: Path) -> None:
+    assert detect_failure(_execution(0), _reports(exit_code=0), logs, 60) is None
+    assert detect_failure(_execution(1), _reports(), logs, 60) is None
+
+
+def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Path) -> None:
+    problem_folder.config["markers"] = {"slow": {"group": "Functionality"}}
+    problem_folder.save()
+    problem = load_problem(problem_folder.root)
+    cp1, cp2 = problem.checkpoints[:2]
+    reports = _reports(
+        _outcome("old", Status.FAILED, "error", file="test_checkpoint_1.py"),
+        _outcome("core_a", Status.PASSED),
+        _outcome("core_b", Status.XPASSED),
+        _outcome("core_c", Status.XFAILED),
+        _outcome("core_d", Status.SKIPPED),
+        _outcome("err", Status.ERROR, "error"),
+        _outcome("slow", Status.FAILED, "slow"),
+    )
+    result = judge_checkpoint(
+        problem,
+        cp2,
+        tested=(cp1, cp2),
+        include_prior_tests=True,
+        execution=_execution(1),
+        reports=reports,
+        log_dir=logs,
+        policy_name="core-cases",
+        session_timeout_s=60,
+        warnings=(),
+    )
+    assert {t.id.split("::")[1]: (t.group, t.checkpoint) for t in result.tests} == {
+        "old": (Group.REGRESSION, "checkpoint_1"),
+        "core_a": (Group.CORE, "checkpoint_2"),
+        "core_b": (Group.CORE, "checkpoint_2"),
+        "core_c": (Group.CORE, "checkpoint_2"),
+        "core_d": (Group.CORE, "checkpoint_2"),
+        "err": (Group.ERROR, "checkpoint_2"),
+        "slow": (Group.FUNCTIONALITY, "checkpoint_2"),
+    }
+    counts = {g.value: (c.passed, c.failed, c.skipped, c.total) for g, c in result.groups.items()}
+    assert counts == {
+        "Core": (2, 0, 2, 4),
+        "Functionality": (0, 1, 0, 1),
+        "Error": (0, 1, 0, 1),
+        "Regression": (0, 1, 0, 1),
+    }
+    assert result.passed  # core-cases: Core has tests and none fails
+    assert result.failure is None
+
+    failing = judge_checkpoint(
+        problem,
+        cp2,
+        tested=(cp1, cp2),
+        include_prior_tests=True,
+        execution=_execution(1),
+        reports=reports,
+        log_dir=logs,
+        policy_name="all-cases",
+        session_timeout_s=60,
+        warnings=("w",),
+    )
+    assert not failing.passed
+    assert failing.warnings == ("w",)
+
+    evaluation = EvaluationResult(
+        problem=problem,
+        policy="all-cases",
+        executor="local",
+        started_at="2026-01-01T00:00:00+00:00",
+        duration_s=2.0,
+        checkpoints=(result, failing),
+        tool_versions={"x": "1"},
+    )
+    document = to_json(evaluation)
+    jsonschema.validate(document, SCHEMA)
+    assert document["passed"] is False
+    assert document["checkpoints"][0]["groups"]["Core"] == {
+        "passed": 2,
+        "failed": 0,
+        "skipped": 2,
+        "total": 4,
+        "pass_rate": 0.5,
+    }
+
+
+def test_a_failure_never_passes(problem_folder: ProblemFolder, logs: Path) -> None:
+    problem = load_problem(problem_folder.root)
+    cp1 = problem.checkpoints[0]
+    result = judge_checkpoint(
+        problem,
+        cp1,
+        tested=(cp1,),
+        include_prior_tests=True,
+        execution=_execution(None, timed_out_in="tests"),
+        reports=_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py")),
+        log_dir=logs,
+        policy_name="any",
+        session_timeout_s=60,
+        warnings=(),
+    )
+    assert result.failure is not None and result.failure.kind is FailureKind.TIMEOUT
+    assert not result.passed

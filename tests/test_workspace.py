@@ -1,0 +1,172 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.errors import ProblemError, UsageError
+from scbench_ci.problem import load_problem
+from scbench_ci.workspace import render_pytest_ini, stage_workspace
+from tests.conftest import ProblemFolder
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, float]]:
+    return {str(p): (p.lstat().st_size, p.lstat().st_mtime) for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "include_prior", "expected"),
+    [
+        ("checkpoint_1", True, {"test_checkpoint_1.py"}),
+        (
+            "checkpoint_3",
+            True,
+            {"test_checkpoint_1.py", "test_checkpoint_2.py", "test_checkpoint_3.py"},
+        ),
+        ("checkpoint_3", False, {"test_checkpoint_3.py"}),
+        ("checkpoint_2", True, {"test_checkpoint_1.py", "test_checkpoint_2.py"}),
+    ],
+)
+def test_selects_tests_of_the_checkpoint_and_earlier_ones(
+    problem_folder: ProblemFolder,
+    submission: Path,
+    tmp_path: Path,
+    checkpoint: str,
+    include_prior: bool,
+    expected: set[str],
+) -> None:
+    problem_folder.write("tests/helpers.py", "X = 1\n")
+    problem_folder.write("tests/data/case.json", "{}\n")
+    problem = load_problem(problem_folder.root)
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint(checkpoint),
+        include_prior_tests=include_prior,
+        submission=submission,
+        root=tmp_path / "ws",
+    )
+    tests = {p.name for p in (workspace.root / "tests").glob("test_*.py")}
+    assert tests == expected
+    assert (workspace.root / "tests/conftest.py").is_file()
+    assert (workspace.root / "tests/helpers.py").is_file()
+    assert (workspace.root / "tests/data/case.json").is_file()
+    assert [c.name for c in workspace.tested_checkpoints][-1] == checkpoint
+    assert {f"test_{c.name}.py" for c in workspace.tested_checkpoints} == expected
+
+
+def test_copies_submission_without_caches_and_never_writes_to_it(
+    problem_folder: ProblemFolder, tmp_path: Path
+) -> None:
+    submission = tmp_path / "sub"
+    for relative in (
+        "main.py",
+        "pkg/util.py",
+        ".git/HEAD",
+        "__pycache__/m.pyc",
+        ".pytest_cache/v",
+        ".venv/bin/python",
+        "env/pyvenv.cfg",
+        "pkg/__pycache__/x",
+        "tests/test_fake.py",
+        ".scbench/results.json",
+    ):
+        (submission / relative).parent.mkdir(parents=True, exist_ok=True)
+        (submission / relative).write_text("x")
+    os.symlink("/etc/hostname", submission / "link")
+    before = _snapshot(submission)
+
+    problem = load_problem(problem_folder.root)
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_1"),
+        include_prior_tests=True,
+        submission=submission,
+        root=tmp_path / "ws",
+    )
+
+    copied = _files(workspace.root)
+    assert {"main.py", "pkg/util.py", "link"} <= copied
+    assert not any(
+        part in {".git", "__pycache__", ".pytest_cache", ".venv", "env"}
+        for name in copied
+        for part in Path(name).parts
+    )
+    assert "tests/test_fake.py" not in copied
+    assert "results.json" not in {Path(p).name for p in copied}
+    assert os.readlink(workspace.root / "link") == "/etc/hostname"  # kept as a link, not followed
+    assert len(workspace.warnings) == 2
+    assert "tests/ folder was discarded" in workspace.warnings[0]
+    assert ".scbench/ folder was discarded" in workspace.warnings[1]
+    assert _snapshot(submission) == before
+
+
+def test_assets_and_pytest_ini(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    problem_folder.write("assets/corpus/a.txt", "alpha\n")
+    problem_folder.write("schema.json", "{}\n")
+    problem_folder.config["static_assets"] = {
+        "corpus": {"path": "assets/corpus"},
+        "schema": {"path": "schema.json", "save_path": "meta/schema.json"},
+    }
+    problem_folder.config["markers"] = {"slow": {"description": "slow\n  tests", "group": "Core"}}
+    problem_folder.save()
+    problem = load_problem(problem_folder.root)
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_1"),
+        include_prior_tests=True,
+        submission=submission,
+        root=tmp_path / "ws",
+    )
+    assert (workspace.root / "tests/assets/corpus/a.txt").read_text() == "alpha\n"
+    assert (workspace.root / "tests/assets/meta/schema.json").is_file()
+    assert (workspace.root / ".scbench").is_dir()
+    assert not any((workspace.root / ".scbench").iterdir())
+    assert (workspace.root / "pytest.ini").read_text() == render_pytest_ini(problem)
+    assert render_pytest_ini(problem) == (
+        "[pytest]\n"
+        "markers =\n"
+        "    error: error-handling / edge-case tests\n"
+        "    functionality: non-core / nice-to-have tests\n"
+        "    regression: regression tests from prior checkpoints\n"
+        "    slow: slow tests\n"
+    )
+
+
+def test_missing_test_file_of_a_selected_checkpoint(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    (problem_folder.root / "tests/test_checkpoint_1.py").unlink()
+    problem = load_problem(problem_folder.root)
+    with pytest.raises(ProblemError, match=r"tests/test_checkpoint_1.py: missing"):
+        stage_workspace(
+            problem,
+            problem.checkpoint("checkpoint_2"),
+            include_prior_tests=True,
+            submission=submission,
+            root=tmp_path / "ws",
+        )
+    # Without prior tests, checkpoint_2 does not need checkpoint_1's file.
+    stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_2"),
+        include_prior_tests=False,
+        submission=submission,
+        root=tmp_path / "ws2",
+    )
+
+
+def test_missing_submission(problem_folder: ProblemFolder, tmp_path: Path) -> None:
+    problem = load_problem(problem_folder.root)
+    with pytest.raises(UsageError, match="submission folder does not exist"):
+        stage_workspace(
+            problem,
+            problem.checkpoint("checkpoint_1"),
+            include_prior_tests=True,
+            submission=tmp_path / "nope",
+            root=tmp_path / "ws",
+        )
