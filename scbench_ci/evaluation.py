@@ -27,6 +27,7 @@ from scbench_ci.results import (
     infrastructure_result,
     judge_checkpoint,
 )
+from scbench_ci.summary import SUMMARY_FILE
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
 ARTIFACT_FILES = (CTRF_REPORT, PYTEST_REPORT, PYTEST_LOG, SETUP_LOG)
@@ -111,7 +112,8 @@ def _prepare_output(output_dir: Path, plans: list[_Plan]) -> None:
         plan.artifacts_dir.mkdir(parents=True, exist_ok=True)
         for name in ARTIFACT_FILES:
             (plan.artifacts_dir / name).unlink(missing_ok=True)
-    (output_dir / RESULTS_FILE).unlink(missing_ok=True)
+    for name in (RESULTS_FILE, SUMMARY_FILE):
+        (output_dir / name).unlink(missing_ok=True)
 
 
 def _evaluate_checkpoint(

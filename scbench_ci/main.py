@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections.abc import Sequence
 
 from scbench_ci import __version__
-from scbench_ci.commands import evaluate
+from scbench_ci.commands import cleanup, evaluate, summary
 from scbench_ci.errors import ScbenchError
+from scbench_ci.signals import Terminated, raise_on_sigterm
 
-COMMANDS = {"evaluate": evaluate}
-
-
-class Terminated(BaseException):
-    """SIGTERM (a cancelled workflow) turned into an exception, so every cleanup still runs."""
-
-
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise Terminated
+COMMANDS = {"evaluate": evaluate, "summary": summary, "cleanup": cleanup}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     args.pytest_args = passthrough
 
-    signal.signal(signal.SIGTERM, _raise_terminated)
+    raise_on_sigterm()
     try:
         return int(COMMANDS[args.command].run(args))
     except ScbenchError as error:

@@ -18,6 +18,14 @@ class GroupCounts:
     """skipped and xfailed: the test author's choice, neither pass nor failure"""
     total: int = 0
 
+    def __add__(self, other: GroupCounts) -> GroupCounts:
+        return GroupCounts(
+            self.passed + other.passed,
+            self.failed + other.failed,
+            self.skipped + other.skipped,
+            self.total + other.total,
+        )
+
     @property
     def pass_rate(self) -> float | None:
         return round(self.passed / self.total, 4) if self.total else None

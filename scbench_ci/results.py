@@ -89,6 +89,10 @@ class EvaluationResult:
     def passed(self) -> bool:
         return bool(self.checkpoints) and all(c.passed for c in self.checkpoints)
 
+    def group_totals(self) -> dict[Group, GroupCounts]:
+        """Each group's counts added up over the evaluated checkpoints."""
+        return {group: _add(c.groups[group] for c in self.checkpoints) for group in Group}
+
     @property
     def infrastructure_failure(self) -> bool:
         return any(
@@ -242,15 +246,7 @@ def _count(tests: Iterable[TestResult]) -> GroupCounts:
 
 
 def _add(counts: Iterable[GroupCounts]) -> GroupCounts:
-    result = GroupCounts()
-    for c in counts:
-        result = GroupCounts(
-            result.passed + c.passed,
-            result.failed + c.failed,
-            result.skipped + c.skipped,
-            result.total + c.total,
-        )
-    return result
+    return sum(counts, GroupCounts())
 
 
 def to_json(result: EvaluationResult) -> dict[str, Any]:

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/bootstrap.sh
+# The Docker tests need an engine and the test image: install, start and build what is missing.
+scripts/provision-docker.sh
 export PATH="$PWD/.venv/bin:$PATH"
 echo "== ruff"
 ruff check .

@@ -1,15 +1,28 @@
-"""Shared helpers: small problems written into tmp_path, for tests that need a real folder."""
+"""Shared fixtures: small problems written into tmp_path, and the real Docker daemon."""
 
 from __future__ import annotations
 
+import os
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
+import docker
 import pytest
+import requests
 import yaml
+from docker.errors import BuildError, DockerException, ImageNotFound
+
+from scbench_ci.executors.docker import DEFAULT_IMAGE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
+# Image names are configurable so a machine with a registry can use the public images; where
+# none is reachable, scripts/provision-docker.sh builds local stand-ins under these names.
+TEST_IMAGE = os.environ.get("SCBENCH_TEST_IMAGE", DEFAULT_IMAGE)
+ACTION_BASE_IMAGE = os.environ.get("SCBENCH_ACTION_BASE_IMAGE", "python:3.12-slim")
+ACTION_IMAGE = "scbench-ci-action:test"
+PROVISION = "scripts/provision-docker.sh"
 
 CONFTEST = """
 import shlex
@@ -71,3 +84,47 @@ def submission(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "main.py").write_text("print('hello')\n")
     return folder
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Iterator[docker.DockerClient]:
+    """The daemon the Docker executor talks to; its absence fails the tests, never skips them."""
+    try:
+        client = docker.from_env(timeout=60)
+        client.ping()
+    except (DockerException, requests.RequestException) as error:
+        pytest.fail(
+            f"no Docker daemon answers ({type(error).__name__}); run `{PROVISION}` as root",
+            pytrace=False,
+        )
+    for image in (TEST_IMAGE, ACTION_BASE_IMAGE):
+        try:
+            client.images.get(image)
+        except ImageNotFound:
+            pytest.fail(f"no image {image}; run `{PROVISION}` as root", pytrace=False)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def test_image(docker_client: docker.DockerClient) -> str:
+    return TEST_IMAGE
+
+
+@pytest.fixture(scope="session")
+def action_image(docker_client: docker.DockerClient) -> str:
+    """The action's image, built from the repository's Dockerfile as GitHub's runner builds it."""
+    try:
+        docker_client.images.build(
+            path=str(REPO_ROOT),
+            tag=ACTION_IMAGE,
+            buildargs={"BASE_IMAGE": ACTION_BASE_IMAGE},
+            rm=True,
+            forcerm=True,
+        )
+    except BuildError as error:
+        log = "".join(
+            str(entry.get("stream") or entry.get("error") or "") for entry in error.build_log
+        )
+        pytest.fail(f"the action image did not build: {error.msg}\n{log[-3000:]}", pytrace=False)
+    return ACTION_IMAGE

@@ -263,6 +263,7 @@ def test_all_checkpoints_with_their_own_submissions(
         "checkpoint_2",
         "checkpoint_3",
         "results.json",
+        "summary.md",
     ]
     assert (out / "checkpoint_2/pytest-report.json").is_file()
 

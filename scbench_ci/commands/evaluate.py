@@ -11,7 +11,15 @@ from scbench_ci.console import render_report
 from scbench_ci.errors import ExitCode
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors import EXECUTOR_NAMES, make_executor
-from scbench_ci.results import write_results
+from scbench_ci.executors.docker import (
+    CACHE_VOLUME,
+    DEFAULT_CPUS,
+    DEFAULT_IMAGE,
+    DEFAULT_MEMORY,
+    DEFAULT_PIDS_LIMIT,
+)
+from scbench_ci.results import to_json, write_results
+from scbench_ci.summary import write_summary
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
 
@@ -64,9 +72,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--executor",
-        default="local",
+        default="auto",
         choices=EXECUTOR_NAMES,
-        help="where the tests run (default: %(default)s)",
+        help="where the tests run: docker, local, or auto (docker when a daemon answers, else "
+        "local) (default: %(default)s)",
+    )
+    container = parser.add_argument_group("docker executor")
+    container.add_argument(
+        "--image",
+        metavar="IMAGE",
+        help=f"the image the tests run in (default: the environment file's, else {DEFAULT_IMAGE})",
+    )
+    container.add_argument(
+        "--memory",
+        default=DEFAULT_MEMORY,
+        metavar="SIZE",
+        help="memory limit, no swap (default: %(default)s)",
+    )
+    container.add_argument(
+        "--cpus",
+        type=float,
+        default=DEFAULT_CPUS,
+        metavar="N",
+        help="CPU limit (default: %(default)g)",
+    )
+    container.add_argument(
+        "--pids-limit",
+        type=int,
+        default=DEFAULT_PIDS_LIMIT,
+        metavar="N",
+        help="process limit (default: %(default)s)",
+    )
+    container.add_argument(
+        "--no-cache",
+        dest="use_cache",
+        action="store_false",
+        help=f"do not use the {CACHE_VOLUME} volume: uvx downloads the test plugins every run",
     )
     parser.add_argument(
         "--timeout",
@@ -113,9 +154,18 @@ def run(args: argparse.Namespace) -> int:
         test_timeout_s=args.timeout,
         pytest_args=tuple(args.pytest_args),
     )
-    executor = make_executor(args.executor)
+    executor = make_executor(
+        args.executor,
+        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr),
+        image=args.image,
+        memory=args.memory,
+        cpus=args.cpus,
+        pids_limit=args.pids_limit,
+        use_cache=args.use_cache,
+    )
     result = evaluate(request, executor, echo=None if args.quiet else sys.stdout)
     results_path = write_results(result, request.output_dir)
+    write_summary(to_json(result), request.output_dir)
     sys.stdout.write(render_report(result, results_path))
     if result.infrastructure_failure:
         return ExitCode.INFRASTRUCTURE

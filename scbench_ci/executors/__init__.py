@@ -2,14 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import Executor
+from scbench_ci.executors.docker import (
+    DEFAULT_CPUS,
+    DEFAULT_MEMORY,
+    DEFAULT_PIDS_LIMIT,
+    DockerExecutor,
+    docker_available,
+)
 from scbench_ci.executors.local import LocalExecutor
 
-EXECUTOR_NAMES = ("local",)
+EXECUTOR_NAMES = ("auto", "docker", "local")
+AUTO_FALLBACK_NOTICE = (
+    "no Docker daemon answers: the tests run with the local executor, on this machine, without "
+    "a container's isolation (start Docker or pass --executor docker to require it)"
+)
 
 
-def make_executor(name: str) -> Executor:
+def make_executor(
+    name: str,
+    *,
+    warn: Callable[[str], None],
+    image: str | None = None,
+    memory: str = DEFAULT_MEMORY,
+    cpus: float = DEFAULT_CPUS,
+    pids_limit: int = DEFAULT_PIDS_LIMIT,
+    use_cache: bool = True,
+) -> Executor:
+    """`auto` is docker when a daemon answers, else local (said through `warn`)."""
+    if name == "auto":
+        name = "docker" if docker_available() else "local"
+        if name == "local":
+            warn(AUTO_FALLBACK_NOTICE)
+    if name == "docker":
+        return DockerExecutor(
+            image, memory=memory, cpus=cpus, pids_limit=pids_limit, use_cache=use_cache
+        )
     if name == "local":
         return LocalExecutor()
     raise UsageError(f"--executor: unknown executor {name!r} (one of {', '.join(EXECUTOR_NAMES)})")

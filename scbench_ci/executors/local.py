@@ -14,14 +14,9 @@ from pathlib import Path
 from scbench_ci import processes
 from scbench_ci.child_env import installer_variables, run_environment
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.base import (
-    PYTEST_LOG,
-    SETUP_LOG,
-    ExecutionRequest,
-    ExecutionResult,
-    Phase,
-)
+from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.output import LogSink
+from scbench_ci.executors.phases import run_phases
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -35,7 +30,6 @@ class LocalExecutor:
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         processes.become_subreaper()
         started = time.monotonic()
-        deadline = started + request.session_timeout_s
         home = Path(tempfile.mkdtemp(prefix="scbench-home-"))
         try:
             env = run_environment(
@@ -44,69 +38,13 @@ class LocalExecutor:
                 extra={**installer_variables(os.environ), "UV_CACHE_DIR": str(_uv_cache_dir())},
                 variables=request.command.variables,
             )
-            if request.setup_commands:
-                setup = [["/bin/sh", "-c", command] for command in request.setup_commands]
-                code, leftovers = _run_phase(setup, request, env, deadline, "setup")
-                if code is None:
-                    return _result(None, None, "setup", started, leftovers)
-                if code != 0:
-                    return _result(None, code, None, started, leftovers)
-            code, leftovers = _run_phase(
-                [list(request.command.argv)], request, env, deadline, "tests"
-            )
-            return _result(code, None, "tests" if code is None else None, started, leftovers)
+
+            def run(argv: list[str], log: LogSink, deadline: float) -> tuple[int | None, int]:
+                return _run(argv, request.workspace, env, log, deadline)
+
+            return run_phases(request, run, started)
         finally:
             shutil.rmtree(home, ignore_errors=True)
-
-
-def _result(
-    exit_code: int | None,
-    setup_exit_code: int | None,
-    timed_out_in: Phase | None,
-    started: float,
-    leftover_processes: int,
-) -> ExecutionResult:
-    return ExecutionResult(
-        exit_code=exit_code,
-        setup_exit_code=setup_exit_code,
-        timed_out_in=timed_out_in,
-        duration_s=time.monotonic() - started,
-        leftover_processes=leftover_processes,
-    )
-
-
-def _run_phase(
-    commands: list[list[str]],
-    request: ExecutionRequest,
-    env: dict[str, str],
-    deadline: float,
-    phase: Phase,
-) -> tuple[int | None, int]:
-    """Run the commands in order until one fails.
-
-    Returns the last exit code (None when the session timeout stopped them) and how many
-    processes were left running after their command ended.
-    """
-    log_name = SETUP_LOG if phase == "setup" else PYTEST_LOG
-    code: int | None = 0
-    leftovers = 0
-    with LogSink(request.log_dir / log_name, request.echo) as log:
-        for argv in commands:
-            if phase == "setup":
-                log.note(f"$ {argv[-1]}")
-            code, left = _run(argv, request.workspace, env, log, deadline)
-            leftovers += left
-            if left:
-                log.note(f"killed {left} process(es) still running after the {phase} ended")
-            if code is None:
-                log.note(
-                    f"{phase} stopped at the session timeout ({request.session_timeout_s:g} s)"
-                )
-            elif code != 0 and phase == "setup":
-                log.note(f"setup command failed with exit code {code}")
-            if code != 0:
-                break
-    return code, leftovers
 
 
 def _run(

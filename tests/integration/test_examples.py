@@ -48,7 +48,12 @@ EXPECTED: dict[tuple[str, str, str], tuple[int, Counts]] = {
 
 
 def scbench_evaluate(
-    problem: str, checkpoint: str, submission: str, output: Path, *extra: str
+    problem: str,
+    checkpoint: str,
+    submission: str,
+    output: Path,
+    *extra: str,
+    executor: str = EXECUTOR,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     run = subprocess.run(
         [
@@ -65,7 +70,7 @@ def scbench_evaluate(
             "--output",
             str(output),
             "--executor",
-            EXECUTOR,
+            executor,
             "--quiet",
             *extra,
         ],

@@ -1,0 +1,8 @@
+"""Entrypoint of the scbench/evaluate Docker action: all the work is in scbench_ci.action."""
+
+import sys
+
+from scbench_ci.action import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The GitHub Action: inputs -> evaluation in sibling containers -> summary, outputs, artifact."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from scbench_ci.commands.evaluate import DEFAULT_SESSION_TIMEOUT_S
+from scbench_ci.console import render_report
+from scbench_ci.errors import ExitCode, ScbenchError
+from scbench_ci.evaluation import EvaluationRequest, evaluate
+from scbench_ci.executors.docker import DockerExecutor
+from scbench_ci.github.annotations import error_annotations
+from scbench_ci.github.artifacts import ArtifactUploadError, UploadedArtifact, upload_artifact
+from scbench_ci.github.inputs import ActionInputs, read_inputs
+from scbench_ci.github.workflow import (
+    append_summary,
+    command,
+    commands_stopped,
+    group,
+    write_outputs,
+)
+from scbench_ci.policy import GroupCounts
+from scbench_ci.results import EvaluationResult, to_json, write_results
+from scbench_ci.signals import Terminated, raise_on_sigterm
+from scbench_ci.summary import render_summary, write_summary
+from scbench_ci.workspace import REPORTS_DIR
+
+
+def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> int:
+    raise_on_sigterm()
+    try:
+        return _run(env, stdout)
+    except ScbenchError as error:
+        stdout.write(command("error", str(error), title="scbench-ci") + "\n")
+        infrastructure = error.exit_code == ExitCode.INFRASTRUCTURE
+        _write_outputs(
+            env, {"passed": "false", "infrastructure_failure": str(infrastructure).lower()}
+        )
+        return int(error.exit_code)
+    except (Terminated, KeyboardInterrupt):
+        stdout.write(command("error", "the evaluation was cancelled", title="scbench-ci") + "\n")
+        return 143
+
+
+def _run(env: Mapping[str, str], stdout: TextIO) -> int:
+    inputs = read_inputs(env, DEFAULT_SESSION_TIMEOUT_S)
+    output_dir = inputs.workspace / REPORTS_DIR
+    with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
+        result = evaluate(
+            _request(inputs, output_dir), DockerExecutor(image=inputs.image), echo=stdout
+        )
+    results_path = write_results(result, output_dir)
+    document = to_json(result)
+    artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
+    write_summary(document, output_dir, artifact_name=artifact_name)
+    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
+    if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
+        append_summary(
+            Path(env["GITHUB_STEP_SUMMARY"]),
+            render_summary(
+                document,
+                artifact_name=artifact_name,
+                artifact_url=artifact.url if artifact else None,
+            ),
+        )
+    _write_outputs(env, step_outputs(result, results_path.relative_to(inputs.workspace), artifact))
+    if inputs.annotations:
+        for line in error_annotations(result, inputs.workspace):
+            stdout.write(line + "\n")
+    stdout.write(render_report(result, results_path.relative_to(inputs.workspace)))
+    if result.infrastructure_failure:
+        return ExitCode.INFRASTRUCTURE
+    return ExitCode.FAILED if inputs.fail_on_policy and not result.passed else ExitCode.PASSED
+
+
+def _request(inputs: ActionInputs, output_dir: Path) -> EvaluationRequest:
+    return EvaluationRequest(
+        problem_dir=inputs.problem,
+        checkpoint=inputs.checkpoint,
+        submission=inputs.submission,
+        output_dir=output_dir,
+        policy=inputs.pass_policy,
+        session_timeout_s=inputs.session_timeout_s,
+        include_prior_tests=inputs.include_prior_tests,
+        entrypoint=inputs.entrypoint,
+        environment_file=inputs.environment,
+        test_timeout_s=inputs.timeout_s,
+        pytest_args=inputs.pytest_args,
+    )
+
+
+def default_artifact_name(result: EvaluationResult, inputs: ActionInputs) -> str:
+    """`scbench-<problem>-<checkpoint>[-<submission>]`: artifact names are unique per workflow
+    run, so jobs that evaluate several submissions of one checkpoint need the submission in it."""
+    name = f"scbench-{result.problem.name}-{inputs.checkpoint}"
+    submission = os.path.relpath(inputs.submission, inputs.workspace)
+    if submission != ".":
+        name += f"-{submission}"
+    return re.sub(r'[":<>|*?\\/\r\n{}]+', "-", name)
+
+
+def _upload(
+    inputs: ActionInputs, name: str, folder: Path, env: Mapping[str, str], stdout: TextIO
+) -> UploadedArtifact | None:
+    if not inputs.upload_artifact:
+        return None
+    try:
+        artifact = upload_artifact(name, folder, retention_days=inputs.retention_days, env=env)
+    except ArtifactUploadError as error:
+        # The verdict, outputs and summary stand without the artifact.
+        stdout.write(
+            command("warning", f"artifact not uploaded: {error}", title="scbench-ci") + "\n"
+        )
+        return None
+    stdout.write(f"Uploaded artifact {name} ({artifact.size} bytes): {artifact.url}\n")
+    return artifact
+
+
+def step_outputs(
+    result: EvaluationResult, results_path: Path, artifact: UploadedArtifact | None
+) -> dict[str, str]:
+    totals = result.group_totals()
+    overall = sum(totals.values(), GroupCounts())
+    outputs = {
+        "passed": str(result.passed).lower(),
+        "results_path": str(results_path),
+        "artifact_id": str(artifact.id) if artifact else "",
+        "artifact_url": artifact.url if artifact else "",
+        "infrastructure_failure": str(result.infrastructure_failure).lower(),
+        "pass_rate": str(overall.pass_rate or 0),
+    }
+    for group_name, counts in totals.items():
+        outputs[f"{group_name.value.lower()}_passed"] = str(counts.passed)
+        outputs[f"{group_name.value.lower()}_total"] = str(counts.total)
+    return outputs
+
+
+def _write_outputs(env: Mapping[str, str], outputs: dict[str, str]) -> None:
+    if env.get("GITHUB_OUTPUT"):
+        write_outputs(Path(env["GITHUB_OUTPUT"]), outputs)

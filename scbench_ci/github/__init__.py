@@ -1,0 +1,1 @@
+"""GitHub's side of a run: the services an action talks to."""

@@ -1,0 +1,65 @@
+"""GitHub's workflow commands and environment files, written as the runner reads them."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str = "", **properties: str | int | None) -> str:
+    given = ",".join(
+        f"{key}={escape_property(str(value))}"
+        for key, value in properties.items()
+        if value is not None
+    )
+    return f"::{name}{' ' + given if given else ''}::{escape_data(message)}"
+
+
+@contextmanager
+def group(title: str, stream: TextIO = sys.stdout) -> Iterator[None]:
+    stream.write(command("group", title) + "\n")
+    stream.flush()
+    try:
+        yield
+    finally:
+        stream.write(command("endgroup") + "\n")
+        stream.flush()
+
+
+@contextmanager
+def commands_stopped(stream: TextIO = sys.stdout) -> Iterator[None]:
+    """Nothing printed inside is read as a workflow command: the token cannot be guessed."""
+    token = secrets.token_hex(16)
+    stream.write(f"::stop-commands::{token}\n")
+    stream.flush()
+    try:
+        yield
+    finally:
+        # A submission may leave its output mid-line; the resume command must start a line.
+        stream.write(f"\n::{token}::\n")
+        stream.flush()
+
+
+def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:
+    """Append to GITHUB_OUTPUT in the multi-line form, each value under a random delimiter."""
+    with path.open("a", encoding="utf-8") as file:
+        for name, value in outputs.items():
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            file.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+
+
+def append_summary(path: Path, markdown: str) -> None:
+    with path.open("a", encoding="utf-8") as file:
+        file.write(markdown if markdown.endswith("\n") else markdown + "\n")

@@ -1,0 +1,443 @@
+"""The markdown job summary of a results.json document, kept under GitHub's size limit.
+
+It renders the document (`results.to_json`), never the Python objects, so a results.json file
+gives the same summary. Every value that came from the submission or the tests passes one of the
+escaping filters below; the template (templates/summary.md.j2) says which one where.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import jinja2
+
+from scbench_ci.errors import UsageError
+from scbench_ci.problem import Group
+from scbench_ci.reports import FAILING, Status, cap
+from scbench_ci.results import SCHEMA_VERSION, FailureKind
+
+SUMMARY_FILE = "summary.md"
+TEMPLATE = "summary.md.j2"
+MAX_BYTES = 1_000_000
+"""GitHub refuses a step summary over 1 MiB; this leaves room for what others append."""
+MIN_BYTES = 1024
+MAX_WARNINGS = 10
+HEADLINE_CHARS = 120
+GROUPS = tuple(group.value for group in Group)
+
+
+@dataclass(frozen=True)
+class Level:
+    """How much a summary shows of the failing tests and logs. LEVELS go from most to least."""
+
+    listed_per_group: int | None
+    """How many failing tests of each group are listed; None: all of them."""
+    test_chars: int
+    """The cap on the text shown for one failing test."""
+    tracebacks: bool
+    log_lines: int
+    log_chars: int
+    """The cap on the end of a log shown with a failure kind."""
+    left_out: str
+    """What this level leaves out, for the note that says the summary was shortened."""
+
+
+LEVELS = (
+    Level(None, 2000, True, 40, 6000, ""),
+    Level(None, 500, False, 40, 6000, "tracebacks are left out and messages cut to 500 characters"),
+    Level(
+        10,
+        500,
+        False,
+        40,
+        6000,
+        "only the first 10 failing tests of each group are listed, without tracebacks",
+    ),
+    Level(0, 0, False, 10, 1000, "failing tests are not listed and logs are cut to their end"),
+)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    title: str
+    text: str
+    """What the failure means and what to do about it."""
+    log: str
+    """What the log tail shown below it is."""
+
+
+FAILURE_KINDS = {
+    FailureKind.SETUP.value: Explanation(
+        "setup failed",
+        "A command that prepares the submission before the tests (such as installing its "
+        "requirements.txt) failed, so no test ran. Check the submission's dependencies and the "
+        "environment's setup commands.",
+        "The end of the setup log:",
+    ),
+    FailureKind.TIMEOUT.value: Explanation(
+        "timed out",
+        "The run took longer than the session timeout and was stopped, so its results are "
+        "incomplete. Look for a submission or test that hangs (waiting for input, a server that "
+        "never exits), or raise `--session-timeout`.",
+        "The end of the log:",
+    ),
+    FailureKind.INFRASTRUCTURE.value: Explanation(
+        "infrastructure failure",
+        "The tests could not be run, or pytest ended without writing its report: the machinery "
+        "around the tests failed, and this says nothing about the submission. Run the job again; "
+        "if it fails the same way, the log says why (Docker, disk space, network, uv).",
+        "The end of the log:",
+    ),
+    FailureKind.COLLECTION.value: Explanation(
+        "test collection failed",
+        "pytest could not import the test files, so no test ran. This is usually an error in "
+        "the problem's tests or conftest.py, a test dependency missing from config.yaml, or a "
+        "submission module the tests import that does not load.",
+        "The collection errors:",
+    ),
+    FailureKind.NO_TESTS.value: Explanation(
+        "no tests collected",
+        "pytest found no test to run. Check that the problem has `tests/test_<checkpoint>.py` "
+        "for this checkpoint and that extra pytest arguments (`-k`, `-m`) do not deselect "
+        "every test.",
+        "The end of the log:",
+    ),
+    FailureKind.USAGE.value: Explanation(
+        "pytest usage error",
+        "pytest rejected its command line. Check the extra pytest arguments given after `--` "
+        "and the options the problem's conftest.py registers.",
+        "The end of the log:",
+    ),
+    FailureKind.INTERNAL.value: Explanation(
+        "pytest internal error",
+        "pytest itself crashed, often in a plugin or a conftest.py hook: the machinery around "
+        "the tests failed, and this says nothing about the submission.",
+        "The end of the log:",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class FailingGroup:
+    name: str
+    tests: list[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One checkpoint of the document, with its failing tests sorted by group."""
+
+    checkpoint: Mapping[str, Any]
+    failing: list[FailingGroup]
+
+    @property
+    def failing_count(self) -> int:
+        return sum(len(group.tests) for group in self.failing)
+
+
+def render_summary(
+    results: Mapping[str, Any],
+    *,
+    artifact_url: str | None = None,
+    artifact_name: str | None = None,
+    max_bytes: int = MAX_BYTES,
+) -> str:
+    """The markdown summary of a results.json document, at most `max_bytes` UTF-8 bytes.
+
+    It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
+    that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
+    under MIN_BYTES.
+    """
+    if max_bytes < MIN_BYTES:
+        raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
+    template = _environment().get_template(TEMPLATE)
+    context = {
+        "results": results,
+        "policy_description": results.get("policy_description"),
+        "sections": [
+            Section(checkpoint, _failing_groups(checkpoint))
+            for checkpoint in results["checkpoints"]
+        ],
+        "artifact": _artifact(artifact_url, artifact_name),
+        "max_bytes": max_bytes,
+        "groups": GROUPS,
+        "kinds": FAILURE_KINDS,
+        "max_warnings": MAX_WARNINGS,
+    }
+    for level in LEVELS[:-1]:
+        markdown = _render_within(template, {**context, "level": level}, max_bytes)
+        if markdown is not None:
+            return markdown
+    return _cut(template.render({**context, "level": LEVELS[-1]}), max_bytes)
+
+
+def write_summary(
+    results: Mapping[str, Any], output_dir: Path, *, artifact_name: str | None = None
+) -> Path:
+    path = output_dir / SUMMARY_FILE
+    path.write_text(render_summary(results, artifact_name=artifact_name), encoding="utf-8")
+    return path
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A results.json document, checked for what the summary reads. Bad input is a UsageError."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read it: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    except ValueError as error:
+        raise UsageError(f"{path}: not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise UsageError(f"{path}: not a scbench-ci results.json (not a JSON object)")
+    version = document.get("schema_version")
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise UsageError(
+            f"{path}: schema_version {version!r} is not supported "
+            f"(this scbench-ci reads {SCHEMA_VERSION})"
+        )
+    problem = next(_problems(document), None)
+    if problem is not None:
+        raise UsageError(f"{path}: not a scbench-ci results.json: {problem}")
+    return document
+
+
+# Checking the document: only the keys and values the template reads. The checker yields
+# problems in order and its caller takes the first, so each check can rely on those before it.
+
+_DOCUMENT_KEYS = ("problem", "policy", "passed", "infrastructure_failure", "duration_s")
+_CHECKPOINT_KEYS = ("name", "passed", "failure", "duration_s", "totals", "groups", "warnings")
+_COUNT_KEYS = ("passed", "failed", "skipped", "total")
+_TEST_KEYS = ("id", "group", "status", "message", "details")
+_STATUSES = frozenset(status.value for status in Status)
+
+
+def _problems(document: dict[str, Any]) -> Iterator[str]:
+    yield from _missing(document, (*_DOCUMENT_KEYS, "checkpoints"), "the document")
+    yield from _missing(document["problem"], ("name", "version"), "problem")
+    if not isinstance(document["checkpoints"], list) or not document["checkpoints"]:
+        yield "checkpoints is not a list of checkpoints"
+    for index, checkpoint in enumerate(document["checkpoints"]):
+        yield from _checkpoint_problems(checkpoint, f"checkpoints[{index}]")
+
+
+def _checkpoint_problems(checkpoint: Any, where: str) -> Iterator[str]:
+    yield from _missing(checkpoint, (*_CHECKPOINT_KEYS, "tests"), where)
+    yield from _counts_problems(checkpoint["totals"], f"{where}.totals")
+    yield from _missing(checkpoint["groups"], GROUPS, f"{where}.groups")
+    for group in GROUPS:
+        yield from _counts_problems(checkpoint["groups"][group], f"{where}.groups.{group}")
+    failure = checkpoint["failure"]
+    if failure is not None:
+        yield from _missing(failure, ("kind", "message", "log_tail"), f"{where}.failure")
+        if failure["kind"] not in FAILURE_KINDS:
+            yield f"{where}.failure.kind: unknown failure kind {failure['kind']!r}"
+    if not isinstance(checkpoint["warnings"], list) or not isinstance(checkpoint["tests"], list):
+        yield f"{where}: warnings and tests must be lists"
+    for index, test in enumerate(checkpoint["tests"]):
+        yield from _test_problems(test, f"{where}.tests[{index}]")
+
+
+def _counts_problems(counts: Any, where: str) -> Iterator[str]:
+    yield from _missing(counts, (*_COUNT_KEYS, "pass_rate"), where)
+    if any(type(counts[key]) is not int for key in _COUNT_KEYS) or not isinstance(
+        counts["pass_rate"], float | int | None
+    ):
+        yield f"{where}: counts must be integers and pass_rate a number or null"
+
+
+def _test_problems(test: Any, where: str) -> Iterator[str]:
+    yield from _missing(test, _TEST_KEYS, where)
+    if test["group"] not in GROUPS:
+        yield f"{where}.group: unknown group {test['group']!r}"
+    if test["status"] not in _STATUSES:
+        yield f"{where}.status: unknown status {test['status']!r}"
+
+
+def _missing(value: object, keys: tuple[str, ...], where: str) -> Iterator[str]:
+    if not isinstance(value, dict):
+        yield f"{where} is not an object"
+    elif missing := [key for key in keys if key not in value]:
+        yield f"{where} has no {', '.join(missing)}"
+
+
+# Rendering.
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    # No autoescape: the output is markdown, not HTML. The filters escape each value for the
+    # place it goes, which HTML autoescaping cannot know.
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("scbench_ci", "templates"),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    environment.filters.update(
+        md=markdown_text,
+        html=html_text,
+        fenced=fenced,
+        rate=_rate,
+        duration=_duration,
+        headline=_headline,
+        tail=_tail,
+        failure_text=_failure_text,
+        verdict=_verdict,
+    )
+    return environment
+
+
+def _render_within(
+    template: jinja2.Template, context: dict[str, Any], max_bytes: int
+) -> str | None:
+    """The rendered template, or None as soon as it grows over max_bytes."""
+    chunks = []
+    size = 0
+    for chunk in template.generate(context):
+        size += len(chunk.encode())
+        if size > max_bytes:
+            return None
+        chunks.append(chunk)
+    return "".join(chunks)
+
+
+def _cut(markdown: str, max_bytes: int) -> str:
+    """The markdown, or when it is too big its first whole lines, an open code fence closed."""
+    data = markdown.encode()
+    if len(data) <= max_bytes:
+        return markdown
+    note = f"\n✂️ The summary is cut here to stay under {max_bytes:,} bytes.\n"
+    longest_fence = max((len(f) for f in re.findall(r"^`{3,}", markdown, re.MULTILINE)), default=0)
+    budget = max(0, max_bytes - len(note.encode()) - longest_fence - 1)
+    kept = data[:budget].decode(errors="ignore")
+    kept = kept[: kept.rfind("\n") + 1]
+    fence = _open_fence(kept)
+    return kept + (f"{fence}\n" if fence else "") + note
+
+
+def _open_fence(markdown: str) -> str:
+    """The code fence still open at the end of the markdown, or ''."""
+    fence = ""
+    for line in markdown.split("\n"):
+        run = re.match(r"`{3,}", line)
+        if run is None:
+            continue
+        if not fence:
+            fence = run.group()
+        elif len(run.group()) >= len(fence) and not line[len(run.group()) :].strip():
+            fence = ""
+    return fence
+
+
+def _failing_groups(checkpoint: Mapping[str, Any]) -> list[FailingGroup]:
+    by_group: dict[str, list[Mapping[str, Any]]] = {group: [] for group in GROUPS}
+    for test in checkpoint["tests"]:
+        if test["status"] in FAILING:
+            by_group[test["group"]].append(test)
+    return [FailingGroup(name, tests) for name, tests in by_group.items() if tests]
+
+
+def _artifact(url: str | None, name: str | None) -> str:
+    """Where the full reports are, as markdown."""
+    if url is not None:
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise ValueError(f"not an http(s) URL: {url!r}")
+        # Percent-encode what could end the link target: spaces, parentheses, angle brackets.
+        target = quote(url, safe="/:?#[]@!$&'*+,;=%~")
+        return f"[{markdown_text(name or 'the workflow artifact')}]({target})"
+    if name:
+        return f"the workflow artifact **{markdown_text(name)}**"
+    return "the `.scbench/` folder"
+
+
+# Escaping filters.
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#~|])")
+# Where a backslash keeps text from starting a list: before `-`/`+`, after the digits of `1.`/`1)`.
+_LIST_START = re.compile(r"^(\d+(?=[.)])|(?=[-+]))")
+_BACKTICKS = re.compile(r"`+")
+
+
+def html_text(value: object) -> str:
+    """One line of text for inside HTML (a <summary>): no markdown is parsed there."""
+    return html.escape(_LINE_BREAKS.sub(" ", str(value)).strip(), quote=True)
+
+
+def markdown_text(value: object) -> str:
+    """One line of plain text for markdown: a table cell, a heading, a list item."""
+    text = _LINE_BREAKS.sub(" ", str(value)).strip()
+    # Backslashes first: escaping after html.escape would break its `&#x27;`.
+    text = _LIST_START.sub(r"\1\\", _MARKDOWN_SPECIALS.sub(r"\\\1", text), count=1)
+    return html.escape(text, quote=True)
+
+
+def fenced(text: str) -> str:
+    """A code block no line of the text can close: its fence is longer than any backtick run."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _failure_text(test: Mapping[str, Any], level: Level) -> str:
+    """The message, then the end of the traceback, within level.test_chars."""
+    message = (test["message"] or "").strip()
+    details = (test["details"] or "").strip() if level.tracebacks else ""
+    if not details:
+        return cap(message, level.test_chars) or "(no message)"
+    head = cap(message, level.test_chars // 2) or ""
+    return f"{head}\n\n{_end_of(details, level.test_chars - len(head))}".strip()
+
+
+def _headline(message: str | None) -> str:
+    """The first line of a message, short enough for a <summary>."""
+    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
+    return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
+
+
+def _tail(log: str, level: Level) -> str:
+    return _end_of("\n".join(log.splitlines()[-level.log_lines :]), level.log_chars)
+
+
+def _end_of(text: str, limit: int) -> str:
+    """The last whole lines of the text within about `limit` characters, saying what was cut."""
+    if len(text) <= limit:
+        return text
+    end = text[-limit:]
+    end = end[end.find("\n") + 1 :]
+    return f"[{len(text) - len(end)} earlier characters cut] …\n{end}"
+
+
+def _rate(rate: float | None) -> str:
+    return "\N{EN DASH}" if rate is None else f"{rate:.1%}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def _verdict(checkpoint: Mapping[str, Any]) -> str:
+    if checkpoint["passed"]:
+        return "✅ passed"
+    failure = checkpoint["failure"]
+    return "❌ failed" if failure is None else f"❌ {FAILURE_KINDS[failure['kind']].title}"

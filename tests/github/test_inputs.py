@@ -1,0 +1,105 @@
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.errors import UsageError
+from scbench_ci.github.inputs import input_value, read_inputs
+
+
+def _env(workspace: Path, **inputs: str) -> dict[str, str]:
+    env = {"GITHUB_WORKSPACE": str(workspace)}
+    env.update({f"INPUT_{name.upper()}": value for name, value in inputs.items()})
+    return env
+
+
+def test_defaults(tmp_path: Path) -> None:
+    inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "), 1800)
+    assert inputs.problem == tmp_path / "problems/p"
+    assert inputs.checkpoint == "checkpoint_1"  # trimmed
+    assert inputs.submission == str(tmp_path / ".")
+    assert inputs.include_prior_tests is None  # the problem decides
+    assert (inputs.pass_policy, inputs.fail_on_policy) == ("core-cases", True)
+    assert (inputs.job_summary, inputs.annotations, inputs.upload_artifact) == (True, True, True)
+    assert inputs.session_timeout_s == 1800
+    assert inputs.timeout_s is None and inputs.retention_days is None
+    assert inputs.pytest_args == ()
+
+
+def test_every_input(tmp_path: Path) -> None:
+    inputs = read_inputs(
+        _env(
+            tmp_path,
+            problem="p",
+            checkpoint="all",
+            submission="solutions/{checkpoint}",
+            include_prior_tests="False",
+            entrypoint="python main.py",
+            environment="env.yaml",
+            image="python:3.12",
+            timeout="12.5",
+            session_timeout="600",
+            pass_policy="all-cases",
+            fail_on_policy="FALSE",
+            pytest_args="-k 'a and b' -x",
+            job_summary="no",
+            annotations="off",
+            upload_artifact="0",
+            artifact_name="my-results",
+            retention_days="7",
+        ),
+        1800,
+    )
+    assert inputs.submission == str(tmp_path / "solutions/{checkpoint}")
+    assert inputs.include_prior_tests is False
+    assert inputs.environment == tmp_path / "env.yaml"
+    assert (inputs.timeout_s, inputs.session_timeout_s) == (12.5, 600)
+    assert inputs.pytest_args == ("-k", "a and b", "-x")
+    assert not (
+        inputs.fail_on_policy or inputs.job_summary or inputs.annotations or inputs.upload_artifact
+    )
+    assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
+
+
+def test_input_names_as_the_runner_writes_them() -> None:
+    env = {"INPUT_PASS_POLICY": " any ", "INPUT_MY-INPUT": "kept", "INPUT_TWO_WORDS": "x"}
+    assert input_value(env, "pass_policy") == "any"
+    assert input_value(env, "my-input") == "kept"  # hyphens stay
+    assert input_value(env, "two words") == "x"  # spaces become underscores
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"checkpoint": "c"}, "input problem: is required"),
+        ({"problem": "p"}, "input checkpoint: is required"),
+        ({"problem": "../outside", "checkpoint": "c"}, "input problem: '../outside' leaves"),
+        ({"problem": "/etc", "checkpoint": "c"}, "input problem: '/etc' leaves the workspace"),
+        ({"problem": "p", "checkpoint": "c", "submission": "../../x"}, "input submission:"),
+        ({"problem": "p", "checkpoint": "c", "environment": "/tmp/e.yaml"}, "input environment:"),
+        ({"problem": "p", "checkpoint": "../c"}, "input checkpoint: '../c' is not a checkpoint"),
+        (
+            {"problem": "p", "checkpoint": "c", "fail_on_policy": "maybe"},
+            "input fail_on_policy: 'maybe' is not a boolean",
+        ),
+        ({"problem": "p", "checkpoint": "c", "timeout": "-1"}, "input timeout: must be more"),
+        (
+            {"problem": "p", "checkpoint": "c", "retention_days": "7d"},
+            "input retention_days: '7d' is not a whole number",
+        ),
+        (
+            {"problem": "p", "checkpoint": "c", "pass_policy": "most"},
+            "input pass_policy: unknown policy 'most'",
+        ),
+        ({"problem": "p", "checkpoint": "c", "pytest_args": "-k 'open"}, "input pytest_args:"),
+    ],
+)
+def test_bad_inputs(tmp_path: Path, inputs: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError) as error:
+        read_inputs(_env(tmp_path, **inputs), 1800)
+    assert str(error.value).startswith(message)
+
+
+def test_a_symlink_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "link").symlink_to("/etc")
+    with pytest.raises(UsageError, match="input problem: 'link' leaves the workspace"):
+        read_inputs(_env(tmp_path, problem="link", checkpoint="c"), 1800)
