@@ -14,6 +14,7 @@ import yaml
 from docker.errors import BuildError, DockerException, ImageNotFound
 
 from scbench_ci.executors.docker import DEFAULT_IMAGE
+from scbench_ci.reports import Status, TestOutcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
@@ -71,6 +72,26 @@ class ProblemFolder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         return path
+
+
+def make_outcome(
+    name: str,
+    status: Status,
+    *markers: str,
+    file: str = "test_checkpoint_1.py",
+    message: str | None = None,
+    details: str | None = None,
+) -> TestOutcome:
+    return TestOutcome(
+        node_id=f"tests/{file}::{name}",
+        file=f"tests/{file}",
+        line=3,
+        status=status,
+        duration_s=0.1,
+        markers=markers,
+        message=message,
+        details=details,
+    )
 
 
 @pytest.fixture

@@ -1,3 +1,4 @@
+import functools
 import json
 from pathlib import Path
 
@@ -14,8 +15,10 @@ from scbench_ci.results import (
     judge_checkpoint,
     to_json,
 )
-from tests.conftest import REPO_ROOT, ProblemFolder
+from tests.conftest import REPO_ROOT, ProblemFolder, make_outcome
 
+# The tests judged here belong to checkpoint_2 unless they say otherwise.
+_outcome = functools.partial(make_outcome, file="test_checkpoint_2.py")
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 
 
@@ -32,24 +35,6 @@ def _reports(
 ) -> Reports:
     return Reports(
         tests=tests, exit_code=exit_code, collection_errors=collection_errors, problems=()
-    )
-
-
-def _outcome(
-    name: str,
-    status: Status,
-    *markers: str,
-    file: str = "test_checkpoint_2.py",
-) -> TestOutcome:
-    return TestOutcome(
-        node_id=f"tests/{file}::{name}",
-        file=f"tests/{file}",
-        line=3,
-        status=status,
-        duration_s=0.1,
-        markers=markers,
-        message=None,
-        details=None,
     )
 
 

@@ -24,7 +24,7 @@ from scbench_ci.summary import (
     render_summary,
     write_summary,
 )
-from tests.conftest import EXAMPLES, REPO_ROOT, ProblemFolder
+from tests.conftest import EXAMPLES, REPO_ROOT, ProblemFolder, make_outcome
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 WORDSTAT = EXAMPLES / "wordstat"
@@ -48,26 +48,6 @@ GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("err
 @pytest.fixture(scope="module")
 def problem(tmp_path_factory: pytest.TempPathFactory) -> Problem:
     return load_problem(ProblemFolder(tmp_path_factory.mktemp("summary") / "demo").root)
-
-
-def outcome(
-    name: str,
-    status: Status,
-    *markers: str,
-    file: str = "test_checkpoint_1.py",
-    message: str | None = None,
-    details: str | None = None,
-) -> TestOutcome:
-    return TestOutcome(
-        node_id=f"tests/{file}::{name}",
-        file=f"tests/{file}",
-        line=3,
-        status=status,
-        duration_s=0.1,
-        markers=markers,
-        message=message,
-        details=details,
-    )
 
 
 def checkpoint_result(
@@ -116,7 +96,7 @@ def failing(count: int, message: str, details: str | None = None) -> list[TestOu
     """Failing tests spread over Core, Functionality and Error."""
     groups = list(GROUP_MARKERS.values())
     return [
-        outcome(f"test_{i}", Status.FAILED, *groups[i % 3], message=message, details=details)
+        make_outcome(f"test_{i}", Status.FAILED, *groups[i % 3], message=message, details=details)
         for i in range(count)
     ]
 
@@ -175,12 +155,14 @@ def rendered_tags(markdown: str) -> list[str]:
 
 def test_verdict_table_and_failing_tests(problem: Problem) -> None:
     tests = [
-        *(outcome(f"test_ok_{i}", Status.PASSED) for i in range(6)),
-        outcome("test_bad", Status.FAILED, message="AssertionError: assert 1 == 2", details="tb"),
-        outcome("test_edge", Status.PASSED, "error"),
-        outcome("test_fixture", Status.ERROR, "error", message="FileNotFoundError: x.csv"),
-        outcome("test_later", Status.SKIPPED, "functionality", message="not yet"),
-        outcome("test_known", Status.XFAILED, "functionality"),
+        *(make_outcome(f"test_ok_{i}", Status.PASSED) for i in range(6)),
+        make_outcome(
+            "test_bad", Status.FAILED, message="AssertionError: assert 1 == 2", details="tb"
+        ),
+        make_outcome("test_edge", Status.PASSED, "error"),
+        make_outcome("test_fixture", Status.ERROR, "error", message="FileNotFoundError: x.csv"),
+        make_outcome("test_later", Status.SKIPPED, "functionality", message="not yet"),
+        make_outcome("test_known", Status.XFAILED, "functionality"),
     ]
     markdown = render_summary(document(problem, checkpoint_result(problem, "checkpoint_1", tests)))
 
@@ -212,7 +194,7 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
 
 
 def test_a_passing_run(problem: Problem) -> None:
-    result = checkpoint_result(problem, "checkpoint_1", [outcome("test_ok", Status.PASSED)])
+    result = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_ok", Status.PASSED)])
     markdown = render_summary(document(problem, result))
     assert markdown.startswith("## ✅ PASSED: demo v1, checkpoint\\_1\n")
     assert "0 of 1 tests failed" in markdown
@@ -220,15 +202,15 @@ def test_a_passing_run(problem: Problem) -> None:
 
 
 def test_progression_of_several_checkpoints(problem: Problem) -> None:
-    first = checkpoint_result(problem, "checkpoint_1", [outcome("test_a", Status.PASSED)])
+    first = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.PASSED)])
     second = checkpoint_result(
         problem,
         "checkpoint_2",
         [
-            outcome("test_a", Status.PASSED),
-            outcome("test_b", Status.FAILED, file="test_checkpoint_2.py"),
-            outcome("test_c", Status.FAILED, "functionality", file="test_checkpoint_2.py"),
-            outcome("test_d", Status.PASSED, file="test_checkpoint_2.py"),
+            make_outcome("test_a", Status.PASSED),
+            make_outcome("test_b", Status.FAILED, file="test_checkpoint_2.py"),
+            make_outcome("test_c", Status.FAILED, "functionality", file="test_checkpoint_2.py"),
+            make_outcome("test_d", Status.PASSED, file="test_checkpoint_2.py"),
         ],
     )
     markdown = render_summary(document(problem, first, second))
@@ -346,7 +328,7 @@ def test_max_bytes_has_a_floor(problem: Problem) -> None:
 @pytest.fixture(scope="module")
 def hostile_markdown(problem: Problem) -> str:
     tests = [
-        outcome(f"test[{text}]", Status.FAILED, message=text, details=f"{text}\n{text}")
+        make_outcome(f"test[{text}]", Status.FAILED, message=text, details=f"{text}\n{text}")
         for text in HOSTILE
     ]
     result = document(problem, checkpoint_result(problem, "checkpoint_1", tests, warnings=HOSTILE))
