@@ -1,6 +1,7 @@
 """`scbench-ci evaluate` as a user runs it: a real process, exit codes, one-line errors."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -8,15 +9,19 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from scbench_ci.executors import AUTO_FALLBACK_NOTICE
 from tests.conftest import REPO_ROOT, ProblemFolder
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 
 
-def scbench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def scbench(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "scbench_ci", *map(str, args)],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=600,
@@ -291,3 +296,34 @@ def test_pytest_arguments_after_double_dash(
     assert [t["id"] for t in results["checkpoints"][0]["tests"]] == [
         "tests/test_checkpoint_1.py::test_a"
     ]
+
+
+def test_auto_falls_back_to_local_and_says_so(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    no_daemon = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-daemon.sock"}
+    output = tmp_path / "out"
+    args = (
+        "evaluate",
+        "--problem",
+        problem_folder.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        output,
+        "--quiet",
+    )
+    run = scbench(*args, "--executor", "auto", cwd=tmp_path, env=no_daemon)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == f"scbench-ci: {AUTO_FALLBACK_NOTICE}"
+    assert json.loads((output / "results.json").read_text())["executor"] == "local"
+
+    run = scbench(*args, "--executor", "docker", cwd=tmp_path, env=no_daemon)
+    assert run.returncode == 3
+    assert (
+        f"failure (infrastructure): cannot reach the Docker daemon at DOCKER_HOST=unix://"
+        f"{tmp_path}/no-daemon.sock: start Docker, or use --executor local\n"
+    ) in run.stdout
+    assert json.loads((output / "results.json").read_text())["infrastructure_failure"] is True
