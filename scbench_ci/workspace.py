@@ -67,7 +67,9 @@ def stage_workspace(
 
 
 def render_pytest_ini(problem: Problem) -> str:
-    lines = ["[pytest]", "markers ="]
+    # Only the problem's conftest files count: one in the workspace root would be the
+    # submission's, and could rewrite every test's outcome.
+    lines = ["[pytest]", f"addopts = --confcutdir={TESTS_DIR}", "markers ="]
     for marker in (*BUILTIN_MARKERS, *problem.markers):
         lines.append(f"    {marker.name}: {marker.description}")
     return "\n".join(lines) + "\n"

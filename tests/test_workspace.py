@@ -129,6 +129,7 @@ def test_assets_and_pytest_ini(
     assert (workspace.root / "pytest.ini").read_text() == render_pytest_ini(problem)
     assert render_pytest_ini(problem) == (
         "[pytest]\n"
+        "addopts = --confcutdir=tests\n"
         "markers =\n"
         "    error: error-handling / edge-case tests\n"
         "    functionality: non-core / nice-to-have tests\n"
