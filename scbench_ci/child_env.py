@@ -35,12 +35,18 @@ URL_VARIABLES = (
 
 
 def installer_variables(caller: Mapping[str, str]) -> dict[str, str]:
-    passed = {name: caller[name] for name in CERTIFICATE_VARIABLES if caller.get(name)}
-    for name in URL_VARIABLES:
-        value = caller.get(name)
-        if value and not any(_has_credentials(url) for url in value.split()):
-            passed[name] = value
-    return passed
+    """The caller's CA bundle settings and index/proxy URLs."""
+    certificates = {name: caller[name] for name in CERTIFICATE_VARIABLES if caller.get(name)}
+    return {**certificates, **index_variables(caller)}
+
+
+def index_variables(caller: Mapping[str, str]) -> dict[str, str]:
+    """The caller's index and proxy URLs, except those that carry credentials."""
+    return {
+        name: caller[name]
+        for name in URL_VARIABLES
+        if caller.get(name) and not any(_has_credentials(url) for url in caller[name].split())
+    }
 
 
 def _has_credentials(url: str) -> bool:

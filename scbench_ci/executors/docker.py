@@ -27,7 +27,7 @@ from docker.types import Mount
 from docker.utils import parse_bytes
 
 from scbench_ci import __version__, archive
-from scbench_ci.child_env import URL_VARIABLES, installer_variables, run_environment
+from scbench_ci.child_env import index_variables, run_environment
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.output import LogSink
@@ -134,15 +134,10 @@ class DockerExecutor:
 
     def _environment(self, request: ExecutionRequest) -> dict[str, str]:
         # The image has its own CA bundle: of the caller's installer settings only URLs pass.
-        urls = {
-            name: value
-            for name, value in installer_variables(os.environ).items()
-            if name in URL_VARIABLES
-        }
         return run_environment(
             path=CONTAINER_PATH,
             home=HOME_DIR,
-            extra={**urls, "UV_CACHE_DIR": self._cache_dir},
+            extra={**index_variables(os.environ), "UV_CACHE_DIR": self._cache_dir},
             variables=request.command.variables,
         )
 
