@@ -15,7 +15,12 @@ from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors.docker import DockerExecutor
 from scbench_ci.github.annotations import error_annotations
-from scbench_ci.github.artifacts import ArtifactUploadError, UploadedArtifact, upload_artifact
+from scbench_ci.github.artifacts import (
+    FORBIDDEN_IN_NAME,
+    ArtifactUploadError,
+    UploadedArtifact,
+    upload_artifact,
+)
 from scbench_ci.github.inputs import ActionInputs, read_inputs
 from scbench_ci.github.workflow import (
     append_summary,
@@ -101,7 +106,9 @@ def default_artifact_name(result: EvaluationResult, inputs: ActionInputs) -> str
     submission = os.path.relpath(inputs.submission, inputs.workspace)
     if submission != ".":
         name += f"-{submission}"
-    return re.sub(r'[":<>|*?\\/\r\n{}]+', "-", name)
+    # Braces too: a `{checkpoint}` placeholder reads badly in a name.
+    refused = re.escape("".join(FORBIDDEN_IN_NAME) + "{}")
+    return re.sub(f"[{refused}]+", "-", name)
 
 
 def _upload(

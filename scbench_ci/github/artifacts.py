@@ -41,7 +41,7 @@ MAX_RETENTION_DAYS = 90
 _READ_CHUNK = 1024 * 1024
 _USER_AGENT = f"scbench-ci/{__version__}"
 _RESULTS_SCOPE = "Actions.Results"
-_FORBIDDEN_IN_NAME = {
+FORBIDDEN_IN_NAME = {
     '"': 'double quote "',
     ":": "colon :",
     "<": "less than <",
@@ -139,11 +139,11 @@ def validate_artifact_name(name: str) -> None:
     """The characters actions/toolkit refuses in a name (NTFS cannot store them)."""
     if not name:
         raise ArtifactUploadError("the artifact name is empty")
-    found = [label for character, label in _FORBIDDEN_IN_NAME.items() if character in name]
+    found = [label for character, label in FORBIDDEN_IN_NAME.items() if character in name]
     if found:
         raise ArtifactUploadError(
             f"the artifact name {name!r} contains {', '.join(found)}; none of "
-            f"{' '.join(repr(character) for character in _FORBIDDEN_IN_NAME)} may appear in it"
+            f"{' '.join(repr(character) for character in FORBIDDEN_IN_NAME)} may appear in it"
         )
 
 
