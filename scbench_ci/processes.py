@@ -26,9 +26,12 @@ def become_subreaper() -> bool:
     return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
 
 
-def children_of_self() -> set[int]:
+def children_of_self(links: dict[int, int] | None = None) -> set[int]:
+    """From `links` when given, else from a fresh read of /proc."""
     me = os.getpid()
-    return {pid for pid, parent in _parent_links().items() if parent == me}
+    return {
+        pid for pid, parent in (_parent_links() if links is None else links).items() if parent == me
+    }
 
 
 def _parent_links() -> dict[int, int]:
@@ -48,8 +51,7 @@ def _parent_links() -> dict[int, int]:
     return links
 
 
-def descendants(roots: set[int]) -> set[int]:
-    links = _parent_links()
+def _descendants(roots: set[int], links: dict[int, int]) -> set[int]:
     found: set[int] = set()
     frontier = {pid for pid in roots if pid in links}
     while frontier:
@@ -68,8 +70,9 @@ def kill_run(root_pid: int, preexisting_children: set[int]) -> int:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(root_pid, signal.SIGKILL)
     for _ in range(50):
-        orphans = children_of_self() - preexisting_children
-        alive = {pid for pid in descendants({root_pid} | orphans) if pid != os.getpid()}
+        links = _parent_links()
+        orphans = children_of_self(links) - preexisting_children
+        alive = {pid for pid in _descendants({root_pid} | orphans, links) if pid != os.getpid()}
         alive -= {pid for pid in alive if _is_zombie(pid)}
         if not alive:
             break
