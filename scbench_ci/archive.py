@@ -27,11 +27,16 @@ def open_writer(target: BinaryIO) -> tarfile.TarFile:
     return tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT)
 
 
-def add_tree(tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int) -> None:
-    """Add `source` as `name`, and everything under it; sockets, fifos and devices are left out."""
+def add_tree(
+    tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int, mode_mask: int = 0o777
+) -> None:
+    """Add `source` as `name`, and everything under it; sockets, fifos and devices are left out.
+
+    `mode_mask` takes permission bits away (0o755: nobody but the owner may write)."""
     info = _member(source, name, uid, gid)
     if info is None:
         return
+    info.mode &= mode_mask
     if info.isreg():
         with source.open("rb") as content:
             tar.addfile(info, content)
@@ -39,7 +44,7 @@ def add_tree(tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int) 
     tar.addfile(info)
     if info.isdir():
         for child in sorted(os.scandir(source), key=lambda entry: entry.name):
-            add_tree(tar, Path(child.path), f"{name}/{child.name}", uid, gid)
+            add_tree(tar, Path(child.path), f"{name}/{child.name}", uid, gid, mode_mask)
 
 
 def add_directory(tar: tarfile.TarFile, name: str, uid: int, gid: int, mode: int) -> None:
@@ -47,6 +52,12 @@ def add_directory(tar: tarfile.TarFile, name: str, uid: int, gid: int, mode: int
     info.type = tarfile.DIRTYPE
     info.uid, info.gid, info.mode = uid, gid, mode
     tar.addfile(info)
+
+
+def add_file(tar: tarfile.TarFile, name: str, data: bytes, uid: int, gid: int, mode: int) -> None:
+    info = tarfile.TarInfo(name)
+    info.uid, info.gid, info.mode, info.size = uid, gid, mode, len(data)
+    tar.addfile(info, io.BytesIO(data))
 
 
 def _member(path: Path, name: str, uid: int, gid: int) -> tarfile.TarInfo | None:

@@ -1,11 +1,11 @@
-"""The uvx/pytest command line and the variables the tests see."""
+"""The test runner's packages, pytest's command line and the variables the tests see."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from scbench_ci.problem import Checkpoint, Problem
-from scbench_ci.workspace import ASSETS_DIR, REPORTS_DIR
+from scbench_ci.workspace import ASSETS_DIR, PYTEST_INI, REPORTS_DIR
 
 PYTEST_PLUGINS = (
     "pytest",
@@ -23,11 +23,22 @@ PYTEST_REPORT = "pytest-report.json"
 class TestCommand:
     __test__ = False  # not a pytest test class
 
-    argv: tuple[str, ...]
+    requirements: tuple[str, ...]
+    """What the test runner's environment holds: pytest, its plugins, the test dependencies."""
+    pytest_args: tuple[str, ...]
     variables: dict[str, str]
     """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
     the minimal base (PATH, HOME, locale) for the place it runs in."""
     test_timeout_s: float
+
+    def runner_argv(self, python: list[str], runner_script: str, *options: str) -> list[str]:
+        """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
+        return [*python, "-I", runner_script, *options, *self.pytest_args]
+
+    def uvx_argv(self, runner_script: str) -> list[str]:
+        """The command that builds the runner's environment and runs the tests in one go."""
+        withs = [f"--with={requirement}" for requirement in self.requirements]
+        return self.runner_argv(["uvx", *withs, "python"], runner_script)
 
 
 def build_command(
@@ -42,10 +53,13 @@ def build_command(
 ) -> TestCommand:
     """`workspace_dir` is the workspace as the test process sees it (it differs per executor)."""
     timeout = test_timeout_s or checkpoint.timeout_s
-    argv = ["uvx"]
-    argv += [f"--with={dependency}" for dependency in (*PYTEST_PLUGINS, *problem.test_dependencies)]
-    argv += [
-        "pytest",
+    # An explicit ini file: none of the submission's (pytest.ini, tox.ini, setup.cfg,
+    # pyproject.toml) is ever looked for. No cache: nothing of an earlier run steers this one.
+    args = [
+        "-c",
+        PYTEST_INI,
+        "-p",
+        "no:cacheprovider",
         "tests/",
         f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
@@ -65,7 +79,12 @@ def build_command(
     }
     for asset in problem.static_assets:
         variables[asset.env_name] = f"{assets_dir}/{asset.save_path}"
-    return TestCommand(argv=tuple(argv), variables=variables, test_timeout_s=timeout)
+    return TestCommand(
+        requirements=(*PYTEST_PLUGINS, *problem.test_dependencies),
+        pytest_args=tuple(args),
+        variables=variables,
+        test_timeout_s=timeout,
+    )
 
 
 def _seconds(value: float) -> str:

@@ -1,10 +1,16 @@
-"""The compact plain-text report the CLI prints at the end of a run."""
+"""The compact plain-text report the CLI (and the action) prints at the end of a run.
+
+Names, messages, warnings and log tails in it come from the problem and the submission: the
+report is made inert, so neither a terminal nor GitHub's runner reading it takes any of that for
+an escape sequence or a workflow command.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from scbench_ci import policy
+from scbench_ci.github.workflow import inert
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Group
 from scbench_ci.results import CheckpointResult, EvaluationResult
@@ -19,7 +25,7 @@ def render_report(result: EvaluationResult, results_path: Path) -> str:
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
     lines.append(f"Results: {results_path}")
-    return "\n".join(lines) + "\n"
+    return inert("\n".join(lines)) + "\n"
 
 
 def _checkpoint_lines(problem: str, checkpoint: CheckpointResult) -> list[str]:

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scbench_ci.errors import ProblemError
+from scbench_ci.problem import read_yaml
 
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
@@ -52,11 +51,7 @@ def load_environment(path: Path) -> Environment:
     """Read an environment file in SCBench's format (type, docker, environment, setup, commands)."""
     if not path.is_file():
         raise ProblemError(path, None, "environment file does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ProblemError(path, None, f"invalid YAML: {first_line}") from None
+    data = read_yaml(path)  # the same guards as config.yaml's: size, depth, no YAML bombs
     if not isinstance(data, dict):
         raise ProblemError(path, None, "must be a YAML mapping")
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import platform
+import secrets
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -18,7 +19,7 @@ from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
-from scbench_ci.problem import Checkpoint, Problem, load_problem
+from scbench_ci.problem import Checkpoint, Problem, load_problem, real_path
 from scbench_ci.reports import read_reports
 from scbench_ci.results import (
     RESULTS_FILE,
@@ -27,6 +28,7 @@ from scbench_ci.results import (
     infrastructure_result,
     judge_checkpoint,
 )
+from scbench_ci.seal import check_seal
 from scbench_ci.summary import SUMMARY_FILE
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
@@ -65,7 +67,7 @@ def evaluate(
     started = time.monotonic()
     problem = load_problem(request.problem_dir)
     checkpoints = problem.select(request.checkpoint)
-    output_dir = request.output_dir.resolve()
+    output_dir = real_path(request.output_dir)
     plans = [
         _plan(request, checkpoint, output_dir, several=len(checkpoints) > 1)
         for checkpoint in checkpoints
@@ -95,8 +97,9 @@ def evaluate(
 def _plan(
     request: EvaluationRequest, checkpoint: Checkpoint, output_dir: Path, several: bool
 ) -> _Plan:
-    submission = Path(request.submission.replace(CHECKPOINT_PLACEHOLDER, checkpoint.name))
-    submission = submission.resolve()
+    submission = real_path(
+        Path(request.submission.replace(CHECKPOINT_PLACEHOLDER, checkpoint.name))
+    )
     if not submission.is_dir():
         raise UsageError(
             f"--submission: {submission} is not a folder (checkpoint {checkpoint.name})"
@@ -109,6 +112,8 @@ def _plan(
 def _prepare_output(output_dir: Path, plans: list[_Plan]) -> None:
     """Create the output folders and drop the files an earlier run of ours left there."""
     for plan in plans:
+        if plan.artifacts_dir.is_symlink():
+            raise UsageError(f"--output: {plan.artifacts_dir} is a symlink; give a plain folder")
         plan.artifacts_dir.mkdir(parents=True, exist_ok=True)
         for name in ARTIFACT_FILES:
             (plan.artifacts_dir / name).unlink(missing_ok=True)
@@ -137,7 +142,7 @@ def _evaluate_checkpoint(
             include_prior_tests=include_prior,
             submission=plan.submission,
             root=Path(scratch) / "workspace",
-            exclude=request.output_dir.resolve(),
+            exclude=real_path(request.output_dir),
         )
         for warning in workspace.warnings:
             if echo is not None:
@@ -153,6 +158,7 @@ def _evaluate_checkpoint(
             test_timeout_s=request.test_timeout_s,
             pytest_args=request.pytest_args,
         )
+        seal_key = secrets.token_hex(32)
         try:
             execution = executor.execute(
                 ExecutionRequest(
@@ -161,6 +167,7 @@ def _evaluate_checkpoint(
                     setup_commands=environment.setup_commands,
                     command=command,
                     session_timeout_s=request.session_timeout_s,
+                    seal_key=seal_key,
                     echo=echo,
                     image=environment.image,
                 )
@@ -168,17 +175,29 @@ def _evaluate_checkpoint(
         except InfrastructureError as error:
             return infrastructure_result(checkpoint, include_prior, str(error), workspace.warnings)
         reports_dir = workspace.root / REPORTS_DIR
+        reports = read_reports(reports_dir)
+        untrusted = None
+        # The exit codes whose verdict the reports decide (without reports, there is none).
+        if reports is not None and execution.exit_code in (0, 1):
+            seal = check_seal(log_dir / PYTEST_LOG, reports_dir, seal_key, execution.exit_code)
+            if isinstance(seal, str):
+                untrusted = seal
+            else:
+                execution = replace(
+                    execution, leftover_processes=execution.leftover_processes + seal.killed
+                )
         result = judge_checkpoint(
             problem,
             checkpoint,
             tested=workspace.tested_checkpoints,
             include_prior_tests=include_prior,
             execution=execution,
-            reports=read_reports(reports_dir),
+            reports=reports,
             log_dir=log_dir,
             policy_name=request.policy,
             session_timeout_s=request.session_timeout_s,
             warnings=workspace.warnings,
+            untrusted_reports=untrusted,
         )
         _collect_artifacts(reports_dir, log_dir, plan.artifacts_dir)
     return result

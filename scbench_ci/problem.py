@@ -2,21 +2,52 @@
 
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
+from yaml.reader import ReaderError
 
 from scbench_ci.errors import ProblemError
 
 CONFIG_NAME = "config.yaml"
 TESTS_DIR = "tests"
 CONFTEST = "conftest.py"
+TESTS_ASSETS_DIR = f"{TESTS_DIR}/assets"
+"""Where static assets land, in the workspace's copy of the problem's tests/ folder."""
 DEFAULT_TEST_TIMEOUT_S = 30.0
 MAX_CONFIG_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 32
+MAX_YAML_VALUES = 10_000
+"""Counted with aliases expanded: what any walk over the loaded data would visit."""
+MAX_SHOWN_CHARS = 200
+MAX_NAME_BYTES = 255
+"""The longest file name Linux file systems take."""
+MAX_CHECKPOINT_NAME_CHARS = 100
+_CHECKPOINT_NAME = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{MAX_CHECKPOINT_NAME_CHARS - 1}}}")
+CHECKPOINT_NAME_RULE = (
+    f"checkpoint names are 1 to {MAX_CHECKPOINT_NAME_CHARS} letters, digits, '_', '-' and '.', "
+    "not starting with '-' or '.'"
+)
+
+
+def real_path(path: Path) -> Path:
+    """`path.resolve()` without its RuntimeError on a symlink loop (before Python 3.13): the
+    loop is left for the next look at the file to report."""
+    return Path(os.path.realpath(path))
+
+
+def is_checkpoint_name(text: str) -> bool:
+    """Whether `text` can name a checkpoint: it becomes a file name and an output sub-folder."""
+    return _CHECKPOINT_NAME.fullmatch(text) is not None
 
 
 class Group(StrEnum):
@@ -91,7 +122,7 @@ class Problem:
                 return checkpoint
         known = ", ".join(c.name for c in self.checkpoints)
         raise ProblemError(
-            self.root / CONFIG_NAME, "checkpoints", f"no checkpoint {name!r} (known: {known})"
+            self.root / CONFIG_NAME, "checkpoints", f"no checkpoint {_shown(name)} (known: {known})"
         )
 
     def prior_checkpoints(self, checkpoint: Checkpoint) -> tuple[Checkpoint, ...]:
@@ -107,11 +138,16 @@ class Problem:
 
 def load_problem(root: Path) -> Problem:
     """Read `root/config.yaml` and check the folder around it; raise ProblemError on bad input."""
-    root = root.resolve()
+    root = real_path(root)
     if not root.is_dir():
-        raise ProblemError(root, None, "problem folder does not exist")
+        raise ProblemError(root, None, "problem folder does not exist or is not a folder")
     config_path = root / CONFIG_NAME
-    raw = _read_yaml(config_path)
+    if not config_path.exists() and not config_path.is_symlink():
+        raise ProblemError(config_path, None, "missing (every problem needs a config.yaml)")
+    _check_inside(root, config_path)
+    raw = read_yaml(config_path)
+    if not isinstance(raw, dict):
+        raise ProblemError(config_path, None, "must be a YAML mapping of fields")
     reader = _FieldReader(config_path)
 
     name = reader.string(raw, "name", required=True)
@@ -135,23 +171,123 @@ def load_problem(root: Path) -> Problem:
     return problem
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise ProblemError(path, None, "missing (every problem needs a config.yaml)")
-    if path.stat().st_size > MAX_CONFIG_BYTES:
+def read_yaml(path: Path) -> Any:
+    """Safely load a small YAML file: at most MAX_CONFIG_BYTES, UTF-8, no Python tags, and
+    bounded in depth and in size once its aliases are expanded (no "billion laughs")."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise ProblemError(path, None, f"cannot be read: {error.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise ProblemError(path, None, "is not a regular file")
+    with path.open("rb") as stream:
+        data = stream.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
         raise ProblemError(path, None, f"larger than {MAX_CONFIG_BYTES} bytes; refusing to parse")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ProblemError(path, None, "not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ProblemError(path, None, f"not UTF-8 text (byte {error.start})") from None
+    try:
+        loader = _GuardedLoader(text)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+    except ReaderError as error:
+        # Raised on the whole text before parsing: it knows only the character's index.
+        line = text.count("\n", 0, error.position) + 1
+        column = error.position - text.rfind("\n", 0, error.position)
+        raise ProblemError(
+            path,
+            None,
+            f"invalid YAML at line {line}, column {column}: "
+            f"character U+{error.character:04X} is not allowed",
+        ) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ProblemError(path, None, f"invalid YAML{where}: {problem}") from None
-    if not isinstance(data, dict):
-        raise ProblemError(path, None, "must be a YAML mapping of fields")
-    return data
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        verdict = "refused" if isinstance(error, _RefusedYaml) else "invalid"
+        raise ProblemError(path, None, f"{verdict} YAML{where}: {problem}") from None
+
+
+class _RefusedYaml(ComposerError):
+    """Well-formed YAML that is too deep or too large to be a config file."""
+
+
+class _GuardedLoader(yaml.SafeLoader):
+    """SafeLoader with limits checked while composing, before any Python object is built.
+
+    Aliases make a small document stand for a huge one: each node's size and depth are counted
+    as if its aliases were copies, which is what a walk over the loaded data (a repr in an error
+    message, a validation) would see.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._depth = 0
+        self._composed = 0
+        self._extent: dict[int, tuple[int, int]] = {}
+        """id(node) -> (values, levels) of a fully composed node, aliases expanded."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        is_alias = self.check_event(yaml.AliasEvent)
+        mark = self.current_event.start_mark
+        # A cheap lower bound of the expanded size, checked as it grows: a long flat list
+        # would otherwise be composed in full before its size is known.
+        self._composed += 1
+        if self._composed > MAX_YAML_VALUES:
+            raise _RefusedYaml(problem=f"more than {MAX_YAML_VALUES} values", problem_mark=mark)
+        if is_alias:
+            alias = super().compose_node(parent, index)
+            if id(alias) not in self._extent:
+                raise _RefusedYaml(
+                    problem="an alias refers to a node it is part of", problem_mark=mark
+                )
+            return alias
+        # Composing recurses once per level: stop before Python's recursion limit does.
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise _RefusedYaml(
+                problem=f"nested deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
+            )
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        if node is None:
+            return None
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        extents = [self._extent[id(child)] for child in children]
+        values = 1 + sum(count for count, _ in extents)
+        levels = 1 + max((depth for _, depth in extents), default=0)
+        if values > MAX_YAML_VALUES:
+            raise _RefusedYaml(
+                problem=f"more than {MAX_YAML_VALUES} values once its aliases are expanded",
+                problem_mark=mark,
+            )
+        if levels > MAX_YAML_DEPTH:
+            raise _RefusedYaml(
+                problem=f"nested deeper than {MAX_YAML_DEPTH} levels once its aliases are expanded",
+                problem_mark=mark,
+            )
+        self._extent[id(node)] = (values, levels)
+        return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except ValueError as error:
+            # Scalars Python refuses: an integer past its digit limit, a date like 2024-13-01.
+            raise ConstructorError(problem=str(error), problem_mark=node.start_mark) from None
+
+
+def _check_inside(root: Path, path: Path) -> None:
+    if not real_path(path).is_relative_to(root):
+        raise ProblemError(path, None, f"is a symlink that leaves the problem folder {root}")
 
 
 class _FieldReader:
@@ -161,7 +297,13 @@ class _FieldReader:
         self.path = path
 
     def fail(self, field_name: str, message: str) -> ProblemError:
-        return ProblemError(self.path, field_name, message)
+        # Field names hold the file's own keys: keep them on one line and short.
+        return ProblemError(self.path, _field(field_name), message)
+
+    def text(self, field_name: str, value: str) -> str:
+        if "\0" in value:
+            raise self.fail(field_name, f"must not hold a NUL character, got {_shown(value)}")
+        return value
 
     def string(
         self,
@@ -178,23 +320,34 @@ class _FieldReader:
                 raise self.fail(prefix + key, "is required")
             return default
         if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-            raise self.fail(prefix + key, f"must be a non-empty string, got {value!r}")
-        return str(value)
+            raise self.fail(prefix + key, f"must be a non-empty string, got {_shown(value)}")
+        return self.text(prefix + key, str(value))
 
     def integer(self, data: dict[str, Any], key: str, *, prefix: str = "", default: int) -> int:
         value = data.get(key)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-            raise self.fail(prefix + key, f"must be an integer, got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and not value.is_integer())
+        ):
+            raise self.fail(prefix + key, f"must be an integer, got {_shown(value)}")
         return int(value)
 
     def positive_number(self, data: dict[str, Any], key: str, *, prefix: str = "") -> float | None:
         value = data.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise self.fail(prefix + key, f"must be a positive number of seconds, got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            raise self.fail(
+                prefix + key, f"must be a positive number of seconds, got {_shown(value)}"
+            )
         return float(value)
 
     def boolean(self, data: dict[str, Any], key: str, *, prefix: str = "", default: bool) -> bool:
@@ -202,7 +355,7 @@ class _FieldReader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.fail(prefix + key, f"must be true or false, got {value!r}")
+            raise self.fail(prefix + key, f"must be true or false, got {_shown(value)}")
         return value
 
     def mapping(self, data: dict[str, Any], key: str, *, prefix: str = "") -> dict[str, Any]:
@@ -213,17 +366,21 @@ class _FieldReader:
             raise self.fail(prefix + key, f"must be a mapping, got {type(value).__name__}")
         for inner in value:
             if not isinstance(inner, str) or not inner:
-                raise self.fail(prefix + key, f"keys must be non-empty strings, got {inner!r}")
+                raise self.fail(
+                    prefix + key, f"keys must be non-empty strings, got {_shown(inner)}"
+                )
+            self.text(f"{prefix}{key}.{inner}", inner)
         return value
 
     def string_map(self, data: dict[str, Any], key: str, *, prefix: str = "") -> dict[str, str]:
         result = {}
         for name, value in self.mapping(data, key, prefix=prefix).items():
+            where = f"{prefix}{key}.{name}"
             if isinstance(value, bool) or not isinstance(value, str | int | float):
-                raise self.fail(f"{prefix}{key}.{name}", f"must be a string, got {value!r}")
+                raise self.fail(where, f"must be a string, got {_shown(value)}")
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                raise self.fail(f"{prefix}{key}.{name}", "is not a valid environment variable name")
-            result[name] = str(value)
+                raise self.fail(where, "is not a valid environment variable name")
+            result[name] = self.text(where, str(value))
         return result
 
     def string_list(self, data: dict[str, Any], key: str) -> list[str]:
@@ -234,8 +391,25 @@ class _FieldReader:
             raise self.fail(key, f"must be a list of strings, got {type(value).__name__}")
         for index, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
-                raise self.fail(f"{key}[{index}]", f"must be a non-empty string, got {item!r}")
+                raise self.fail(
+                    f"{key}[{index}]", f"must be a non-empty string, got {_shown(item)}"
+                )
+            self.text(f"{key}[{index}]", item)
         return [item.strip() for item in value]
+
+
+def _shown(value: object) -> str:
+    """A value as an error message shows it: its repr, cut short."""
+    return _cut(repr(value))
+
+
+def _field(name: str) -> str:
+    """A field name as an error message shows it: one line (non-printables escaped), cut short."""
+    return _cut(repr(name)[1:-1])
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 3] + "..."
 
 
 def _read_markers(reader: _FieldReader, raw: dict[str, Any]) -> tuple[Marker, ...]:
@@ -255,39 +429,80 @@ def _read_markers(reader: _FieldReader, raw: dict[str, Any]) -> tuple[Marker, ..
         group = groups.get(group_text.lower())
         if group is None:
             allowed = ", ".join(g.value for g in Group)
-            raise reader.fail(where + ".group", f"unknown group {group_text!r} (one of {allowed})")
+            raise reader.fail(
+                where + ".group", f"unknown group {_shown(group_text)} (one of {allowed})"
+            )
         description = reader.string(spec, "description", prefix=where + ".", default=name)
         markers.append(Marker(name, " ".join(description.split()), group))
     return tuple(markers)
 
 
 def _read_assets(reader: _FieldReader, raw: dict[str, Any], root: Path) -> tuple[StaticAsset, ...]:
-    assets = []
+    assets: list[StaticAsset] = []
     env_names: dict[str, str] = {}
     for name, spec in reader.mapping(raw, "static_assets").items():
         where = f"static_assets.{name}"
         if not isinstance(spec, dict):
             raise reader.fail(where, "must be a mapping with path (and optional save_path)")
         relative = reader.string(spec, "path", prefix=where + ".", required=True)
-        source = (root / relative).resolve()
+        source = real_path(root / relative)
         if not source.is_relative_to(root):
-            raise reader.fail(where + ".path", f"{relative!r} leaves the problem folder")
-        if not source.exists():
-            raise reader.fail(where + ".path", f"{relative!r} does not exist")
+            raise reader.fail(where + ".path", f"{_shown(relative)} leaves the problem folder")
+        try:
+            source.stat()
+        except FileNotFoundError:
+            raise reader.fail(where + ".path", f"{_shown(relative)} does not exist") from None
+        except OSError as error:
+            raise reader.fail(where + ".path", f"{_shown(relative)}: {error.strerror}") from None
         save_text = reader.string(spec, "save_path", prefix=where + ".", default=name)
         save_path = PurePosixPath(save_text)
         if save_path.is_absolute() or ".." in save_path.parts or save_path == PurePosixPath("."):
-            raise reader.fail(where + ".save_path", f"{save_text!r} must stay inside tests/assets")
+            raise reader.fail(
+                where + ".save_path", f"{_shown(save_text)} must stay inside {TESTS_ASSETS_DIR}"
+            )
+        if any(len(part.encode()) > MAX_NAME_BYTES for part in save_path.parts):
+            raise reader.fail(
+                where + ".save_path",
+                f"{_shown(save_text)} holds a name longer than {MAX_NAME_BYTES} bytes",
+            )
+        _check_asset_target(reader, where + ".save_path", root, save_path)
+        for other in assets:
+            shorter = min(len(save_path.parts), len(other.save_path.parts))
+            if save_path.parts[:shorter] == other.save_path.parts[:shorter]:
+                raise reader.fail(
+                    where + ".save_path",
+                    f"{_shown(save_text)} overlaps static_assets.{_field(other.name)}'s "
+                    f"{_shown(str(other.save_path))}",
+                )
         asset = StaticAsset(name=name, source=source, save_path=save_path)
         if asset.env_name in env_names:
             raise reader.fail(
                 where,
                 f"its variable {asset.env_name} clashes with "
-                f"static_assets.{env_names[asset.env_name]}",
+                f"static_assets.{_field(env_names[asset.env_name])}",
             )
         env_names[asset.env_name] = name
         assets.append(asset)
     return tuple(assets)
+
+
+def _check_asset_target(
+    reader: _FieldReader, field_name: str, root: Path, save_path: PurePosixPath
+) -> None:
+    """The asset lands in a copy of the problem's tests/ folder: a symlink there on its way
+    would have it written outside the workspace."""
+    tests_dir = root / TESTS_DIR
+    target = root / TESTS_ASSETS_DIR / save_path
+    for path in (target, *target.parents):
+        if path == tests_dir:
+            return
+        shown = path.relative_to(root)
+        if path.is_symlink():
+            raise reader.fail(field_name, f"{shown} is a symlink in the problem folder")
+        if path == target and path.exists():
+            raise reader.fail(field_name, f"{shown} already exists in the problem folder")
+        if path.exists() and not path.is_dir():
+            raise reader.fail(field_name, f"{shown} is a file in the problem folder")
 
 
 def _read_checkpoints(
@@ -302,11 +517,8 @@ def _read_checkpoints(
     checkpoints = []
     for position, (name, spec) in enumerate(specs.items(), start=1):
         where = f"checkpoints.{name}."
-        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
-            raise reader.fail(
-                f"checkpoints.{name}",
-                "checkpoint names may hold only letters, digits, '_', '-' and '.'",
-            )
+        if not is_checkpoint_name(name):
+            raise reader.fail(f"checkpoints.{name}", CHECKPOINT_NAME_RULE)
         spec = spec if spec is not None else {}
         if not isinstance(spec, dict):
             raise reader.fail(f"checkpoints.{name}", "must be a mapping")
@@ -330,6 +542,8 @@ def _read_checkpoints(
 
 def _check_tests_folder(problem: Problem) -> None:
     tests = problem.tests_dir
+    for path in (tests, tests / CONFTEST):
+        _check_inside(problem.root, path)
     if not tests.is_dir():
         raise ProblemError(tests, None, "missing (a problem keeps its pytest files in tests/)")
     if not (tests / CONFTEST).is_file():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,8 @@ class FailureKind(StrEnum):
     NO_TESTS = "no_tests"
     USAGE = "usage"
     INTERNAL = "internal"
+    TAMPERED = "tampered"
+    """The reports are not the ones pytest wrote: they were changed or forged."""
 
 
 INFRASTRUCTURE_KINDS = frozenset({FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL})
@@ -113,7 +115,12 @@ def judge_checkpoint(
     policy_name: str,
     session_timeout_s: float,
     warnings: tuple[str, ...],
+    untrusted_reports: str | None = None,
 ) -> CheckpointResult:
+    """`untrusted_reports` says why the reports cannot be believed, when they cannot: their
+    outcomes are then left out."""
+    if untrusted_reports is not None:
+        reports = None
     tests = tuple(
         TestResult(
             id=outcome.node_id,
@@ -130,7 +137,13 @@ def judge_checkpoint(
         for outcome in (reports.tests if reports else ())
     )
     groups = {group: _count(t for t in tests if t.group is group) for group in Group}
-    failure = detect_failure(execution, reports, log_dir, session_timeout_s)
+    failure = (
+        Failure(FailureKind.TAMPERED, untrusted_reports, log_tail(log_dir / PYTEST_LOG))
+        if untrusted_reports is not None
+        else detect_failure(execution, reports, log_dir, session_timeout_s)
+    )
+    if failure is not None and failure.kind in INFRASTRUCTURE_KINDS and execution.limits_hit:
+        failure = replace(failure, message=f"{failure.message}; {'; '.join(execution.limits_hit)}")
     return CheckpointResult(
         name=checkpoint.name,
         include_prior_tests=include_prior_tests,
@@ -142,6 +155,7 @@ def judge_checkpoint(
         tests=tests,
         warnings=(
             *warnings,
+            *execution.limits_hit,
             *_execution_warnings(execution),
             *(reports.problems if reports else ()),
         ),
@@ -179,6 +193,13 @@ def detect_failure(
 ) -> Failure | None:
     """What stopped the run from being an ordinary pass/fail of its tests, if anything did."""
     pytest_log = log_dir / PYTEST_LOG
+    if execution.runner_exit_code is not None:
+        return Failure(
+            FailureKind.INFRASTRUCTURE,
+            "installing the test runner (pytest, its plugins and the test dependencies) failed "
+            f"with exit code {execution.runner_exit_code}",
+            log_tail(log_dir / SETUP_LOG),
+        )
     if execution.setup_exit_code is not None:
         return Failure(
             FailureKind.SETUP,

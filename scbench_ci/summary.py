@@ -122,6 +122,13 @@ FAILURE_KINDS = {
         "the tests failed, and this says nothing about the submission.",
         "The end of the log:",
     ),
+    FailureKind.TAMPERED.value: Explanation(
+        "reports tampered with",
+        "The reports do not match the seal pytest put on them when it finished: something in "
+        "the run changed or replaced them afterwards, so no test outcome is believed. The "
+        "submission's code is the likely cause.",
+        "The end of the log:",
+    ),
 }
 
 
@@ -371,6 +378,9 @@ _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#~|])")
 # Where a backslash keeps text from starting a list: before `-`/`+`, after the digits of `1.`/`1)`.
 _LIST_START = re.compile(r"^(\d+(?=[.)])|(?=[-+]))")
 _BACKTICKS = re.compile(r"`+")
+# Where GFM makes a link of plain text: `scheme://` and `www.` (an e-mail address still becomes
+# a mailto: link, which no escape prevents).
+_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
 
 
 def html_text(value: object) -> str:
@@ -379,11 +389,11 @@ def html_text(value: object) -> str:
 
 
 def markdown_text(value: object) -> str:
-    """One line of plain text for markdown: a table cell, a heading, a list item."""
+    """One line of plain text for markdown: a table cell, a heading, a list item; no web link."""
     text = _LINE_BREAKS.sub(" ", str(value)).strip()
     # Backslashes first: escaping after html.escape would break its `&#x27;`.
     text = _LIST_START.sub(r"\1\\", _MARKDOWN_SPECIALS.sub(r"\\\1", text), count=1)
-    return html.escape(text, quote=True)
+    return html.escape(_AUTOLINK.sub(r"\\\g<0>", text), quote=True)
 
 
 def fenced(text: str) -> str:

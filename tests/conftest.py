@@ -13,6 +13,7 @@ import requests
 import yaml
 from docker.errors import BuildError, DockerException, ImageNotFound
 
+from scbench_ci.command import TestCommand
 from scbench_ci.executors.docker import DEFAULT_IMAGE
 from scbench_ci.reports import Status, TestOutcome
 
@@ -92,6 +93,27 @@ def make_outcome(
         message=message,
         details=details,
     )
+
+
+def probe_command(
+    workspace: Path, code: str, variables: dict[str, str] | None = None
+) -> TestCommand:
+    """A test command whose test process runs `code` (Python) as it collects the one test file,
+    then exits 0 (unless the code exits first): arbitrary code, run by the real test runner."""
+    (workspace / "tests").mkdir(parents=True, exist_ok=True)
+    ending = "import os as _os, sys as _sys\n_sys.stdout.flush()\n_os._exit(0)\n"
+    (workspace / "tests" / "test_probe.py").write_text(f"{code}\n\n{ending}")
+    return TestCommand(
+        requirements=("pytest",),
+        pytest_args=("-q", "-s", "-p", "no:cacheprovider", "tests/test_probe.py"),
+        variables=variables or {},
+        test_timeout_s=30,
+    )
+
+
+def shell(script: str) -> str:
+    """Probe code that runs a bash script and exits with its exit code."""
+    return f"import os, subprocess\nos._exit(subprocess.run(['bash', '-c', {script!r}]).returncode)"
 
 
 @pytest.fixture

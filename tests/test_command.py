@@ -25,17 +25,21 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         pytest_args=("-k", "smoke"),
     )
 
-    assert command.argv == (
-        "uvx",
-        "--with=pytest",
-        "--with=pytest-json-ctrf",
-        "--with=pytest-json-report",
-        "--with=pytest-timeout",
-        "--with=jsonschema",
-        "--with=deepdiff",
-        "--with=pyyaml",
-        "--with=requests>=2",
+    assert command.requirements == (
         "pytest",
+        "pytest-json-ctrf",
+        "pytest-json-report",
+        "pytest-timeout",
+        "jsonschema",
+        "deepdiff",
+        "pyyaml",
+        "requests>=2",
+    )
+    assert command.pytest_args == (
+        "-c",
+        "pytest.ini",
+        "-p",
+        "no:cacheprovider",
         "tests/",
         "--entrypoint=uv run main.py",
         "--checkpoint=checkpoint_2",
@@ -47,6 +51,10 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         "-k",
         "smoke",
     )
+    uvx = command.uvx_argv("/x/pytest_runner.py")
+    assert uvx[:3] == ["uvx", "--with=pytest", "--with=pytest-json-ctrf"]
+    assert uvx[9:13] == ["python", "-I", "/x/pytest_runner.py", "-c"]
+    assert uvx[12:] == list(command.pytest_args)
     assert command.variables == {
         "A": "problem",  # the problem's env beats the environment file's
         "B": "cp",  # the checkpoint's beats the problem's
@@ -71,7 +79,7 @@ def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
             workspace_dir="/w",
             environment_env={},
             test_timeout_s=override,
-        ).argv
+        ).pytest_args
         return next(a for a in argv if a.startswith("--timeout="))
 
     assert timeout_flag("checkpoint_1") == "--timeout=7"  # problem

@@ -105,6 +105,7 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
             setup_commands=(),
             command=command,
             session_timeout_s=300,
+            seal_key="test-key",
             echo=None,
         )
     )

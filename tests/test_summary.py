@@ -10,8 +10,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import cmarkgfm
 import jsonschema
 import pytest
+from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.problem import Problem, load_problem
@@ -37,6 +39,7 @@ HOSTILE = (
     "<img src=x onerror=alert(1)>",
     "two\n\n# lines\n- and a list",
     "- *starts* a _list_",
+    "https://evil.example www.evil.example",
 )
 NO_RATE = "\N{EN DASH}"  # the pass rate of no tests
 GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("error",)}
@@ -101,7 +104,7 @@ def failing(count: int, message: str, details: str | None = None) -> list[TestOu
     ]
 
 
-# The markdown, checked as GitHub renders it where cmark-gfm (GitHub's renderer) is installed.
+# The markdown, checked as GitHub renders it (cmark-gfm is GitHub's renderer).
 
 
 def outside_fences(markdown: str) -> str:
@@ -136,9 +139,6 @@ SAFE_TAGS = {
 
 def rendered_tags(markdown: str) -> list[str]:
     """The HTML tags of the markdown as GitHub renders it, checked to be only ours."""
-    cmarkgfm = pytest.importorskip("cmarkgfm")
-    from cmarkgfm.cmark import Options
-
     # Unsafe: keep raw HTML, to see all that would reach GitHub's sanitizer.
     html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
     parser = Tags()
@@ -367,6 +367,7 @@ def test_hostile_text_renders_as_text(hostile_markdown: str) -> None:
     assert tags.count("td") == 6 * 5
     assert tags.count("li") == len(HOSTILE)
     assert tags.count("h2") == 1
+    assert "a" not in tags  # no web address became a link
 
 
 # Size: a summary never goes over max_bytes, and says what it left out.

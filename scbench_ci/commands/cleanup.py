@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     with docker_errors(), contextlib.closing(connect()) as client:
         removed = _remove_containers(client)
         print(f"{removed} container(s) removed")
+        _remove_run_volumes(client)
         if args.volumes:
             _remove_cache_volume(client)
     return ExitCode.PASSED
@@ -37,6 +38,14 @@ def _remove_containers(client: docker.DockerClient) -> int:
             print(f"removed container {container.name} ({container.short_id})")
             removed += 1
     return removed
+
+
+def _remove_run_volumes(client: docker.DockerClient) -> None:
+    """The in-memory volumes of runs that were killed before they could remove their own."""
+    for volume in client.volumes.list(filters={"label": RUN_LABEL}):
+        with contextlib.suppress(NotFound):
+            volume.remove(force=True)
+            print(f"removed volume {volume.name}")
 
 
 def _remove_cache_volume(client: docker.DockerClient) -> None:

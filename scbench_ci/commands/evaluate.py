@@ -8,16 +8,18 @@ from pathlib import Path
 
 from scbench_ci import policy
 from scbench_ci.console import render_report
-from scbench_ci.errors import ExitCode
+from scbench_ci.errors import ExitCode, UsageError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors import EXECUTOR_NAMES, make_executor
 from scbench_ci.executors.docker import (
     CACHE_VOLUME,
     DEFAULT_CPUS,
+    DEFAULT_DISK,
     DEFAULT_IMAGE,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
 )
+from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results import to_json, write_results
 from scbench_ci.summary import write_summary
 
@@ -104,10 +106,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="process limit (default: %(default)s)",
     )
     container.add_argument(
+        "--disk",
+        default=DEFAULT_DISK,
+        metavar="SIZE",
+        help="space for the run's files, and again for /tmp; in memory, so it counts toward "
+        "--memory (default: %(default)s)",
+    )
+    container.add_argument(
+        "--test-network",
+        action="store_true",
+        help="keep the network during the tests (default: cut after setup; loopback stays)",
+    )
+    container.add_argument(
         "--no-cache",
         dest="use_cache",
         action="store_false",
-        help=f"do not use the {CACHE_VOLUME} volume: uvx downloads the test plugins every run",
+        help=f"do not use the {CACHE_VOLUME} volume: the test runner is downloaded every run",
     )
     parser.add_argument(
         "--timeout",
@@ -141,6 +155,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.checkpoint != "all" and not is_checkpoint_name(args.checkpoint):
+        raise UsageError(
+            f"--checkpoint: {args.checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
+        )
     request = EvaluationRequest(
         problem_dir=args.problem,
         checkpoint=args.checkpoint,
@@ -161,7 +179,9 @@ def run(args: argparse.Namespace) -> int:
         memory=args.memory,
         cpus=args.cpus,
         pids_limit=args.pids_limit,
+        disk=args.disk,
         use_cache=args.use_cache,
+        test_network=args.test_network,
     )
     result = evaluate(request, executor, echo=None if args.quiet else sys.stdout)
     results_path = write_results(result, request.output_dir)

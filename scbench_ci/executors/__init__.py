@@ -8,6 +8,7 @@ from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import Executor
 from scbench_ci.executors.docker import (
     DEFAULT_CPUS,
+    DEFAULT_DISK,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
     DockerExecutor,
@@ -30,7 +31,9 @@ def make_executor(
     memory: str = DEFAULT_MEMORY,
     cpus: float = DEFAULT_CPUS,
     pids_limit: int = DEFAULT_PIDS_LIMIT,
+    disk: str = DEFAULT_DISK,
     use_cache: bool = True,
+    test_network: bool = False,
 ) -> Executor:
     """`auto` is docker when a daemon answers, else local (said through `warn`)."""
     if name == "auto":
@@ -39,7 +42,13 @@ def make_executor(
             warn(AUTO_FALLBACK_NOTICE)
     if name == "docker":
         return DockerExecutor(
-            image, memory=memory, cpus=cpus, pids_limit=pids_limit, use_cache=use_cache
+            image,
+            memory=memory,
+            cpus=cpus,
+            pids_limit=pids_limit,
+            disk=disk,
+            use_cache=use_cache,
+            test_network=test_network,
         )
     if name == "local":
         return LocalExecutor()

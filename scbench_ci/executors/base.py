@@ -1,9 +1,10 @@
 """The seam between the pipeline and the places tests can run in.
 
-An executor gets a staged workspace on this machine and a command; it runs the setup commands and
-then the test command, both with the workspace as the working directory, under the session
-timeout. When `execute` returns, every process of the run is gone, the output of each phase is in
-`log_dir`, and `<workspace>/.scbench/` on this machine holds what the run left there.
+An executor gets a staged workspace on this machine and a command; it installs the test runner
+(pytest and its plugins), runs the setup commands and then the tests, all with the workspace as
+the working directory, under the session timeout. When `execute` returns, every process of the
+run is gone, the output of each phase is in `log_dir`, and `<workspace>/.scbench/` on this machine
+holds what the run left there.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class ExecutionRequest:
     setup_commands: tuple[str, ...]
     command: TestCommand
     session_timeout_s: float
+    seal_key: str
+    """The secret the test runner seals its reports with; only the test process gets it."""
     echo: TextIO | None
     """Where output is streamed live as it arrives, if anywhere."""
     image: str | None = None
@@ -42,8 +45,12 @@ class ExecutionResult:
     timed_out_in: Phase | None
     """The phase the session timeout stopped, if it did."""
     duration_s: float
+    runner_exit_code: int | None = None
+    """The exit code of the test runner's installation, when it failed."""
     leftover_processes: int = 0
     """Processes still running after their phase ended, killed by the executor."""
+    limits_hit: tuple[str, ...] = ()
+    """The resource limits the run ran into, one sentence each."""
 
 
 class Executor(Protocol):

@@ -11,12 +11,12 @@ import threading
 import time
 from pathlib import Path
 
-from scbench_ci import processes
+from scbench_ci import processes, pytest_runner
 from scbench_ci.child_env import installer_variables, run_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.output import LogSink
-from scbench_ci.executors.phases import run_phases
+from scbench_ci.executors.phases import Plan, Step, run_phases
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -39,10 +39,12 @@ class LocalExecutor:
                 variables=request.command.variables,
             )
 
-            def run(argv: list[str], log: LogSink, deadline: float) -> tuple[int | None, int]:
-                return _run(argv, request.workspace, env, log, deadline)
+            def run(step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
+                return _run(step.argv, request.workspace, {**env, **step.extra_env}, log, deadline)
 
-            return run_phases(request, run, started)
+            # uvx builds the runner's environment as it starts the tests.
+            test_argv = request.command.uvx_argv(pytest_runner.__file__)
+            return run_phases(request, Plan(run, (), test_argv), started)
         finally:
             shutil.rmtree(home, ignore_errors=True)
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
+from scbench_ci.evaluation import CHECKPOINT_PLACEHOLDER
 from scbench_ci.policy import DEFAULT_POLICY, POLICY_NAMES
+from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name, load_problem, real_path
+from scbench_ci.workspace import REPORTS_DIR
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -44,7 +46,7 @@ def input_value(env: Mapping[str, str], name: str) -> str:
 
 
 def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> ActionInputs:
-    workspace = Path(env.get("GITHUB_WORKSPACE") or "/github/workspace").resolve()
+    workspace = real_path(Path(env.get("GITHUB_WORKSPACE") or "/github/workspace"))
 
     def text(name: str) -> str | None:
         return input_value(env, name) or None
@@ -58,11 +60,16 @@ def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> Act
     def path(name: str, value: str) -> Path:
         return _inside(workspace, name, value)
 
-    submission = text("submission") or "."
-    _inside(workspace, "submission", submission.replace("{checkpoint}", "x"))
     checkpoint = required("checkpoint")
-    if checkpoint != "all" and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", checkpoint):
-        raise UsageError(f"input checkpoint: {checkpoint!r} is not a checkpoint name")
+    if checkpoint != "all" and not is_checkpoint_name(checkpoint):
+        raise UsageError(
+            f"input checkpoint: {checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
+        )
+    problem = path("problem", required("problem"))
+    submission = text("submission") or "."
+    if CHECKPOINT_PLACEHOLDER not in submission:
+        _inside(workspace, "submission", submission)
+    _check_output_folder(workspace / REPORTS_DIR)
     policy = text("pass_policy") or DEFAULT_POLICY
     if policy not in POLICY_NAMES:
         raise UsageError(
@@ -70,9 +77,9 @@ def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> Act
         )
     environment = text("environment")
     pytest_args = text("pytest_args")
-    return ActionInputs(
+    inputs = ActionInputs(
         workspace=workspace,
-        problem=path("problem", required("problem")),
+        problem=problem,
         checkpoint=checkpoint,
         submission=str(workspace / submission),
         include_prior_tests=_boolean(env, "include_prior_tests", None),
@@ -90,10 +97,31 @@ def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> Act
         artifact_name=text("artifact_name"),
         retention_days=_whole_number(env, "retention_days"),
     )
+    # Last, as it reads the problem: a bad input of any kind is one error before any output.
+    evaluated = load_problem(problem).select(checkpoint)
+    if CHECKPOINT_PLACEHOLDER in submission:
+        # Each checkpoint's own folder: `solutions/checkpoint_1` may be a symlink out.
+        for each in evaluated:
+            _inside(workspace, "submission", submission.replace(CHECKPOINT_PLACEHOLDER, each.name))
+    return inputs
+
+
+def _check_output_folder(output: Path) -> None:
+    """The action writes `.scbench/` and uploads it: written or read through a symlink, it could
+    be any folder of the runner."""
+    if output.is_symlink():
+        raise UsageError(f"{output}: the output folder is a symlink; remove it")
+    if not output.exists():
+        return
+    if not output.is_dir():
+        raise UsageError(f"{output}: the output folder is not a folder; remove it")
+    for entry in sorted(output.iterdir()):
+        if entry.is_symlink():
+            raise UsageError(f"{entry}: a symlink in the output folder; remove it")
 
 
 def _inside(workspace: Path, name: str, value: str) -> Path:
-    resolved = (workspace / value).resolve()
+    resolved = real_path(workspace / value)
     if not resolved.is_relative_to(workspace):
         raise UsageError(f"input {name}: {value!r} leaves the workspace {workspace}")
     return resolved

@@ -14,23 +14,24 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.command import TestCommand
 from scbench_ci.commands import cleanup
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import (
-    CACHE_DIR,
+    CACHE_MOUNT,
     CACHE_VOLUME,
     HOME_DIR,
+    RUN_DIR,
     RUN_LABEL,
-    UNCACHED_DIR,
+    TESTS_CACHE_DIR,
     VERSION_LABEL,
+    WORKSPACE_DIR,
     DockerExecutor,
     docker_available,
 )
 from scbench_ci.reports import Status
-from tests.conftest import ProblemFolder
+from tests.conftest import ProblemFolder, probe_command, shell
 
 UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
 """Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
@@ -48,7 +49,7 @@ def no_container_left(docker_client: docker.DockerClient) -> Iterator[None]:
 def execute(
     tmp_path: Path,
     image: str | None,
-    argv: list[str],
+    code: str,
     *,
     executor: DockerExecutor | None = None,
     setup: tuple[str, ...] = (),
@@ -59,9 +60,7 @@ def execute(
     (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
-    command = TestCommand(
-        argv=tuple(argv), variables={"SCBENCH_CHECKPOINT": "checkpoint_1"}, test_timeout_s=30
-    )
+    command = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
     return (executor or DockerExecutor()).execute(
         ExecutionRequest(
             workspace=workspace,
@@ -69,14 +68,11 @@ def execute(
             setup_commands=setup,
             command=command,
             session_timeout_s=timeout,
+            seal_key="test-key",
             echo=echo,
             image=image,
         )
     )
-
-
-def python(code: str) -> list[str]:
-    return ["python3", "-c", code]
 
 
 def reports(tmp_path: Path) -> Path:
@@ -96,7 +92,7 @@ def test_runs_the_submission(entrypoint_argv):
 
 def test_runs_as_uid_1000_in_the_workspace_with_a_writable_home():
     assert (os.getuid(), os.getgid()) == (1000, 1000)
-    assert os.getcwd() == "/workspace"
+    assert os.getcwd() == "/scbench/workspace"
     pathlib.Path(os.environ["HOME"], "probe").write_text("ok")
 
 
@@ -156,15 +152,19 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
     result = execute(
         tmp_path,
         UNPULLABLE,
-        ["sh", "-c", "echo out; echo err >&2; exit 7"],
+        shell("echo out; echo err >&2; exit 7"),
         executor=DockerExecutor(image=test_image),
         echo=echo,
     )
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
     assert (tmp_path / "logs" / PYTEST_LOG).read_text() == "out\nerr\n"
-    assert echo.getvalue() == "out\nerr\n"
-    assert not (tmp_path / "logs" / SETUP_LOG).exists()
+    setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
+    assert setup_log == (
+        "[scbench-ci] $ uv venv --quiet /scbench/runner/venv\n"
+        "[scbench-ci] $ uv pip install --quiet --python /scbench/runner/venv/bin/python pytest\n"
+    )
+    assert echo.getvalue() == setup_log + "out\nerr\n"
 
 
 DUMP_ENVIRONMENT = """
@@ -191,29 +191,31 @@ def test_the_environment_is_built_from_scratch(
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     monkeypatch.setenv("UV_INDEX_URL", "https://user:password@example.invalid/simple")
-    monkeypatch.setenv("UV_EXTRA_INDEX_URL", "https://mirror.invalid/simple")
+    monkeypatch.setenv("UV_EXTRA_INDEX_URL", "https://pypi.org/simple/")
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/host/only/ca.pem")
 
     result = execute(
         tmp_path,
         test_image,
-        python(DUMP_ENVIRONMENT),
+        DUMP_ENVIRONMENT,
         executor=DockerExecutor(use_cache=use_cache),
     )
 
     assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
     seen = json.loads((reports(tmp_path) / "env.json").read_text())
-    assert (seen["uid"], seen["gid"], seen["cwd"]) == (1000, 1000, "/workspace")
+    assert (seen["uid"], seen["gid"], seen["cwd"]) == (1000, 1000, WORKSPACE_DIR)
     env = seen["env"]
     assert env["HOME"] == HOME_DIR
-    assert env["UV_CACHE_DIR"] == (CACHE_DIR if use_cache else UNCACHED_DIR)
+    # The tests' own cache, never the shared one the runner installs from.
+    assert env["UV_CACHE_DIR"] == TESTS_CACHE_DIR
     assert env["SCBENCH_CHECKPOINT"] == "checkpoint_1"
-    assert env["UV_EXTRA_INDEX_URL"] == "https://mirror.invalid/simple"
+    assert env["UV_EXTRA_INDEX_URL"] == "https://pypi.org/simple/"
     assert env["LANG"] == "C.UTF-8"
     assert env.get("REQUESTS_CA_BUNDLE") != "/host/only/ca.pem"
     # Nothing but ours, the image's own, and what Docker and the shell set.
     image_env = docker_client.images.get(test_image).attrs["Config"]["Env"] or []
     ours = {"HOME", "PATH", "LANG", "LC_ALL", "UV_CACHE_DIR", "SCBENCH_CHECKPOINT"}
+    ours |= {"PYTEST_VERSION"}  # pytest's own
     allowed = {
         *ours,
         "UV_EXTRA_INDEX_URL",
@@ -253,9 +255,7 @@ def test_limits_labels_and_isolation(
     executor = DockerExecutor(test_image, memory="512m", cpus=1.5, pids_limit=256)
     results: list[ExecutionResult] = []
     run = threading.Thread(
-        target=lambda: results.append(
-            execute(tmp_path, None, python(READ_LIMITS), executor=executor)
-        )
+        target=lambda: results.append(execute(tmp_path, None, READ_LIMITS, executor=executor))
     )
     run.start()
     try:
@@ -275,9 +275,16 @@ def test_limits_labels_and_isolation(
         True,
     )
     assert not host.get("Binds")
-    assert [(m["Type"], m.get("Name"), m["Destination"]) for m in attributes["Mounts"]] == [
-        ("volume", CACHE_VOLUME, CACHE_DIR)
-    ]
+    assert sorted(
+        (m["Type"], m.get("Name"), m["Destination"]) for m in attributes["Mounts"]
+    ) == sorted(
+        [
+            ("volume", CACHE_VOLUME, CACHE_MOUNT),
+            ("volume", attributes["Name"].lstrip("/"), RUN_DIR),
+        ]
+    )
+    assert host["ReadonlyRootfs"] is True
+    assert set(host["Tmpfs"]) == {"/tmp"}
     seen = json.loads((reports(tmp_path) / "limits.json").read_text())
     assert seen["memory"] == str(512 * 1024**2)
     assert seen["pids"] == "256"
@@ -327,7 +334,7 @@ def test_the_workspace_goes_in_and_reports_come_back_safely(
     (workspace / ".scbench" / "stale.txt").write_text("staged")
     echo = io.StringIO()
 
-    result = execute(tmp_path, test_image, python(CHECK_WORKSPACE), echo=echo)
+    result = execute(tmp_path, test_image, CHECK_WORKSPACE, echo=echo)
 
     assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
     out = reports(tmp_path)
@@ -338,7 +345,12 @@ def test_the_workspace_goes_in_and_reports_come_back_safely(
         "facts.json",
     ]
     facts = json.loads((out / "facts.json").read_text())
-    assert facts == {"owner": [1000] * 5, "link": "/etc/hostname", "executable": True}
+    # The workspace folder itself is the runner's (sticky), what the submission brought its own.
+    assert facts == {
+        "owner": [1001, 1000, 1000, 1000, 1000],
+        "link": "/etc/hostname",
+        "executable": True,
+    }
     assert "2 entries of .scbench/ were not copied back" in echo.getvalue()
 
 
@@ -346,12 +358,12 @@ def test_a_failing_setup_command_stops_the_run(tmp_path: Path, test_image: str) 
     result = execute(
         tmp_path,
         test_image,
-        ["sh", "-c", "echo tests ran"],
+        shell("echo tests ran"),
         setup=("echo preparing", "echo broken >&2; exit 3", "echo never"),
     )
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
-    assert (tmp_path / "logs" / SETUP_LOG).read_text() == (
+    assert (tmp_path / "logs" / SETUP_LOG).read_text().split("\n", 2)[2] == (
         "[scbench-ci] $ echo preparing\npreparing\n"
         "[scbench-ci] $ echo broken >&2; exit 3\nbroken\n"
         "[scbench-ci] setup command failed with exit code 3\n"
@@ -376,14 +388,14 @@ def test_what_setup_leaves_running_is_killed_before_the_tests(
     result = execute(
         tmp_path,
         test_image,
-        python(FIND_SLEEPERS),
+        FIND_SLEEPERS,
         setup=("sleep 300 & echo started",),
     )
 
     assert (result.exit_code, result.setup_exit_code) == (0, None)
     assert json.loads((reports(tmp_path) / "sleepers.json").read_text()) == []
     assert result.leftover_processes == 1
-    assert (tmp_path / "logs" / SETUP_LOG).read_text() == (
+    assert (tmp_path / "logs" / SETUP_LOG).read_text().split("\n", 2)[2] == (
         "[scbench-ci] $ sleep 300 & echo started\nstarted\n"
         "[scbench-ci] killed 1 process(es) still running after the setup ended\n"
     )
@@ -394,7 +406,7 @@ def test_a_run_past_the_memory_limit_is_killed(tmp_path: Path, test_image: str) 
     result = execute(
         tmp_path,
         test_image,
-        python("b = bytearray(400 * 1024 * 1024); print('survived')"),
+        "b = bytearray(400 * 1024 * 1024)\nprint('survived')",
         executor=DockerExecutor(memory="128m"),
     )
 
@@ -408,7 +420,7 @@ def test_the_session_timeout_stops_the_run(tmp_path: Path, test_image: str, phas
     setup = (sleeper,) if phase == "setup" else ()
     started = time.monotonic()
 
-    result = execute(tmp_path, test_image, ["sh", "-c", sleeper], setup=setup, timeout=3)
+    result = execute(tmp_path, test_image, shell(sleeper), setup=setup, timeout=3)
 
     assert (result.exit_code, result.timed_out_in) == (None, phase)
     assert time.monotonic() - started < 20
@@ -421,7 +433,7 @@ def test_an_image_that_cannot_be_pulled_is_one_clear_line(tmp_path: Path) -> Non
     echo = io.StringIO()
 
     with pytest.raises(InfrastructureError) as raised:
-        execute(tmp_path, UNPULLABLE, ["true"], echo=echo)
+        execute(tmp_path, UNPULLABLE, "pass", echo=echo)
 
     message = str(raised.value)
     assert message.startswith(f"could not pull {UNPULLABLE}: ")
@@ -436,7 +448,7 @@ def test_an_unreachable_daemon_is_one_clear_line(
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no.sock")
 
     with pytest.raises(InfrastructureError) as raised:
-        execute(tmp_path, None, ["true"])
+        execute(tmp_path, None, "pass")
 
     assert str(raised.value) == (
         f"cannot reach the Docker daemon at DOCKER_HOST=unix://{tmp_path}/no.sock: "
@@ -449,13 +461,15 @@ def test_docker_available_when_the_daemon_answers(docker_client: docker.DockerCl
     assert docker_available() is True
 
 
-def test_cleanup_removes_labelled_containers(
+def test_cleanup_removes_labelled_containers_and_run_volumes(
     docker_client: docker.DockerClient, test_image: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     leftover = docker_client.containers.create(
         test_image, ["sleep", "infinity"], labels={RUN_LABEL: "left-behind"}
     )
+    left_volume = docker_client.volumes.create(labels={RUN_LABEL: "left-behind"})
     bystander = docker_client.containers.create(test_image, ["sleep", "infinity"])
+    bystander_volume = docker_client.volumes.create()
     try:
         leftover.start()
 
@@ -463,12 +477,17 @@ def test_cleanup_removes_labelled_containers(
 
         assert capsys.readouterr().out == (
             f"removed container {leftover.name} ({leftover.short_id})\n1 container(s) removed\n"
+            f"removed volume {left_volume.name}\n"
         )
         with pytest.raises(docker.errors.NotFound):
             leftover.reload()
+        with pytest.raises(docker.errors.NotFound):
+            left_volume.reload()
         bystander.reload()
+        bystander_volume.reload()
     finally:
         bystander.remove(force=True)
+        bystander_volume.remove()
 
 
 @pytest.mark.parametrize("memory", ["4x", "lots", "", "-1"])

@@ -3,15 +3,14 @@
 import io
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from scbench_ci.command import TestCommand
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor
+from tests.conftest import probe_command, shell
 
 CANARY = "scbench-local-canary"
 
@@ -33,7 +32,7 @@ def _living_canaries(tag: str) -> list[int]:
 
 def _execute(
     tmp_path: Path,
-    argv: list[str],
+    code: str,
     *,
     setup: tuple[str, ...] = (),
     timeout: float = 60,
@@ -44,14 +43,14 @@ def _execute(
     (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
-    command = TestCommand(argv=tuple(argv), variables=variables or {}, test_timeout_s=30)
     return LocalExecutor().execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
             setup_commands=setup,
-            command=command,
+            command=probe_command(workspace, code, variables),
             session_timeout_s=timeout,
+            seal_key="test-key",
             echo=echo,
         )
     )
@@ -59,10 +58,11 @@ def _execute(
 
 def test_exit_code_log_and_live_echo(tmp_path: Path) -> None:
     echo = io.StringIO()
-    result = _execute(tmp_path, ["sh", "-c", "echo out; echo err >&2; exit 7"], echo=echo)
+    result = _execute(tmp_path, shell("echo out; echo err >&2; exit 7"), echo=echo)
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
-    assert (tmp_path / "logs" / PYTEST_LOG).read_text() == "out\nerr\n"
-    assert echo.getvalue() == "out\nerr\n"
+    log = (tmp_path / "logs" / PYTEST_LOG).read_text()
+    assert log.endswith("out\nerr\n")  # after uvx's "Installed ..." when it had to install
+    assert echo.getvalue() == log
     assert not (tmp_path / "logs" / SETUP_LOG).exists()
 
 
@@ -77,9 +77,7 @@ def test_runs_in_the_workspace_with_a_minimal_environment(
         "import json, os; json.dump({'cwd': os.getcwd(), 'env': dict(os.environ)}, "
         "open('.scbench/env.json', 'w'))"
     )
-    result = _execute(
-        tmp_path, [sys.executable, "-c", dump], variables={"SCBENCH_CHECKPOINT": "checkpoint_1"}
-    )
+    result = _execute(tmp_path, dump, variables={"SCBENCH_CHECKPOINT": "checkpoint_1"})
     assert result.exit_code == 0
     seen = json.loads((tmp_path / "workspace/.scbench/env.json").read_text())
     assert seen["cwd"] == str(tmp_path / "workspace")
@@ -110,6 +108,8 @@ def test_runs_in_the_workspace_with_a_minimal_environment(
         "PIP_CERT",
         "CURL_CA_BUNDLE",
         "LC_CTYPE",
+        "UV",  # set by uvx
+        "PYTEST_VERSION",  # set by pytest
     }
     assert set(env) <= allowed
 
@@ -118,7 +118,7 @@ def test_session_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     tag = f"{CANARY}-timeout-{os.getpid()}"
     script = f"sleep 300 & exec -a {tag} sleep 301"
     started = time.monotonic()
-    result = _execute(tmp_path, ["bash", "-c", script], timeout=1.5)
+    result = _execute(tmp_path, shell(script), timeout=1.5)
     assert result.timed_out_in == "tests" and result.exit_code is None
     assert time.monotonic() - started < 10
     assert "stopped at the session timeout (1.5 s)" in (tmp_path / "logs" / PYTEST_LOG).read_text()
@@ -133,7 +133,7 @@ def test_processes_that_leave_the_group_are_killed_too(tmp_path: Path) -> None:
         f"time.sleep(300)', '{tag}'], start_new_session=True, "
         "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
     )
-    result = _execute(tmp_path, [sys.executable, "-c", spawn])
+    result = _execute(tmp_path, spawn)
     assert result.exit_code == 0
     assert result.leftover_processes == 1
     assert _living_canaries(tag) == []
@@ -146,7 +146,7 @@ def test_processes_that_leave_the_group_are_killed_too(tmp_path: Path) -> None:
 def test_setup_failure_stops_before_the_tests(tmp_path: Path) -> None:
     result = _execute(
         tmp_path,
-        ["sh", "-c", "echo tests ran"],
+        shell("echo tests ran"),
         setup=("echo preparing", "echo broken >&2; exit 3", "echo never"),
     )
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
@@ -160,5 +160,5 @@ def test_setup_failure_stops_before_the_tests(tmp_path: Path) -> None:
 
 
 def test_setup_counts_against_the_session_timeout(tmp_path: Path) -> None:
-    result = _execute(tmp_path, ["true"], setup=("sleep 30",), timeout=1)
+    result = _execute(tmp_path, "pass", setup=("sleep 30",), timeout=1)
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, None, "setup")

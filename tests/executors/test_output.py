@@ -15,13 +15,16 @@ def test_keeps_everything_under_the_cap(tmp_path: Path) -> None:
     assert echo.getvalue() == "hello \n[scbench-ci] a note\nwörld\n"
 
 
-def test_a_flood_is_cut_and_says_so(tmp_path: Path) -> None:
+def test_a_flood_keeps_its_head_and_tail_and_says_so(tmp_path: Path) -> None:
     echo = io.StringIO()
-    with LogSink(tmp_path / "log", echo, max_bytes=10) as sink:
+    with LogSink(tmp_path / "log", echo, max_bytes=16, tail_bytes=6) as sink:
         for _ in range(1000):
             sink.write(b"0123456")
-    text = (tmp_path / "log").read_text()
-    assert (
-        text == "0123456012\n[scbench-ci] output truncated: 7000 bytes written, the first 10 kept\n"
+        sink.write(b"END\n")
+        sink.note("killed 1 process(es)")
+    expected = (
+        "0123456012\n[scbench-ci] output truncated: 7004 bytes written, the first 10 and the "
+        "last 40 kept\n56END\n[scbench-ci] killed 1 process(es)\n"
     )
-    assert echo.getvalue().startswith("0123456012\n")
+    assert (tmp_path / "log").read_text() == expected
+    assert echo.getvalue() == expected

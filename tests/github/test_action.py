@@ -132,6 +132,7 @@ def test_a_passing_submission(
         "pytest-report.json",
         "pytest.log",
         "results.json",
+        "setup.log",  # the test runner's installation
         "summary.md",
     ]
     assert "## ✅ PASSED" in run.summary

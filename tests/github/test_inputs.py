@@ -1,9 +1,11 @@
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from scbench_ci.errors import UsageError
+from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.github.inputs import input_value, read_inputs
+from tests.conftest import ProblemFolder
 
 
 def _env(workspace: Path, **inputs: str) -> dict[str, str]:
@@ -13,6 +15,7 @@ def _env(workspace: Path, **inputs: str) -> dict[str, str]:
 
 
 def test_defaults(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "problems/p")
     inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "), 1800)
     assert inputs.problem == tmp_path / "problems/p"
     assert inputs.checkpoint == "checkpoint_1"  # trimmed
@@ -26,6 +29,7 @@ def test_defaults(tmp_path: Path) -> None:
 
 
 def test_every_input(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
     inputs = read_inputs(
         _env(
             tmp_path,
@@ -77,6 +81,8 @@ def test_input_names_as_the_runner_writes_them() -> None:
         ({"problem": "p", "checkpoint": "c", "submission": "../../x"}, "input submission:"),
         ({"problem": "p", "checkpoint": "c", "environment": "/tmp/e.yaml"}, "input environment:"),
         ({"problem": "p", "checkpoint": "../c"}, "input checkpoint: '../c' is not a checkpoint"),
+        ({"problem": "p", "checkpoint": "/c"}, "input checkpoint: '/c' is not a checkpoint"),
+        ({"problem": "p", "checkpoint": "c" * 101}, "input checkpoint: 'ccc"),
         (
             {"problem": "p", "checkpoint": "c", "fail_on_policy": "maybe"},
             "input fail_on_policy: 'maybe' is not a boolean",
@@ -103,3 +109,49 @@ def test_a_symlink_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to("/etc")
     with pytest.raises(UsageError, match="input problem: 'link' leaves the workspace"):
         read_inputs(_env(tmp_path, problem="link", checkpoint="c"), 1800)
+
+
+def test_the_problem_is_read_before_anything_runs(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
+    with pytest.raises(ProblemError, match="checkpoints: no checkpoint 'checkpoint_9'"):
+        read_inputs(_env(tmp_path, problem="p", checkpoint="checkpoint_9"), 1800)
+    with pytest.raises(ProblemError, match="problem folder does not exist"):
+        read_inputs(_env(tmp_path, problem="missing", checkpoint="checkpoint_1"), 1800)
+
+
+@pytest.mark.parametrize("checkpoint", ["checkpoint_2", "all"])
+def test_every_evaluated_submission_folder_stays_in_the_workspace(
+    tmp_path: Path, checkpoint: str
+) -> None:
+    """Each evaluated checkpoint's folder is checked, `{checkpoint}` replaced by its name: only
+    checkpoint_2's is a symlink out of the workspace."""
+    ProblemFolder(tmp_path / "workspace/p")
+    solutions = tmp_path / "workspace/solutions"
+    for name in ("checkpoint_1", "checkpoint_3"):
+        (solutions / name).mkdir(parents=True)
+    (solutions / "checkpoint_2").symlink_to(tmp_path)
+    env = _env(tmp_path / "workspace", problem="p", submission="solutions/{checkpoint}")
+    read_inputs({**env, "INPUT_CHECKPOINT": "checkpoint_1"}, 1800)
+    with pytest.raises(UsageError, match="input submission: 'solutions/checkpoint_2' leaves"):
+        read_inputs({**env, "INPUT_CHECKPOINT": checkpoint}, 1800)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda out, elsewhere: out.symlink_to(elsewhere), "the output folder is a symlink"),
+        (lambda out, elsewhere: out.write_text(""), "the output folder is not a folder"),
+        (
+            lambda out, elsewhere: (out.mkdir(), (out / "checkpoint_1").symlink_to(elsewhere)),
+            "checkpoint_1: a symlink in the output folder",
+        ),
+    ],
+)
+def test_the_output_folder_is_a_plain_folder(
+    tmp_path: Path, make: Callable[[Path, Path], object], message: str
+) -> None:
+    workspace = tmp_path / "workspace"
+    ProblemFolder(workspace / "p")
+    make(workspace / ".scbench", tmp_path)
+    with pytest.raises(UsageError, match=message):
+        read_inputs(_env(workspace, problem="p", checkpoint="checkpoint_1"), 1800)

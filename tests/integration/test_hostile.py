@@ -1,34 +1,272 @@
-"""Hostile submissions through the real pipeline: they get the verdict their code deserves."""
+"""Hostile submissions through the real CLI: they get the verdict their code deserves, and nothing
+of theirs outlives the run or lands outside the output folder.
 
+Each submission is a folder of tests/hostile/ laid over one of wordstat's submissions (see
+tests/hostile/README.md); where it brings its own wordstat.py, the one it replaces is kept as
+wordstat_base.py for it to call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import docker
 import pytest
 
+from scbench_ci.executors.docker import RUN_LABEL
+from scbench_ci.executors.output import MAX_LOG_BYTES
+from scbench_ci.reports import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS
+from scbench_ci.summary import MAX_BYTES as MAX_SUMMARY_BYTES
 from tests.conftest import EXAMPLES, REPO_ROOT
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 
 HOSTILE = REPO_ROOT / "tests/hostile"
+BROKEN = "submissions/broken"
+SOLVED = "solutions/checkpoint_1"
+BROKEN_COUNTS = EXPECTED[("wordstat", "checkpoint_1", BROKEN)][1]
+SOLVED_COUNTS = EXPECTED[("wordstat", "checkpoint_1", SOLVED)][1]
+EXECUTORS = ["local", "docker"]
 
 
-@pytest.mark.parametrize("executor", ["local", "docker"])
-def test_a_root_conftest_cannot_rewrite_outcomes(
-    executor: str, tmp_path: Path, test_image: str
-) -> None:
-    shutil.copytree(EXAMPLES / "wordstat/submissions/broken", tmp_path / "submission")
-    shutil.copytree(HOSTILE / "root_conftest", tmp_path / "submission", dirs_exist_ok=True)
-    # An absolute path: scbench_evaluate joins it onto the problem's folder unchanged.
+@pytest.fixture(autouse=True)
+def nothing_survives(docker_client: docker.DockerClient) -> Iterator[None]:
+    before = _processes_in_run_folders()
+    yield
+    assert docker_client.containers.list(all=True, filters={"label": RUN_LABEL}) == []
+    assert docker_client.volumes.list(filters={"label": RUN_LABEL}) == []
+    assert _processes_in_run_folders() - before == set()
+
+
+def _processes_in_run_folders() -> set[str]:
+    """Processes still working in a run's staged workspace (scbench-run-*), on this machine."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            cwd = os.readlink(entry / "cwd") if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if "scbench-run-" in cwd:
+            found.add(f"{entry.name}: {cwd}")
+    return found
+
+
+def hostile(tmp_path: Path, overlay: str, base: str = BROKEN) -> Path:
+    submission = tmp_path / "submission"
+    shutil.copytree(EXAMPLES / "wordstat" / base, submission)
+    if (HOSTILE / overlay / "wordstat.py").exists():
+        (submission / "wordstat.py").rename(submission / "wordstat_base.py")
+    shutil.copytree(HOSTILE / overlay, submission, dirs_exist_ok=True)
+    return submission
+
+
+def evaluate(
+    submission: Path, tmp_path: Path, executor: str, test_image: str, *extra: str
+) -> tuple[int, dict[str, Any], str]:
+    """Run the CLI; its exit code, the checkpoint's result, and stdout plus stderr. The
+    submission folder must come out as it went in."""
+    before = _digest(submission)
+    image = ("--image", test_image) if executor == "docker" else ()
     run, results = scbench_evaluate(
         "wordstat",
         "checkpoint_1",
-        str(tmp_path / "submission"),
+        str(submission),  # absolute: joined onto the problem's folder unchanged
         tmp_path / "out",
-        "--image",
-        test_image,
+        *image,
+        *extra,
         executor=executor,
     )
-    assert run.returncode == 1, run.stdout
+    assert _digest(submission) == before
     (checkpoint,) = results["checkpoints"]
-    assert (
-        group_counts(checkpoint) == EXPECTED[("wordstat", "checkpoint_1", "submissions/broken")][1]
+    return run.returncode, checkpoint, run.stdout + run.stderr
+
+
+def _digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file() and not path.is_symlink():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize(
+    "overlay",
+    [
+        "root_conftest",  # threat 1
+        "root_configs",  # threat 1
+        "own_tests",  # threat 2
+        "prewritten_reports",  # threat 3
+        "customize",  # threat 4
+    ],
+)
+def test_the_submission_cannot_steer_pytest(
+    overlay: str, executor: str, tmp_path: Path, test_image: str
+) -> None:
+    code, checkpoint, output = evaluate(hostile(tmp_path, overlay), tmp_path, executor, test_image)
+
+    assert code == 1, output
+    assert checkpoint["failure"] is None
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+
+
+@pytest.mark.parametrize("overlay", ["own_tests", "prewritten_reports"])
+def test_a_discarded_folder_is_said(overlay: str, tmp_path: Path, test_image: str) -> None:
+    _, checkpoint, _ = evaluate(hostile(tmp_path, overlay), tmp_path, "local", test_image)
+
+    folder = "tests" if overlay == "own_tests" else ".scbench"
+    assert any(f"submission's {folder}/ folder was discarded" in w for w in checkpoint["warnings"])
+
+
+def test_a_report_rewriter_is_killed_before_the_reports_are_written(
+    tmp_path: Path, test_image: str
+) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "report_rewriter"), tmp_path, "docker", test_image
     )
+
+    assert code == 1, output
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    assert (
+        "1 process(es) were still running after their command ended and were killed"
+        in (checkpoint["warnings"])
+    )
+
+
+def test_runner_and_tests_cannot_be_changed_from_inside(tmp_path: Path, test_image: str) -> None:
+    submission = hostile(tmp_path, "planting")
+    # The second run uses the runner cache the first one tried to poison.
+    for _ in range(2):
+        code, checkpoint, output = evaluate(submission, tmp_path, "docker", test_image)
+
+        assert code == 1, output
+        assert group_counts(checkpoint) == BROKEN_COUNTS
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_submission_that_never_answers_times_out(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "timeouts"),
+        tmp_path,
+        executor,
+        test_image,
+        "--timeout",
+        "1",
+        "--session-timeout",
+        "8",
+    )
+
+    assert code == 1, output
+    assert checkpoint["failure"]["kind"] == "timeout"
+    # Without the per-test timeout the first test would wait for the submission for 10 s.
+    assert (tmp_path / "out/pytest.log").read_text().count(" FAILED ") >= 3
+    assert not any("scbench-hostile-sleeper" in _cmdline(pid) for pid in _pids())
+
+
+def _pids() -> list[str]:
+    return [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return (Path("/proc") / pid / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_a_fork_bomb_hits_the_process_limit(tmp_path: Path, test_image: str) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "fork_bomb"),
+        tmp_path,
+        "docker",
+        test_image,
+        "--pids-limit",
+        "128",
+        "--cpus",
+        "1",
+        "--timeout",
+        "3",
+    )
+
+    # Starved of processes and CPU, pytest may fail inside (then: an internal error); either way
+    # the checkpoint fails and says which limit the submission hit.
+    assert code in (1, 3), output
+    assert checkpoint["passed"] is False
+    assert any("the process limit (128) was reached" in w for w in checkpoint["warnings"])
+
+
+def test_a_memory_hog_hits_the_memory_limit(tmp_path: Path, test_image: str) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "memory_hog"), tmp_path, "docker", test_image, "--memory", "384m"
+    )
+
+    assert code == 1, output
+    assert checkpoint["groups"]["Core"]["passed"] == 0
+    assert any("the memory limit (384m) was reached" in w for w in checkpoint["warnings"])
+
+
+def test_a_flood_is_capped_and_the_summary_stays_readable(tmp_path: Path, test_image: str) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "flood"), tmp_path, "docker", test_image, "--disk", "256m"
+    )
+
+    # The full disk leaves pytest no room for its reports: no verdict, and the result says why.
+    assert code == 3, output
+    assert "the disk limit (256m) was reached: /scbench full" in checkpoint["failure"]["message"]
+    out = tmp_path / "out"
+    assert (out / "pytest.log").stat().st_size <= MAX_LOG_BYTES + 1024
+    for test in checkpoint["tests"]:
+        assert len(test["message"] or "") <= MAX_MESSAGE_CHARS + 100
+        assert len(test["details"] or "") <= MAX_DETAILS_CHARS + 100
+    summary = (out / "summary.md").read_text()
+    assert len(summary.encode()) <= MAX_SUMMARY_BYTES
+    assert summary.startswith("## ")
+
+
+def test_the_tests_run_without_network_unless_allowed(tmp_path: Path, test_image: str) -> None:
+    submission = hostile(tmp_path, "network", base=SOLVED)
+
+    code, checkpoint, output = evaluate(submission, tmp_path, "docker", test_image)
+    assert code == 0, output
+    assert group_counts(checkpoint) == SOLVED_COUNTS
+
+    code, checkpoint, output = evaluate(
+        submission, tmp_path, "docker", test_image, "--test-network"
+    )
+    assert code == 1, output
+    assert checkpoint["groups"]["Core"]["passed"] == 0
+    assert "escaped: internet" in (tmp_path / "out/pytest.log").read_text()
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_links_and_specials_in_the_reports_folder_stay_inside(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "archive_escape"), tmp_path, executor, test_image
+    )
+
+    assert code == 1, output
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    out = tmp_path / "out"
+    expected = {
+        "ctrf-report.json",
+        "pytest-report.json",
+        "pytest.log",
+        "results.json",
+        "summary.md",
+    }
+    if executor == "docker":
+        expected.add("setup.log")  # the test runner's installation
+    assert {path.name for path in out.iterdir()} == expected
+    assert not any(path.is_symlink() for path in out.rglob("*"))
+    assert list(outside.iterdir()) == []

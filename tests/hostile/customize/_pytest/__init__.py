@@ -1,0 +1,1 @@
+raise SystemExit("the submission's pytest.py was imported")
