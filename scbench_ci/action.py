@@ -27,6 +27,7 @@ from scbench_ci.github.workflow import (
     command,
     commands_stopped,
     group,
+    inert,
     write_outputs,
 )
 from scbench_ci.policy import GroupCounts
@@ -124,7 +125,7 @@ def _upload(
             command("warning", f"artifact not uploaded: {error}", title="scbench-ci") + "\n"
         )
         return None
-    stdout.write(f"Uploaded artifact {name} ({artifact.size} bytes): {artifact.url}\n")
+    stdout.write(inert(f"Uploaded artifact {name} ({artifact.size} bytes): {artifact.url}") + "\n")
     return artifact
 
 

@@ -35,11 +35,21 @@ EXECUTORS = ["local", "docker"]
 
 @pytest.fixture(autouse=True)
 def nothing_survives(docker_client: docker.DockerClient) -> Iterator[None]:
-    before = _processes_in_run_folders()
+    before = _leftovers(docker_client)
     yield
-    assert docker_client.containers.list(all=True, filters={"label": RUN_LABEL}) == []
-    assert docker_client.volumes.list(filters={"label": RUN_LABEL}) == []
-    assert _processes_in_run_folders() - before == set()
+    assert _leftovers(docker_client) - before == set()
+
+
+def _leftovers(client: docker.DockerClient) -> set[str]:
+    """Run containers and volumes, and processes in a run's folder (what existed before a test
+    is someone else's)."""
+    containers = client.containers.list(all=True, filters={"label": RUN_LABEL})
+    volumes = client.volumes.list(filters={"label": RUN_LABEL})
+    return {
+        *(f"container {container.name}" for container in containers),
+        *(f"volume {volume.name}" for volume in volumes),
+        *_processes_in_run_folders(),
+    }
 
 
 def _processes_in_run_folders() -> set[str]:

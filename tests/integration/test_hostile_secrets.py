@@ -4,9 +4,9 @@ tests/hostile/secrets/ is laid over the broken wordstat submission: it counts as
 does and, every time it runs, searches its environment, /proc/*/environ and /proc/*/cmdline of
 every process it can read, its HOME and the credential files of its working directory, then
 appends what it found to stderr, which the checkpoint_2 tests show in their failure messages.
-The made-up secrets carry the prefix it looks for (`scbench-planted-`); the environment file it
-brings gives the tests a decoy with that prefix, which it must find: the proof that it ran, that
-its hunt works and that its report lands in the logs.
+The made-up secrets carry the prefix it looks for (`scbench-planted-`). It brings a decoy with that
+prefix in an environment file (for the tests' environment) and in a .netrc, and must find it in
+both: the proof that it ran, that its hunt works and that its report lands in the logs.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ CALLER_SECRETS = (
     f"MY_SECRET_{secrets.token_hex(3)}",
 )
 ENVIRONMENT = "environment.yaml"
-DECOY = ("SCBENCH_DECOY_TOKEN", "scbench-planted-decoy")
-"""What environment.yaml gives the tests."""
+DECOY = "scbench-planted-decoy"
+DECOY_FINDINGS = {(DECOY, "in"), (f"SCBENCH_DECOY_TOKEN={DECOY}", "in")}
+"""What the submission reports of the variable environment.yaml gives the tests."""
 SEARCHED = re.compile(
     r"HOSTILE-SECRETS-REPORT searched (\d+) environments, (\d+) command lines, (\d+) files"
 )
@@ -75,17 +76,14 @@ def findings(pytest_log: str) -> set[tuple[str, str]]:
     """What the submission reported finding: (the value or NAME=value, `in` or `outside`)."""
     searched = [tuple(map(int, counts)) for counts in SEARCHED.findall(pytest_log)]
     assert searched, "the hostile submission did not report: did it run?"
-    # Its own environment and at least one other process of the run (its parent, `uv run`).
-    assert all(environments >= 2 and commands >= 2 for environments, commands, _ in searched)
-    found = {(finding, scope) for finding, scope, _ in FINDING.findall(pytest_log)}
-    decoy_name, decoy = DECOY
-    assert {(decoy, "in"), (f"{decoy_name}={decoy}", "in")} <= found, found
+    # Its own environment and at least one other process of the run (its parent, `uv run`), and
+    # at least its .netrc.
+    assert all(env >= 2 and cmd >= 2 and files >= 1 for env, cmd, files in searched), searched
+    reported = FINDING.findall(pytest_log)
+    assert all(".netrc" in where for finding, _, where in reported if finding == DECOY)
+    found = {(finding, scope) for finding, scope, _ in reported}
+    assert found >= DECOY_FINDINGS, found
     return found
-
-
-def only_what_the_run_was_given(found: set[tuple[str, str]]) -> None:
-    """The decoy and scbench-ci's own variables (SCBENCH_*), nothing of the caller's."""
-    assert all(finding == DECOY[1] or finding.startswith("SCBENCH_") for finding, _ in found), found
 
 
 def texts(folder: Path) -> Iterator[tuple[str, str]]:
@@ -94,7 +92,10 @@ def texts(folder: Path) -> Iterator[tuple[str, str]]:
             yield str(path), path.read_text(encoding="utf-8", errors="replace")
 
 
-def evaluate(submission: Path, output: Path, *extra: str, executor: str) -> dict:
+def run_cli(submission: Path, output: Path, *extra: str, executor: str) -> dict[str, str]:
+    """`scbench-ci evaluate` on checkpoint_2 (its failure messages show the submission's
+    stderr) with the submission's environment file: the broken verdict, exactly. Returns what
+    it printed."""
     run, results = scbench_evaluate(
         "wordstat",
         "checkpoint_2",
@@ -112,7 +113,7 @@ def evaluate(submission: Path, output: Path, *extra: str, executor: str) -> dict
     return {"stdout": run.stdout, "stderr": run.stderr}
 
 
-def test_docker_keeps_every_secret_out_of_reach(
+def test_the_cli_in_docker_keeps_every_secret_out_of_reach(
     submission: tuple[Path, str],
     caller_secrets: dict[str, str],
     tmp_path: Path,
@@ -120,8 +121,9 @@ def test_docker_keeps_every_secret_out_of_reach(
 ) -> None:
     folder, git_token = submission
     output = tmp_path / "out"
-    console = evaluate(folder, output, "--image", test_image, executor="docker")
-    only_what_the_run_was_given(findings((output / "pytest.log").read_text()))
+    console = run_cli(folder, output, "--image", test_image, executor="docker")
+    # Nothing that looks like a secret but the decoy, in all the submission could read.
+    assert findings((output / "pytest.log").read_text()) == DECOY_FINDINGS
     everything = [*texts(output), *console.items()]
     assert {"results.json", "pytest.log", "summary.md"} <= {Path(n).name for n, _ in everything}
     for value in (*caller_secrets.values(), git_token):
@@ -129,7 +131,7 @@ def test_docker_keeps_every_secret_out_of_reach(
             assert value not in text, f"{value} leaked into {name}"
 
 
-def test_local_keeps_secrets_out_of_the_test_processes(
+def test_the_cli_locally_keeps_secrets_out_of_the_test_processes(
     submission: tuple[Path, str], caller_secrets: dict[str, str], tmp_path: Path
 ) -> None:
     """The local executor gives the test process an environment built from scratch and drops
@@ -138,7 +140,7 @@ def test_local_keeps_secrets_out_of_the_test_processes(
     and nowhere else."""
     folder, git_token = submission
     output = tmp_path / "out"
-    evaluate(folder, output, executor="local")
+    run_cli(folder, output, executor="local")
     log = (output / "pytest.log").read_text()
     in_run = {finding for finding, scope in findings(log) if scope == "in"}
     for value in (*caller_secrets.values(), git_token):
@@ -181,7 +183,7 @@ def test_the_action_keeps_every_secret_out_of_reach(
             str(total),
         )
     reports = run.workspace / ".scbench"
-    only_what_the_run_was_given(findings((reports / "pytest.log").read_text()))
+    assert findings((reports / "pytest.log").read_text()) == DECOY_FINDINGS
     (artifact,) = artifact_service.artifacts.values()
     archive = blob_zip(artifact_service, artifact)
     everything = [
@@ -193,6 +195,7 @@ def test_the_action_keeps_every_secret_out_of_reach(
     ]
     assert any(name.startswith("artifact:") for name, _ in everything)
     for name, text in everything:
+        # `ghs_` starts run_action's GITHUB_TOKEN, as it starts GitHub's app tokens.
         for value in (input_secret, git_token, "ghs_", artifact_service.url):
             assert value not in text, f"{value} leaked into {name}"
         assert not JWT.search(text), f"a token leaked into {name}"
