@@ -58,7 +58,9 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     output_dir = inputs.workspace / REPORTS_DIR
     with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
         result = evaluate(
-            _request(inputs, output_dir), DockerExecutor(image=inputs.image), echo=stdout
+            _request(inputs, output_dir),
+            DockerExecutor(image=inputs.image, test_network=inputs.test_network),
+            echo=stdout,
         )
     results_path = write_results(result, output_dir)
     document = to_json(result)

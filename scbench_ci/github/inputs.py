@@ -28,6 +28,7 @@ class ActionInputs:
     entrypoint: str | None
     environment: Path | None
     image: str | None
+    test_network: bool
     timeout_s: float | None
     session_timeout_s: float
     pass_policy: str
@@ -86,6 +87,7 @@ def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> Act
         entrypoint=text("entrypoint"),
         environment=path("environment", environment) if environment else None,
         image=text("image"),
+        test_network=bool(_boolean(env, "test_network", False)),
         timeout_s=_seconds(env, "timeout"),
         session_timeout_s=_seconds(env, "session_timeout") or default_session_timeout_s,
         pass_policy=policy,

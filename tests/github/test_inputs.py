@@ -26,6 +26,7 @@ def test_defaults(tmp_path: Path) -> None:
     assert inputs.session_timeout_s == 1800
     assert inputs.timeout_s is None and inputs.retention_days is None
     assert inputs.pytest_args == ()
+    assert inputs.test_network is False
 
 
 def test_every_input(tmp_path: Path) -> None:
@@ -40,6 +41,7 @@ def test_every_input(tmp_path: Path) -> None:
             entrypoint="python main.py",
             environment="env.yaml",
             image="python:3.12",
+            test_network="true",
             timeout="12.5",
             session_timeout="600",
             pass_policy="all-cases",
@@ -62,6 +64,7 @@ def test_every_input(tmp_path: Path) -> None:
         inputs.fail_on_policy or inputs.job_summary or inputs.annotations or inputs.upload_artifact
     )
     assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
+    assert inputs.test_network is True
 
 
 def test_input_names_as_the_runner_writes_them() -> None:
