@@ -138,7 +138,7 @@ class DockerExecutor:
                 container = self._create(client, image, name, run_id)
                 # A volume in memory is there once the container runs, not before.
                 container.start()
-                _copy_in(container, request.workspace, self._runner_cache_dir)
+                _copy_in(container, request.workspace, self.use_cache)
                 plan = self._plan(container, request)
                 result = run_phases(request, plan, started)
                 reports = request.workspace / REPORTS_DIR
@@ -356,8 +356,9 @@ def _run_name(run_id: str) -> str:
     return f"scbench-ci-{run_id}"
 
 
-def _copy_in(container: Container, workspace: Path, runner_cache_dir: str) -> None:
-    """The workspace and the folders of both users, into the run's volume (and the cache's)."""
+def _copy_in(container: Container, workspace: Path, use_cache: bool) -> None:
+    """The workspace and the folders of both users, into the run's volume; the runner's cache
+    folder there too, or in the shared cache volume."""
     with tempfile.TemporaryFile() as buffer:
         with archive.open_writer(buffer) as tar:
             _add_workspace(tar, workspace)
@@ -368,18 +369,18 @@ def _copy_in(container: Container, workspace: Path, runner_cache_dir: str) -> No
                 (RUNNER_HOME, RUNNER_UID, RUNNER_GID, 0o700),
             ):
                 archive.add_directory(tar, _in_run_dir(folder), uid, gid, mode)
-            if runner_cache_dir.startswith(f"{RUN_DIR}/"):
+            if not use_cache:
                 archive.add_directory(
-                    tar, _in_run_dir(runner_cache_dir), RUNNER_UID, RUNNER_GID, 0o700
+                    tar, _in_run_dir(UNCACHED_RUNNER_CACHE_DIR), RUNNER_UID, RUNNER_GID, 0o700
                 )
             script = Path(pytest_runner.__file__).read_bytes()
             archive.add_file(tar, _in_run_dir(RUNNER_SCRIPT), script, RUNNER_UID, RUNNER_GID, 0o644)
         buffer.seek(0)
         container.put_archive(RUN_DIR, buffer)
-    if runner_cache_dir.startswith(f"{CACHE_MOUNT}/"):
+    if use_cache:
         with tempfile.TemporaryFile() as buffer:
             with archive.open_writer(buffer) as tar:
-                name = runner_cache_dir.removeprefix(f"{CACHE_MOUNT}/")
+                name = RUNNER_CACHE_DIR.removeprefix(f"{CACHE_MOUNT}/")
                 archive.add_directory(tar, name, RUNNER_UID, RUNNER_GID, 0o700)
             buffer.seek(0)
             container.put_archive(CACHE_MOUNT, buffer)
