@@ -1,10 +1,13 @@
 """Upload a folder as a workflow artifact through GitHub's artifact service v4.
 
-The exchange is the one actions/toolkit's @actions/artifact makes: CreateArtifact (Twirp, JSON)
-answers a signed Azure Blob URL, the zip goes there as blocks and then a block list, and
-FinalizeArtifact records the zip's size and SHA-256 and answers the artifact id. The run's backend
-ids come from the `Actions.Results` scope of the runtime token. Every failure is one
-ArtifactUploadError whose one-line message names neither the token nor the URL's signature.
+The exchange is the one actions/toolkit's @actions/artifact makes: CreateArtifact (Twirp, JSON,
+proto field names, version 7, mime_type application/zip) answers a signed Azure Blob URL, the zip
+goes there as blocks and then a block list, and FinalizeArtifact records the zip's size and SHA-256
+and answers the artifact id. The run's backend ids come from the `Actions.Results` scope of the
+runtime token. Retries follow the toolkit too: the Twirp client retries 429, 500, 502, 503 and 504
+only, and fails at once on a quota error or when the service cannot be reached; blob requests are
+retried as the Azure SDK's storage retry policy does (500, 503 and connection errors). Every failure
+is one ArtifactUploadError whose one-line message names neither the token nor the URL's signature.
 """
 
 from __future__ import annotations
@@ -34,10 +37,12 @@ from scbench_ci import __version__
 from scbench_ci.errors import InfrastructureError
 
 SERVICE = "github.actions.results.api.v1.ArtifactService"
-ARTIFACT_VERSION = 4
+ARTIFACT_VERSION = 7
+"""The `version` the current toolkit sends in CreateArtifact."""
+ARTIFACT_MIME_TYPE = "application/zip"
+"""The `mime_type` it sends for a zipped artifact, also the blob's content type."""
 BLOB_API_VERSION = "2025-11-05"
 BLOCK_SIZE = 8 * 1024 * 1024
-MAX_RETENTION_DAYS = 90
 _READ_CHUNK = 1024 * 1024
 _USER_AGENT = f"scbench-ci/{__version__}"
 _RESULTS_SCOPE = "Actions.Results"
@@ -54,11 +59,15 @@ FORBIDDEN_IN_NAME = {
     "\\": "backslash \\",
     "/": "forward slash /",
 }
-_RETRIED_ERRORS = (
-    requests.ConnectionError,
-    requests.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-)
+_TWIRP_RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+"""actions/toolkit's ArtifactHttpClient.isRetryableHttpStatusCode."""
+_BLOB_RETRIED_STATUSES = frozenset({500, 503})
+"""@azure/storage-blob's StorageRetryPolicy.shouldRetry."""
+_UNREACHABLE_ERRORS = (requests.ConnectionError, requests.Timeout)
+"""The toolkit's NetworkError codes (ECONNRESET, ENOTFOUND, ETIMEDOUT, ECONNREFUSED,
+EHOSTUNREACH) as requests raises them."""
+_QUOTA_MESSAGE = "insufficient usage"
+"""What the service's error message holds when the storage quota is spent (UsageError)."""
 
 
 class ArtifactUploadError(InfrastructureError):
@@ -79,12 +88,14 @@ class UploadedArtifact:
     size: int
     """Bytes of the zip as uploaded."""
     digest: str
-    """SHA-256 of the zip in hex, as actions/upload-artifact reports it."""
+    """SHA-256 of the zip in hex, as actions/upload-artifact reports it (`artifact-digest`)."""
+    warnings: tuple[str, ...] = ()
+    """What the upload changed from what was asked, as the toolkit warns of it."""
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Every request is tried up to `attempts` times on connection errors, 429 and 5xx."""
+    """How often and how long a retried request is tried again (what is retried is fixed)."""
 
     attempts: int = 5
     base_delay_s: float = 2.0
@@ -118,10 +129,15 @@ def upload_artifact(
     block_size: int = BLOCK_SIZE,
     retry: RetryPolicy = DEFAULT_RETRY,
 ) -> UploadedArtifact:
-    """Zip `folder` and upload it as the artifact `name` of the run `env` describes."""
+    """Zip `folder` and upload it as the artifact `name` of the run `env` describes.
+
+    `retention_days` None or 0 keeps the repository's default retention, as in actions/toolkit;
+    more days than the repository allows (GITHUB_RETENTION_DAYS) are cut to its limit, with a
+    warning.
+    """
     validate_artifact_name(name)
     run = _read_run(env)
-    expires_at = _expiration(retention_days, run.max_retention_days)
+    expires_at, warnings = _expiration(retention_days, run.max_retention_days)
     try:
         with tempfile.TemporaryFile() as archive, requests.Session() as session:
             # Zipped before CreateArtifact: an artifact created and never finalized keeps its name.
@@ -132,7 +148,8 @@ def upload_artifact(
             artifact_id = service.finalize(name, size, digest)
     except OSError as error:  # writing or reading the temporary file
         raise ArtifactUploadError(f"artifact upload failed: {_describe_exception(error)}") from None
-    return UploadedArtifact(artifact_id, f"{run.run_url}/artifacts/{artifact_id}", size, digest)
+    url = f"{run.run_url}/artifacts/{artifact_id}"
+    return UploadedArtifact(artifact_id, url, size, digest, warnings)
 
 
 def validate_artifact_name(name: str) -> None:
@@ -228,11 +245,21 @@ def _required(env: Mapping[str, str], variable: str) -> str:
 
 
 def _backend_ids(token: str) -> tuple[str, str]:
-    """The workflow run's and the job's backend ids, from the `scp` claim of the runtime token."""
+    """The workflow run's and the job's backend ids, from the `scp` claim of the runtime token.
+
+    As actions/toolkit's getBackendIdsFromToken: the first `Actions.Results` scope is the one, and
+    one that is not `Actions.Results:<run id>:<job id>` is an error, not skipped.
+    """
     for scope in _scopes(token):
         parts = scope.split(":")
-        if len(parts) == 3 and parts[0] == _RESULTS_SCOPE and parts[1] and parts[2]:
-            return parts[1], parts[2]
+        if parts[0] != _RESULTS_SCOPE:
+            continue
+        if len(parts) != 3 or not parts[1] or not parts[2]:
+            raise ArtifactUploadError(
+                f"ACTIONS_RUNTIME_TOKEN has a malformed {_RESULTS_SCOPE} scope: it is not "
+                f"{_RESULTS_SCOPE}:<run backend id>:<job backend id>"
+            )
+        return parts[1], parts[2]
     raise ArtifactUploadError(
         f"ACTIONS_RUNTIME_TOKEN has no {_RESULTS_SCOPE} scope: this runner does not offer "
         "GitHub's artifact service v4"
@@ -271,16 +298,29 @@ def _max_retention_days(env: Mapping[str, str]) -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
-def _expiration(retention_days: int | None, max_days: int | None) -> str | None:
-    """RFC 3339 expiry, or None to keep the repository's default retention."""
-    if retention_days is None:
-        return None
-    if not 1 <= retention_days <= MAX_RETENTION_DAYS:
-        raise ArtifactUploadError(
-            f"retention days must be between 1 and {MAX_RETENTION_DAYS}, not {retention_days}"
+def _expiration(
+    retention_days: int | None, max_days: int | None
+) -> tuple[str | None, tuple[str, ...]]:
+    """RFC 3339 expiry (None keeps the repository's default retention), and any warning.
+
+    actions/toolkit's getExpiration: no days or 0 days is the default; more days than the
+    repository's limit are cut to it; there is no other bound (a repository may allow more
+    than 90 days).
+    """
+    if retention_days is not None and retention_days < 0:
+        raise ArtifactUploadError(f"retention days must be 0 or more, not {retention_days}")
+    if not retention_days:
+        return None, ()
+    warnings: tuple[str, ...] = ()
+    days = retention_days
+    if max_days is not None and max_days < days:
+        warnings = (
+            f"retention days cannot be more than the repository's limit of {max_days}; "
+            f"using {max_days} instead of {days}",
         )
-    days = retention_days if max_days is None else min(retention_days, max_days)
-    return (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        days = max_days
+    expires = (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return expires, warnings
 
 
 class _ArtifactService:
@@ -293,7 +333,13 @@ class _ArtifactService:
 
     def create(self, name: str, expires_at: str | None) -> str:
         """Answer the signed URL the zip is to be written to."""
-        request: dict[str, object] = {**self._ids(), "name": name, "version": ARTIFACT_VERSION}
+        # proto3 JSON: a StringValue wrapper (mime_type) is the bare string.
+        request: dict[str, object] = {
+            **self._ids(),
+            "name": name,
+            "mime_type": ARTIFACT_MIME_TYPE,
+            "version": ARTIFACT_VERSION,
+        }
         if expires_at is not None:
             request["expires_at"] = expires_at
         try:
@@ -341,7 +387,7 @@ class _ArtifactService:
             },
             timeout=self._retry.timeout_s,
         )
-        response = _send(post, method, self._retry, _twirp_problem)
+        response = _send(post, method, self._retry, _TWIRP)
         if not response.ok:
             code, message = _twirp_error(response)
             raise _TwirpError(method, response.status_code, code, message)
@@ -379,6 +425,17 @@ def _twirp_problem(response: requests.Response) -> str:
     return f"{code}: {message} (HTTP {response.status_code})"
 
 
+def _twirp_fatal(response: requests.Response) -> str | None:
+    """The toolkit's UsageError: a spent storage quota is not retried, whatever the status."""
+    code, message = _twirp_error(response)
+    if _QUOTA_MESSAGE not in message:
+        return None
+    return (
+        "the artifact storage quota has been hit: no new artifact can be uploaded until usage "
+        f"is recalculated (every 6-12 hours): {code}: {message} (HTTP {response.status_code})"
+    )
+
+
 def _upload_blob(
     session: requests.Session,
     signed_url: str,
@@ -396,7 +453,7 @@ def _upload_blob(
         block_ids.append(block_id)
     latest = "".join(f"<Latest>{block_id}</Latest>" for block_id in block_ids)
     block_list = f'<?xml version="1.0" encoding="utf-8"?><BlockList>{latest}</BlockList>'
-    headers = {"Content-Type": "application/xml", "x-ms-blob-content-type": "application/zip"}
+    headers = {"Content-Type": "application/xml", "x-ms-blob-content-type": ARTIFACT_MIME_TYPE}
     what = "committing the zip's block list"
     _put_blob(session, signed_url, "comp=blocklist", block_list.encode(), headers, what, retry)
 
@@ -423,7 +480,7 @@ def _put_blob(
         headers={"x-ms-version": BLOB_API_VERSION, "User-Agent": _USER_AGENT, **headers},
         timeout=retry.timeout_s,
     )
-    response = _send(put, what, retry, _blob_problem)
+    response = _send(put, what, retry, _BLOB)
     if not response.ok:
         raise ArtifactUploadError(f"{what} failed: {_blob_problem(response)}")
 
@@ -434,33 +491,57 @@ def _blob_problem(response: requests.Response) -> str:
     return f"HTTP {response.status_code} {code}"
 
 
+@dataclass(frozen=True)
+class _Retrying:
+    """What one kind of request retries, and how its failed answers are described."""
+
+    statuses: frozenset[int]
+    unreachable_retried: bool
+    """Whether a refused, reset, unresolved or timed-out connection is tried again."""
+    describe: Callable[[requests.Response], str]
+    fatal: Callable[[requests.Response], str | None]
+    """A failed answer's description when it must not be retried, whatever its status."""
+
+
+_TWIRP = _Retrying(_TWIRP_RETRIED_STATUSES, False, _twirp_problem, _twirp_fatal)
+_BLOB = _Retrying(_BLOB_RETRIED_STATUSES, True, _blob_problem, lambda response: None)
+
+
 def _send(
     request: Callable[[], requests.Response],
     what: str,
     retry: RetryPolicy,
-    describe: Callable[[requests.Response], str],
+    retrying: _Retrying,
 ) -> requests.Response:
     """The first answer that is a success or not worth retrying; raises when attempts run out."""
     attempt = 1
     while True:
         try:
             response = request()
-        except _RETRIED_ERRORS as error:
+        except _UNREACHABLE_ERRORS as error:
+            if not retrying.unreachable_retried:
+                raise ArtifactUploadError(
+                    f"{what} failed: the service cannot be reached: {_describe_exception(error)}"
+                ) from None
+            problem, wait_s = _describe_exception(error), retry.backoff_s(attempt)
+        except requests.exceptions.ChunkedEncodingError as error:  # a broken answer
             problem, wait_s = _describe_exception(error), retry.backoff_s(attempt)
         except requests.RequestException as error:
             raise ArtifactUploadError(f"{what} failed: {_describe_exception(error)}") from None
         else:
-            if not _retried(response.status_code):
+            if response.ok:
                 return response
-            problem, wait_s = describe(response), _retry_after_s(response, attempt, retry)
+            fatal = retrying.fatal(response)
+            if fatal is not None:
+                raise ArtifactUploadError(f"{what} failed: {fatal}")
+            if response.status_code not in retrying.statuses:
+                return response
+            problem = retrying.describe(response)
+            wait_s = _retry_after_s(response, attempt, retry)
         if attempt >= retry.attempts:
             raise ArtifactUploadError(f"{what} failed after {attempt} attempts: {problem}")
         time.sleep(wait_s)
         attempt += 1
-
-
-def _retried(status: int) -> bool:
-    return status == 429 or status >= 500
 
 
 def _retry_after_s(response: requests.Response, attempt: int, retry: RetryPolicy) -> float:

@@ -94,12 +94,14 @@ def test_upload_round_trip(artifact_service: ArtifactService, scbench_folder: Pa
         url="https://github.com/scbench/demo/actions/runs/4242/artifacts/1000",
         size=artifact.size,
         digest=artifact.digest,
+        warnings=(),
     )
     assert (artifact.id, artifact.content_type, artifact.block_count) == (
         1000,
         "application/zip",
         1,
     )
+    assert (artifact.version, artifact.mime_type) == (7, "application/zip")
     with blob_zip(artifact_service, artifact) as archive:
         assert archive.namelist() == [
             "results.json",
@@ -117,11 +119,13 @@ def test_requests_use_proto_names_and_proto3_json_types(
     uploaded = upload(artifact_service, scbench_folder)
 
     [create] = artifact_service.calls_to("CreateArtifact")
+    # The current toolkit's request: protocol version 7 and the zip's mime_type.
     assert create.body == {
         "workflow_run_backend_id": RUN_BACKEND_ID,
         "workflow_job_run_backend_id": JOB_BACKEND_ID,
         "name": "scbench-results",
-        "version": 4,
+        "mime_type": "application/zip",
+        "version": 7,
     }
     [finalize] = artifact_service.calls_to("FinalizeArtifact")
     assert finalize.body["size"] == str(uploaded.size)
@@ -227,9 +231,25 @@ def test_the_message_names_every_bad_character(
         ("not-a-jwt", "ACTIONS_RUNTIME_TOKEN is not a JWT"),
         ("aGVhZA.%%%not-base64%%%.c2ln", "cannot be decoded"),
         ("aGVhZA.bm90IGpzb24.c2ln", "cannot be decoded"),
-        (make_token(b"k", "Actions.GenericRead:0 Actions.Results:only-one"), "no Actions.Results"),
+        (make_token(b"k", "Actions.GenericRead:0"), "has no Actions.Results scope"),
+        (make_token(b"k", "Actions.ResultsX:a:b"), "has no Actions.Results scope"),
+        (make_token(b"k", "Actions.Results:only-one"), "malformed Actions.Results scope"),
+        (make_token(b"k", "Actions.Results:a:b:c"), "malformed Actions.Results scope"),
+        (make_token(b"k", "Actions.Results::job"), "malformed Actions.Results scope"),
+        (make_token(b"k", f"Actions.Results:x {RESULTS_TOKEN_SCOPE}"), "malformed Actions.Results"),
     ],
-    ids=["missing", "not-a-jwt", "bad-base64", "not-json", "no-results-scope"],
+    ids=[
+        "missing",
+        "not-a-jwt",
+        "bad-base64",
+        "not-json",
+        "no-results-scope",
+        "another-scope",
+        "two-parts",
+        "four-parts",
+        "empty-id",
+        "malformed-before-a-good-one",
+    ],
 )
 def test_unusable_tokens_are_refused_before_any_request(
     artifact_service: ArtifactService, scbench_folder: Path, token: str, message: str
@@ -286,13 +306,48 @@ def test_a_duplicate_name_in_the_run_asks_for_another_artifact_name(
     assert [call.status for call in artifact_service.calls_to("CreateArtifact")] == [200, 409]
 
 
-def test_two_server_errors_are_retried(
-    artifact_service: ArtifactService, scbench_folder: Path
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
+def test_two_retryable_errors_are_retried(
+    artifact_service: ArtifactService, scbench_folder: Path, status: int
 ) -> None:
-    artifact_service.fail_next(2, status=500)
+    artifact_service.fail_next(2, status=status)
     assert upload(artifact_service, scbench_folder).id == 1000
     statuses = [call.status for call in artifact_service.calls_to("CreateArtifact")]
-    assert statuses == [500, 500, 200]
+    assert statuses == [status, status, 200]
+
+
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [(400, "invalid_argument"), (403, "permission_denied"), (501, "unimplemented")],
+)
+def test_other_errors_are_not_retried(
+    artifact_service: ArtifactService, scbench_folder: Path, status: int, code: str
+) -> None:
+    artifact_service.fail_next(2, status=status)
+    with pytest.raises(ArtifactUploadError) as raised:
+        upload(artifact_service, scbench_folder)
+    assert str(raised.value) == (
+        f"CreateArtifact failed: {code}: injected failure ({status}) (HTTP {status})"
+    )
+    assert len(artifact_service.calls) == 1
+
+
+@pytest.mark.parametrize("status", [429, 403])
+def test_a_spent_storage_quota_fails_at_once(
+    artifact_service: ArtifactService, scbench_folder: Path, status: int
+) -> None:
+    """actions/toolkit's UsageError: an error whose message says `insufficient usage` is never
+    retried, not even as a 429."""
+    message = "insufficient usage to create artifact"
+    artifact_service.fail_next(5, status=status, message=message)
+    with pytest.raises(ArtifactUploadError) as raised:
+        upload(artifact_service, scbench_folder)
+    assert str(raised.value).startswith(
+        "CreateArtifact failed: the artifact storage quota has been hit: no new artifact can be "
+        "uploaded until usage is recalculated (every 6-12 hours): "
+    )
+    assert str(raised.value).endswith(f"{message} (HTTP {status})")
+    assert len(artifact_service.calls) == 1
 
 
 def test_a_429_is_retried_after_its_retry_after(
@@ -319,11 +374,23 @@ def test_a_permanent_server_error_gives_up_after_the_attempts(
     assert len(artifact_service.calls) == 5
 
 
-def test_an_unreachable_service_gives_up_after_the_attempts(
+def test_an_unreachable_service_fails_at_once(
     artifact_service: ArtifactService, scbench_folder: Path
 ) -> None:
-    with pytest.raises(ArtifactUploadError, match=r"^CreateArtifact failed after 5 attempts: "):
-        upload(artifact_service, scbench_folder, ACTIONS_RESULTS_URL="http://127.0.0.1:9/")
+    """The toolkit's NetworkError: a refused connection is not retried."""
+    slow_backoff = RetryPolicy(attempts=5, base_delay_s=30, max_delay_s=30, timeout_s=10)
+    started = time.monotonic()
+    with pytest.raises(ArtifactUploadError) as raised:
+        upload(
+            artifact_service,
+            scbench_folder,
+            retry=slow_backoff,
+            ACTIONS_RESULTS_URL="http://127.0.0.1:9/",
+        )
+    assert time.monotonic() - started < 10  # no 30 s wait before a second attempt
+    assert str(raised.value).startswith(
+        "CreateArtifact failed: the service cannot be reached: ConnectionError: "
+    )
 
 
 def test_blob_server_errors_are_retried(proxied_service: ArtifactService, tmp_path: Path) -> None:
@@ -338,6 +405,19 @@ def test_blob_server_errors_are_retried(proxied_service: ArtifactService, tmp_pa
     assert labels[:3] == [("PUT block", 503), ("PUT block", 503), ("PUT block", 201)]
     assert labels[-1] == ("PUT blocklist", 201)
     assert stored(proxied_service).block_count == 4
+
+
+def test_blob_errors_are_retried_as_the_storage_sdk_retries_them(
+    proxied_service: ArtifactService, scbench_folder: Path
+) -> None:
+    """@azure/storage-blob's StorageRetryPolicy retries 500 and 503, not a 502 or a 429."""
+    proxied_service.fail_next_blob_requests(1, status=502)
+    with pytest.raises(ArtifactUploadError) as raised:
+        upload(proxied_service, scbench_folder)
+    assert str(raised.value) == "uploading block 1 of the zip failed: HTTP 502 InjectedFailure"
+    assert [(call.method, call.status) for call in proxied_service.blob_calls] == [
+        ("PUT block", 502)
+    ]
 
 
 def test_a_permanent_blob_error_names_no_signature(
@@ -367,33 +447,62 @@ def test_a_refused_blob_connection_names_no_signature(
     assert "\n" not in message
 
 
-def test_retention_is_capped_at_the_repository_limit(
+@pytest.mark.parametrize(
+    ("days", "limit", "kept"),
+    [
+        (None, "5", None),
+        (0, "5", None),  # 0 is the repository's default, as in actions/toolkit
+        (0, None, None),
+        (1, "90", 1),
+        (1, None, 1),
+        (3, "90", 3),
+        (90, "90", 90),
+        (90, None, 90),
+        (91, None, 91),  # the toolkit has no bound of its own: the repository's limit is it
+        (400, "400", 400),
+        (400, "not-a-number", 400),
+    ],
+)
+def test_retention_is_kept_within_the_repository_limit(
+    artifact_service: ArtifactService,
+    scbench_folder: Path,
+    days: int | None,
+    limit: str | None,
+    kept: int | None,
+) -> None:
+    env = artifact_service.environment()
+    if limit is not None:
+        env["GITHUB_RETENTION_DAYS"] = limit
+    uploaded = upload_artifact(
+        "scbench-results", scbench_folder, retention_days=days, env=env, retry=FAST
+    )
+    artifact = stored(artifact_service)
+    if kept is None:
+        assert artifact.expires_at is None
+    else:
+        assert_expires_in(artifact, timedelta(days=kept))
+    assert uploaded.warnings == ()
+
+
+@pytest.mark.parametrize(("days", "limit"), [(30, 5), (91, 90), (400, 90)])
+def test_retention_above_the_repository_limit_is_cut_with_a_warning(
+    artifact_service: ArtifactService, scbench_folder: Path, days: int, limit: int
+) -> None:
+    uploaded = upload(
+        artifact_service, scbench_folder, retention_days=days, GITHUB_RETENTION_DAYS=str(limit)
+    )
+    assert_expires_in(stored(artifact_service), timedelta(days=limit))
+    assert uploaded.warnings == (
+        f"retention days cannot be more than the repository's limit of {limit}; "
+        f"using {limit} instead of {days}",
+    )
+
+
+def test_negative_retention_is_refused(
     artifact_service: ArtifactService, scbench_folder: Path
 ) -> None:
-    upload(artifact_service, scbench_folder, retention_days=30, GITHUB_RETENTION_DAYS="5")
-    assert_expires_in(stored(artifact_service), timedelta(days=5))
-
-
-def test_retention_below_the_limit_is_kept(
-    artifact_service: ArtifactService, scbench_folder: Path
-) -> None:
-    upload(artifact_service, scbench_folder, retention_days=3, GITHUB_RETENTION_DAYS="90")
-    assert_expires_in(stored(artifact_service), timedelta(days=3))
-
-
-def test_no_retention_sends_no_expiry(
-    artifact_service: ArtifactService, scbench_folder: Path
-) -> None:
-    upload(artifact_service, scbench_folder, GITHUB_RETENTION_DAYS="5")
-    assert stored(artifact_service).expires_at is None
-
-
-@pytest.mark.parametrize("days", [0, 91, -1])
-def test_retention_out_of_range_is_refused(
-    artifact_service: ArtifactService, scbench_folder: Path, days: int
-) -> None:
-    with pytest.raises(ArtifactUploadError, match=f"between 1 and 90, not {days}$"):
-        upload(artifact_service, scbench_folder, retention_days=days)
+    with pytest.raises(ArtifactUploadError, match=r"retention days must be 0 or more, not -1$"):
+        upload(artifact_service, scbench_folder, retention_days=-1)
     assert artifact_service.calls == []
 
 

@@ -67,6 +67,17 @@ def test_every_input(tmp_path: Path) -> None:
     assert inputs.test_network is True
 
 
+@pytest.mark.parametrize(("given", "days"), [("", None), ("0", 0), ("1", 1), ("400", 400)])
+def test_retention_days_are_passed_on_as_given(
+    tmp_path: Path, given: str, days: int | None
+) -> None:
+    """0 (the repository's default) and more than 90 are for the upload to judge, as the
+    toolkit does: only what is not a whole number is refused here."""
+    ProblemFolder(tmp_path / "p")
+    env = _env(tmp_path, problem="p", checkpoint="checkpoint_1", retention_days=given)
+    assert read_inputs(env, 1800).retention_days == days
+
+
 def test_input_names_as_the_runner_writes_them() -> None:
     env = {"INPUT_PASS_POLICY": " any ", "INPUT_MY-INPUT": "kept", "INPUT_TWO_WORDS": "x"}
     assert input_value(env, "pass_policy") == "any"

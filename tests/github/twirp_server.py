@@ -3,8 +3,9 @@
 It speaks Twirp's JSON encoding as a Go Twirp server does: POST only, `Content-Type:
 application/json`, request fields by proto name or lowerCamelCase, unknown fields ignored,
 answers with proto names, int64 as strings, and errors as `{"code", "msg"}` with Twirp's HTTP
-status for the code. CreateArtifact answers a SAS URL into Azurite; FinalizeArtifact reads the
-committed blob back and checks its block list, size and SHA-256. It checks the bearer token it
+status for the code. CreateArtifact takes the versions actions/toolkit sends (4, and 7 with a
+mime_type since) and answers a SAS URL into Azurite; FinalizeArtifact reads the committed blob back
+and checks its block list, size and SHA-256. It checks the bearer token it
 issued against the backend ids of each request, can fail the next requests on demand, and can put
 itself between the client and Azurite to fail blob requests too.
 """
@@ -34,6 +35,8 @@ SERVICE = "github.actions.results.api.v1.ArtifactService"
 RUN_BACKEND_ID = "ce7f54c7-61c7-4aae-887f-30da475f5f1a"
 JOB_BACKEND_ID = "ca395085-040a-526b-2ce8-bdc85f692774"
 ALREADY_EXISTS = "an artifact with this name already exists on the workflow run"
+CLIENT_VERSIONS = (4, 7)
+"""CreateArtifact's `version` as actions/toolkit has sent it: 4, then 7 with `mime_type`."""
 
 TWIRP_STATUS = {
     "canceled": 408,
@@ -56,7 +59,10 @@ TWIRP_STATUS = {
     "unknown": 500,
 }
 _CODE_FOR_STATUS = {
+    400: "invalid_argument",
+    403: "permission_denied",
     429: "resource_exhausted",
+    501: "unimplemented",
     502: "unavailable",
     503: "unavailable",
     504: "unavailable",
@@ -96,6 +102,8 @@ class Artifact:
     job_backend_id: str
     blob_name: str
     expires_at: str | None
+    version: int = 0
+    mime_type: str | None = None
     signed_url: str = ""
     id: int | None = None
     """Set by FinalizeArtifact."""
@@ -136,12 +144,13 @@ class _Faults:
     count: int = 0
     status: int = 500
     retry_after: str | None = None
+    message: str | None = None
 
     def take(self) -> _Faults | None:
         if self.count <= 0:
             return None
         self.count -= 1
-        return _Faults(1, self.status, self.retry_after)
+        return _Faults(1, self.status, self.retry_after, self.message)
 
 
 def make_token(secret: bytes, scopes: str, *, lifetime_s: int = 3600) -> str:
@@ -207,10 +216,17 @@ class ArtifactService:
         }
         return {**env, **overrides}
 
-    def fail_next(self, count: int, status: int = 500, retry_after: str | None = None) -> None:
-        """Answer the next `count` Twirp requests with `status`, as a Twirp error."""
+    def fail_next(
+        self,
+        count: int,
+        status: int = 500,
+        retry_after: str | None = None,
+        message: str | None = None,
+    ) -> None:
+        """Answer the next `count` Twirp requests with `status`, as a Twirp error whose message
+        is `message` (by default one that names the status)."""
         with self._lock:
-            self._faults = _Faults(count, status, retry_after)
+            self._faults = _Faults(count, status, retry_after, message)
 
     def fail_next_blob_requests(self, count: int, status: int = 500) -> None:
         """Answer the next `count` blob requests with `status` (needs `proxy_blobs=True`)."""
@@ -273,7 +289,7 @@ class ArtifactService:
             return
         code = _CODE_FOR_STATUS.get(fault.status, "internal")
         headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
-        message = f"injected failure ({fault.status})"
+        message = fault.message or f"injected failure ({fault.status})"
         raise TwirpFailure(code, message, status=fault.status, headers=headers)
 
     def _authorize(self, header: str) -> tuple[str, str]:
@@ -299,19 +315,22 @@ class ArtifactService:
     def _create(self, request: Mapping[str, object], scope: tuple[str, str]) -> dict[str, object]:
         run_id, job_id = _check_scope(request, scope)
         name = str(request.get("name", ""))
-        if request.get("version", 0) != 4:
-            raise TwirpFailure("invalid_argument", "version must be 4")
+        version = request.get("version", 0)
+        if not isinstance(version, int) or version not in CLIENT_VERSIONS:
+            raise TwirpFailure("invalid_argument", f"unknown version {version}")
         if not name:
             raise TwirpFailure("invalid_argument", "name is required")
         if (run_id, name) in self.artifacts:
             raise TwirpFailure("already_exists", ALREADY_EXISTS)
-        expires_at = request.get("expires_at")
+        expires_at, mime_type = request.get("expires_at"), request.get("mime_type")
         artifact = Artifact(
             name=name,
             run_backend_id=run_id,
             job_backend_id=job_id,
             blob_name=f"{run_id}/{job_id}/{uuid.uuid4().hex}.zip",
             expires_at=expires_at if isinstance(expires_at, str) else None,
+            version=version,
+            mime_type=mime_type if isinstance(mime_type, str) else None,
         )
         self.artifacts[(run_id, name)] = artifact
         artifact.signed_url = self._signed_url(artifact.blob_name)
