@@ -11,6 +11,7 @@ from typing import TextIO
 
 from scbench_ci.commands.evaluate import DEFAULT_SESSION_TIMEOUT_S
 from scbench_ci.console import render_report
+from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors.docker import DockerExecutor
@@ -21,7 +22,7 @@ from scbench_ci.github.artifacts import (
     UploadedArtifact,
     upload_artifact,
 )
-from scbench_ci.github.inputs import ActionInputs, read_inputs
+from scbench_ci.github.inputs import ActionInputs, read_inputs, workspace_of
 from scbench_ci.github.workflow import (
     append_summary,
     command,
@@ -51,6 +52,11 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
     except (Terminated, KeyboardInterrupt):
         stdout.write(command("error", "the evaluation was cancelled", title="scbench-ci") + "\n")
         return 143
+    except Exception as error:  # the catch-all: a crash is never read as a failing verdict
+        log = write_crash_log(error, workspace_of(env) / REPORTS_DIR)
+        stdout.write(command("error", crash_message(error, log), title="scbench-ci") + "\n")
+        _write_outputs(env, {"passed": "false", "infrastructure_failure": "true"})
+        return int(ExitCode.INFRASTRUCTURE)
 
 
 def _run(env: Mapping[str, str], stdout: TextIO) -> int:
@@ -127,6 +133,8 @@ def _upload(
             command("warning", f"artifact not uploaded: {error}", title="scbench-ci") + "\n"
         )
         return None
+    for warning in artifact.warnings:
+        stdout.write(command("warning", warning, title="scbench-ci") + "\n")
     stdout.write(inert(f"Uploaded artifact {name} ({artifact.size} bytes): {artifact.url}") + "\n")
     return artifact
 
@@ -141,6 +149,7 @@ def step_outputs(
         "results_path": str(results_path),
         "artifact_id": str(artifact.id) if artifact else "",
         "artifact_url": artifact.url if artifact else "",
+        "artifact_digest": artifact.digest if artifact else "",
         "infrastructure_failure": str(result.infrastructure_failure).lower(),
         "pass_rate": str(overall.pass_rate or 0),
     }

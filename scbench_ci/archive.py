@@ -1,8 +1,8 @@
-"""Tar archives for containers: a folder goes in as one, `.scbench/` comes back out as one.
+"""Tar archives for containers: a folder goes in as one, each report comes back out as one.
 
 Going in, only folders, regular files and symlinks (stored as links, never followed) are packed,
-owned by the given ids. Coming out, the archive is the run's: only regular files and folders are
-written, never outside the target, and never more than a fixed number of bytes and entries.
+owned by the given ids. Coming out, the archive is the run's: only one regular file is taken from
+it, into memory, up to a size.
 """
 
 from __future__ import annotations
@@ -12,13 +12,9 @@ import os
 import stat
 import tarfile
 from collections.abc import Iterable, Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
-from scbench_ci.errors import InfrastructureError
-
-MAX_EXTRACT_BYTES = 512 * 1024 * 1024
-MAX_EXTRACT_ENTRIES = 10_000
 _COPY_CHUNK = 1024 * 1024
 
 
@@ -80,75 +76,23 @@ def _member(path: Path, name: str, uid: int, gid: int) -> tarfile.TarInfo | None
     return info
 
 
-def extract_tree(
-    chunks: Iterable[bytes],
-    root: str,
-    target: Path,
-    *,
-    max_bytes: int = MAX_EXTRACT_BYTES,
-    max_entries: int = MAX_EXTRACT_ENTRIES,
-) -> list[str]:
-    """Write the folders and regular files under `root` in the archive into the existing folder
-    `target`; return the names of the entries left out (links, devices, unsafe names...)."""
-    skipped = []
-    size = 0
+def read_member(chunks: Iterable[bytes], name: str, max_bytes: int) -> bytes | str:
+    """The content of the archive's first entry when it is a regular file called `name` of at
+    most `max_bytes`; else why not. Nothing is written, and reading stops at that entry."""
     stream = io.BufferedReader(_ChunkReader(chunks), _COPY_CHUNK)
-    with tarfile.open(fileobj=stream, mode="r|") as tar:
-        for count, member in enumerate(tar, start=1):
-            size += member.size if member.isreg() else 0
-            if count > max_entries or size > max_bytes:
-                raise InfrastructureError(
-                    f"the run left more than {max_entries} entries or {max_bytes} bytes "
-                    f"in {root}/: not copied back"
-                )
-            if not _extract_member(tar, member, root, target):
-                skipped.append(member.name)
-    return skipped
-
-
-def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, root: str, target: Path) -> bool:
-    destination = _destination(member.name, root, target)
-    if destination is None:
-        return False
-    if member.isdir():
-        return _make_directory(destination, target)
-    if member.isreg():
-        return _make_directory(destination.parent, target) and _write_file(tar, member, destination)
-    return False
-
-
-def _destination(name: str, root: str, target: Path) -> Path | None:
-    """Where the entry goes under `target`; None when it is outside `root` or its name is unsafe."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts or path.parts[0] != root:
-        return None
-    return target.joinpath(*path.parts[1:])
-
-
-def _make_directory(path: Path, target: Path) -> bool:
-    """Create `path` and its parents up from `target`; False if a non-folder is in the way."""
-    current = target
-    for part in path.relative_to(target).parts:
-        current = current / part
-        if current.is_symlink() or (current.exists() and not current.is_dir()):
-            return False
-        current.mkdir(mode=0o755, exist_ok=True)
-    return True
-
-
-def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, destination: Path) -> bool:
-    content = tar.extractfile(member)
-    if content is None:
-        return False
     try:
-        # Exclusive creation: never through a symlink, never over an earlier entry.
-        output = destination.open("xb")
-    except FileExistsError:
-        return False
-    with content, output:
-        while chunk := content.read(_COPY_CHUNK):
-            output.write(chunk)
-    return True
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            member = tar.next()
+            if member is None:
+                return "the archive is empty"
+            if member.name != name or not member.isreg():
+                return f"{name} is not a regular file"
+            if member.size > max_bytes:
+                return f"{name} is larger than {max_bytes} bytes"
+            content = tar.extractfile(member)
+            return content.read() if content is not None else f"{name} could not be read"
+    except tarfile.TarError as error:
+        return f"{name} could not be read ({error})"
 
 
 class _ChunkReader(io.RawIOBase):

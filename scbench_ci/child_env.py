@@ -6,8 +6,11 @@ proxies) pass through from the caller, and a URL among them that carries credent
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit
+
+_INDEX_NAME = re.compile(r"[A-Za-z0-9_.-]+=")
 
 LOCALE = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 CERTIFICATE_VARIABLES = (
@@ -49,7 +52,10 @@ def index_variables(caller: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _has_credentials(url: str) -> bool:
+def _has_credentials(item: str) -> bool:
+    """Whether the URL carries a user or password; uv's indexes may be named (`name=URL`)."""
+    named = _INDEX_NAME.match(item)
+    url = item[named.end() :] if named else item
     try:
         parts = urlsplit(url if "://" in url else f"//{url}")
     except ValueError:

@@ -35,10 +35,10 @@ class TestCommand:
         """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
         return [*python, "-I", runner_script, *options, *self.pytest_args]
 
-    def uvx_argv(self, runner_script: str) -> list[str]:
+    def uvx_argv(self, runner_script: str, *options: str) -> list[str]:
         """The command that builds the runner's environment and runs the tests in one go."""
         withs = [f"--with={requirement}" for requirement in self.requirements]
-        return self.runner_argv(["uvx", *withs, "python"], runner_script)
+        return self.runner_argv(["uvx", *withs, "python"], runner_script, *options)
 
 
 def build_command(

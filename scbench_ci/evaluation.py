@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import platform
 import secrets
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -19,6 +17,7 @@ from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
+from scbench_ci.files import replace_file, scratch_folder
 from scbench_ci.problem import Checkpoint, Problem, load_problem, real_path
 from scbench_ci.reports import read_reports
 from scbench_ci.results import (
@@ -28,7 +27,7 @@ from scbench_ci.results import (
     infrastructure_result,
     judge_checkpoint,
 )
-from scbench_ci.seal import check_seal
+from scbench_ci.seal import ReportFiles, Seal, check_seal, read_report_files
 from scbench_ci.summary import SUMMARY_FILE
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
@@ -135,7 +134,7 @@ def _evaluate_checkpoint(
         if request.include_prior_tests is None
         else request.include_prior_tests
     )
-    with tempfile.TemporaryDirectory(prefix="scbench-run-") as scratch:
+    with scratch_folder("scbench-run-") as scratch:
         workspace = stage_workspace(
             problem,
             checkpoint,
@@ -174,44 +173,38 @@ def _evaluate_checkpoint(
             )
         except InfrastructureError as error:
             return infrastructure_result(checkpoint, include_prior, str(error), workspace.warnings)
-        reports_dir = workspace.root / REPORTS_DIR
-        reports = read_reports(reports_dir)
-        untrusted = None
-        # The exit codes whose verdict the reports decide (without reports, there is none).
-        if reports is not None and execution.exit_code in (0, 1):
-            seal = check_seal(log_dir / PYTEST_LOG, reports_dir, seal_key, execution.exit_code)
-            if isinstance(seal, str):
-                untrusted = seal
-            else:
-                execution = replace(
-                    execution, leftover_processes=execution.leftover_processes + seal.killed
-                )
+        # Read once, never through a link: the bytes that are sealed are the bytes parsed.
+        files = read_report_files(workspace.root / REPORTS_DIR)
+        seal = check_seal(log_dir / PYTEST_LOG, files, seal_key, execution.exit_code)
+        if isinstance(seal, Seal):
+            execution = replace(
+                execution, leftover_processes=execution.leftover_processes + seal.killed
+            )
         result = judge_checkpoint(
             problem,
             checkpoint,
             tested=workspace.tested_checkpoints,
             include_prior_tests=include_prior,
             execution=execution,
-            reports=reports,
+            seal=seal,
+            reports=read_reports(files),
             log_dir=log_dir,
             policy_name=request.policy,
             session_timeout_s=request.session_timeout_s,
             warnings=workspace.warnings,
-            untrusted_reports=untrusted,
         )
-        _collect_artifacts(reports_dir, log_dir, plan.artifacts_dir)
+        _collect_artifacts(files, log_dir, plan.artifacts_dir)
     return result
 
 
-def _collect_artifacts(reports_dir: Path, log_dir: Path, target: Path) -> None:
-    for source in (
-        reports_dir / CTRF_REPORT,
-        reports_dir / PYTEST_REPORT,
-        log_dir / PYTEST_LOG,
-        log_dir / SETUP_LOG,
-    ):
-        if source.is_file() and not source.is_symlink():
-            shutil.copyfile(source, target / source.name)
+def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
+    """The reports as they were read, and the logs (the evaluator's own files)."""
+    for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
+        if data is not None:
+            replace_file(target / name, data)
+    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
+        if log.is_file():
+            replace_file(target / log.name, log.read_bytes())
 
 
 def _tool_versions() -> dict[str, str]:

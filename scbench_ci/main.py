@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from scbench_ci import __version__
 from scbench_ci.commands import cleanup, evaluate, summary
-from scbench_ci.errors import ScbenchError
+from scbench_ci.crash import crash_message, write_crash_log
+from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.signals import Terminated, raise_on_sigterm
 
 COMMANDS = {"evaluate": evaluate, "summary": summary, "cleanup": cleanup}
@@ -47,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Terminated:
         print("scbench-ci: terminated", file=sys.stderr)
         return 143
+    except Exception as error:  # the catch-all: a crash is never read as a failing verdict
+        log = write_crash_log(error, args.output if args.command == "evaluate" else None)
+        print(f"scbench-ci: error: {crash_message(error, log)}", file=sys.stderr)
+        return int(ExitCode.INFRASTRUCTURE)
 
 
 if __name__ == "__main__":

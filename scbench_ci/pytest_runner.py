@@ -1,35 +1,55 @@
 """The test process's entry point: pytest, hardened against the code it tests, with sealed reports.
 
-This file runs inside the run's test environment, where only the standard library and pytest can
-be imported (never scbench_ci): `python -I pytest_runner.py [--kill-others] <pytest arguments>`.
+This file runs inside the run's test environment, where only the standard library, pytest and its
+plugins can be imported (never scbench_ci):
+`python -I pytest_runner.py --kill-others|--kill-descendants <pytest arguments>`.
 
 - It makes itself undumpable first, so processes of the same user (the submission) can neither
   attach to it nor open its /proc files (memory, environment, file descriptors).
-- It takes the seal key out of its environment, so no child process inherits it.
-- With `--kill-others` (only where this process is alone with the tests' processes, as in a
-  container), every other process it may signal is killed before the reports are written, so
-  nothing can rewrite them afterwards.
-- When pytest is done, it prints one seal line: an HMAC, keyed with the run's secret, of the exit
-  code, the number of processes killed and both reports' digests. A report changed after pytest
-  wrote it, or a forged line, does not match.
+- It takes the seal key out of its environment, so no child process inherits it, and prints a
+  start line keyed with it: from then on, the submission's code may run.
+- When the tests are done, and before any report is written, it kills what the tests left
+  running: with `--kill-others` (where it is alone with the tests' processes, as in a container)
+  every process it may signal; with `--kill-descendants` every process below it (it becomes a
+  child subreaper, so a daemon that left its parent is still below it).
+- Then it replaces the reports folder with a fresh one, so nothing the tests put there (a
+  read-only file, a fifo, a symlink, a folder under a report's name) is written through.
+- It writes pytest-json-report's report itself, from the plugin's data in memory (with each
+  test's marks as pytest knows them), and lets the CTRF plugin write its own into the fresh
+  folder.
+- It prints one seal line: an HMAC, keyed with the run's secret, of the exit code, the number of
+  processes killed and both reports' digests. A report changed after it was written, or a forged
+  line, does not match.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import hmac
+import json
 import os
+import secrets
 import signal
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 SEAL_KEY_VARIABLE = "SCBENCH_CI_SEAL_KEY"
 SEAL_PREFIX = "[scbench-ci] seal "
+START_PREFIX = "[scbench-ci] runner started "
 KILL_OTHERS = "--kill-others"
+KILL_DESCENDANTS = "--kill-descendants"
+CTRF_OPTION = "--ctrf="
+JSON_REPORT_FILE_OPTION = "--json-report-file="
+JSON_REPORT_FLAG = "--json-report"
 _PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
+_MAX_CTRF_BYTES = 256 * 1024 * 1024
 
 
 def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]) -> str:
@@ -38,6 +58,17 @@ def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]
     fields = f"exit={exit_code} killed={killed}"
     message = f"{fields} {' '.join(digests)}".encode()
     return f"{fields} {hmac.new(key.encode(), message, hashlib.sha256).hexdigest()}"
+
+
+def start_text(key: str) -> str:
+    """The start line's payload: proof that this runner, holding the key, began."""
+    return hmac.new(key.encode(), b"started", hashlib.sha256).hexdigest()
+
+
+def mark_names(marks: Iterator[Any]) -> list[str]:
+    """A test's marks by name, once each, in pytest's order; `parametrize` is how its cases were
+    made, not a mark of the test."""
+    return list(dict.fromkeys(mark.name for mark in marks if mark.name != "parametrize"))
 
 
 def kill_others() -> int:
@@ -54,6 +85,21 @@ def kill_others() -> int:
     return len(others)
 
 
+def kill_descendants() -> int:
+    """SIGKILL every process below this one (reparented daemons included), until none is left."""
+    killed: set[int] = set()
+    for _ in range(_KILL_ROUNDS):
+        alive = _descendants(os.getpid())
+        if not alive:
+            break
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed |= alive
+        _reap()
+    return len(killed)
+
+
 def _own_processes() -> set[int]:
     uid = os.getuid()
     pids = set()
@@ -67,6 +113,27 @@ def _own_processes() -> set[int]:
     return pids
 
 
+def _descendants(root: int) -> set[int]:
+    """Living processes below `root` (zombies are reaped, not killed)."""
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields and fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 def _reap() -> None:
     while True:
         try:
@@ -77,51 +144,145 @@ def _reap() -> None:
             return
 
 
-def _report_paths(args: list[str]) -> list[Path]:
-    """The CTRF and pytest-json-report files as given on the command line, in that order."""
-    paths = []
-    for option in ("--ctrf=", "--json-report-file="):
-        given = [arg[len(option) :] for arg in args if arg.startswith(option)]
-        paths.append(Path(given[-1]) if given else Path(os.devnull))
-    return paths
+def fresh_folder(path: Path) -> None:
+    """Make `path` a new, empty folder of this process's, moving aside whatever is there."""
+    if os.path.lexists(path):
+        aside = path.with_name(f"{path.name}.discarded-{secrets.token_hex(8)}")
+        os.rename(path, aside)
+    os.mkdir(path, 0o755)
 
 
-def _read(path: Path) -> bytes | None:
+def write_new(path: Path, data: bytes) -> None:
+    """Create `path` (never through a symlink, never over something already there) with `data`."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(descriptor, "wb") as output:
+        output.write(data)
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The content of `path` when it is a regular file (not a link) of at most `limit` bytes."""
     try:
-        return path.read_bytes() if path.is_file() else None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            return None
+        data = stream.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def split_arguments(args: list[str]) -> tuple[list[str], Path | None, Path | None]:
+    """pytest's arguments with the JSON report taken over by the runner; where each report goes.
+
+    `--json-report` and every `--json-report-file=PATH` go: the runner registers the plugin
+    itself and writes its report. The reports go where the first of each option says
+    (scbench-ci's own; extra arguments come after them).
+    """
+    kept: list[str] = []
+    json_path = ctrf_path = None
+    for arg in args:
+        if arg == JSON_REPORT_FLAG:
+            continue
+        if arg.startswith(JSON_REPORT_FILE_OPTION):
+            json_path = json_path or Path(arg[len(JSON_REPORT_FILE_OPTION) :])
+            continue
+        if arg.startswith(CTRF_OPTION):
+            ctrf_path = ctrf_path or Path(arg[len(CTRF_OPTION) :])
+        kept.append(arg)
+    return kept, json_path, ctrf_path
+
+
+def reports_folders(*paths: Path | None) -> set[Path]:
+    """The folders of the reports that the runner may replace: below the working directory."""
+    folders = {path.parent for path in paths if path is not None}
+    return {f for f in folders if not f.is_absolute() and f.parts and ".." not in f.parts}
 
 
 def main() -> int:
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        libc = ctypes.CDLL(None)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     key = os.environ.pop(SEAL_KEY_VARIABLE, "")
     args = sys.argv[1:]
-    killing = args[:1] == [KILL_OTHERS]
-    if killing:
+    mode = args[0] if args[:1] in ([KILL_OTHERS], [KILL_DESCENDANTS]) else None
+    if mode is not None:
         args = args[1:]
+    if mode == KILL_DESCENDANTS and sys.platform.startswith("linux"):
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    pytest_args, json_path, ctrf_path = split_arguments(args)
+    sys.stdout.write(f"{START_PREFIX}{start_text(key)}\n")
+    sys.stdout.flush()
 
     import pytest
 
-    class KillBeforeReports:
-        """Runs before the report plugins' own session-finish hooks write their files."""
+    class Guard:
+        """Records each test's marks; at the end, kills what is left and clears the reports'
+        folder before the report plugins' own session-finish hooks write anything."""
 
-        killed = 0
+        def __init__(self) -> None:
+            self.killed = 0
+            self.marks: dict[str, list[str]] = {}
+
+        def pytest_collection_finish(self, session: pytest.Session) -> None:
+            for item in session.items:
+                self.marks[item.nodeid] = mark_names(item.iter_markers())
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+            yield
+            # Marks a test added to itself while it ran count too.
+            self.marks[item.nodeid] = mark_names(item.iter_markers())
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_sessionfinish(self) -> Iterator[None]:
-            self.killed = kill_others()
+            if mode == KILL_OTHERS:
+                self.killed = kill_others()
+            elif mode == KILL_DESCENDANTS:
+                self.killed = kill_descendants()
+            for folder in reports_folders(json_path, ctrf_path):
+                try:
+                    fresh_folder(folder)
+                except OSError as error:  # a full disk: the reports cannot be written
+                    _note(f"could not make a fresh {folder}/: {error}")
             yield
 
-    killer = KillBeforeReports()
-    exit_code = int(pytest.main(args, plugins=[killer] if killing else []))
-    killed = killer.killed
-    reports = [_read(path) for path in _report_paths(args)]
+    guard = Guard()
+    json_report = None
+    if json_path is not None:
+        from pytest_jsonreport.plugin import JSONReport
+
+        json_report = JSONReport()
+        pytest_args.append(f"{JSON_REPORT_FILE_OPTION}none")
+    plugins = [guard] if json_report is None else [guard, json_report]
+    exit_code = int(pytest.main(pytest_args, plugins=plugins))
+    json_bytes = _json_report_bytes(json_report.report, guard.marks) if json_report else None
+    if json_path is not None and json_bytes is not None:
+        try:
+            write_new(json_path, json_bytes)
+        except OSError as error:
+            _note(f"could not write {json_path}: {error}")
+            json_bytes = None
+    ctrf_bytes = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
     sys.stdout.flush()
-    sys.stdout.write(f"\n{SEAL_PREFIX}{seal_text(key, exit_code, killed, reports)}\n")
+    seal = seal_text(key, exit_code, guard.killed, [ctrf_bytes, json_bytes])
+    sys.stdout.write(f"\n{SEAL_PREFIX}{seal}\n")
     sys.stdout.flush()
     return exit_code
+
+
+def _note(text: str) -> None:
+    sys.stdout.write(f"\n[scbench-ci] {text}\n")
+    sys.stdout.flush()
+
+
+def _json_report_bytes(report: dict[str, Any] | None, marks: dict[str, list[str]]) -> bytes | None:
+    """The report as the plugin saves it (`default=str`), each test with its `markers`."""
+    if report is None:
+        return None
+    for test in report.get("tests", []):
+        test["markers"] = marks.get(test.get("nodeid"), [])
+    return json.dumps(report, default=str).encode()
 
 
 if __name__ == "__main__":

@@ -1,19 +1,28 @@
-"""Read the two reports pytest writes: exact outcomes from pytest-json-report, marks from CTRF."""
+"""Read the two reports pytest's runner writes: exact outcomes and marks from pytest-json-report's
+report (the runner adds each test's marks as pytest knows them), CTRF as a cross-check.
+
+Parsing never raises: whatever the bytes hold gives outcomes, or the reason there are none.
+"""
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
+from scbench_ci.seal import ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
 MAX_DETAILS_CHARS = 8000
-MAX_REPORT_BYTES = 256 * 1024 * 1024
+MAX_MARKERS = 64
+MAX_MARKER_CHARS = 200
+MAX_LINE = 10**9
+MAX_DURATION_S = 10**7
+_MAX_LITERAL_CHARS = 100_000
 _PHASES = ("setup", "call", "teardown")
 
 
@@ -60,51 +69,50 @@ class Reports:
     """The exit code pytest recorded in its report."""
     collection_errors: tuple[CollectionError, ...]
     problems: tuple[str, ...]
-    """What was missing or unreadable in the reports (empty when both were fine)."""
+    """What was missing, unreadable or inconsistent in the reports (empty when both were fine)."""
 
 
-def read_reports(reports_dir: Path) -> Reports | None:
-    """Parse both reports; None when neither exists or neither can be read."""
-    problems: list[str] = []
-    detailed = _load_json(reports_dir / PYTEST_REPORT, problems)
-    ctrf = _load_json(reports_dir / CTRF_REPORT, problems)
-    if detailed is None and ctrf is None:
-        return None
+def read_reports(files: ReportFiles) -> Reports | str:
+    """Parse both reports; the reason there are no outcomes when pytest-json-report's report is
+    missing or unusable."""
+    problems = list(files.problems)
+    detailed = _load_json(files.pytest, PYTEST_REPORT, problems)
+    if detailed is None:
+        return "; ".join(problems) or f"{PYTEST_REPORT} was not written"
+    ctrf = _load_json(files.ctrf, CTRF_REPORT, problems)
     ctrf_tests = _ctrf_tests(ctrf, problems) if ctrf is not None else {}
-    if detailed is not None:
-        tests = _from_json_report(detailed, ctrf_tests, problems)
-        exit_code = detailed.get("exitcode")
-        collection_errors = _collection_errors(detailed)
-    else:
-        tests = [_from_ctrf(test) for test in ctrf_tests.values()]
-        exit_code = None
-        collection_errors = []
-    if ctrf is None:
-        problems.append("without the CTRF report no test's markers are known")
+    tests = _from_json_report(detailed, ctrf_tests, problems)
+    exit_code = detailed.get("exitcode")
     return Reports(
         tests=tuple(tests),
-        exit_code=exit_code if isinstance(exit_code, int) else None,
-        collection_errors=tuple(collection_errors),
+        exit_code=exit_code if _is_int(exit_code) and 0 <= exit_code < 256 else None,
+        collection_errors=tuple(_collection_errors(detailed)),
         problems=tuple(problems),
     )
 
 
-def _load_json(path: Path, problems: list[str]) -> dict[str, Any] | None:
-    if not path.is_file():
-        problems.append(f"{path.name} was not written")
-        return None
-    if path.stat().st_size > MAX_REPORT_BYTES:
-        problems.append(f"{path.name} is larger than {MAX_REPORT_BYTES} bytes; ignored")
+def _load_json(data: bytes | None, name: str, problems: list[str]) -> dict[str, Any] | None:
+    if data is None:
+        problems.append(f"{name} was not written")
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        problems.append(f"{path.name} is not valid JSON ({exc})")
+        value = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers bad UTF-8, bad JSON, NaN and integers of more than 4300 digits.
+        problems.append(f"{name} is not valid JSON ({_first_line(str(exc) or type(exc).__name__)})")
         return None
-    if not isinstance(data, dict):
-        problems.append(f"{path.name} is not a JSON object")
+    if not isinstance(value, dict):
+        problems.append(f"{name} is not a JSON object")
         return None
-    return data
+    return value
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
+
+
+def _first_line(text: str) -> str:
+    return cap(text.splitlines()[0] if text else text, 200) or ""
 
 
 def _ctrf_tests(ctrf: dict[str, Any], problems: list[str]) -> dict[str, dict[str, Any]]:
@@ -120,12 +128,32 @@ def _ctrf_tests(ctrf: dict[str, Any], problems: list[str]) -> dict[str, dict[str
     }
 
 
-def _markers(ctrf_test: dict[str, Any] | None) -> tuple[str, ...]:
-    """CTRF tags are the test's marks, written `name` or `name::arguments`."""
-    if ctrf_test is None or not isinstance(ctrf_test.get("tags"), list):
-        return ()
-    names = (tag.split("::", 1)[0] for tag in ctrf_test["tags"] if isinstance(tag, str))
-    return tuple(dict.fromkeys(name for name in names if name))
+def _names(values: object, split_arguments: bool = False) -> tuple[str, ...] | None:
+    """Marker names from a list of strings (CTRF writes a mark as `name` or `name::arguments`)."""
+    if not isinstance(values, list):
+        return None
+    names = (v.split("::", 1)[0] if split_arguments else v for v in values if isinstance(v, str))
+    kept = (name[:MAX_MARKER_CHARS] for name in names if name)
+    return tuple(dict.fromkeys(kept))[:MAX_MARKERS]
+
+
+def _markers(
+    test: dict[str, Any], ctrf_test: dict[str, Any] | None, problems: list[str]
+) -> tuple[str, ...]:
+    """The marks the runner recorded from pytest's own items; CTRF's tags are compared with them
+    where CTRF has any (it has none for a test whose fixtures failed in setup)."""
+    node_id = test["nodeid"]
+    marks = _names(test.get("markers"))
+    if marks is None:
+        problems.append(f"{node_id}: no markers recorded in {PYTEST_REPORT}")
+        marks = ()
+    tags = _names(ctrf_test.get("tags"), split_arguments=True) if ctrf_test else None
+    if tags is not None and set(tags) != set(marks):
+        problems.append(
+            f"{node_id}: the markers in {CTRF_REPORT} ({', '.join(tags) or 'none'}) differ from "
+            f"pytest's ({', '.join(marks) or 'none'}); pytest's are used"
+        )
+    return marks
 
 
 def _from_json_report(
@@ -143,7 +171,7 @@ def _from_json_report(
         try:
             status = Status(str(test.get("outcome")))
         except ValueError:
-            problems.append(f"{node_id}: unknown outcome {test.get('outcome')!r}")
+            problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")
             status = Status.ERROR
         ctrf_test = ctrf_tests.get(node_id)
         if ctrf_tests and ctrf_test is None:
@@ -152,15 +180,15 @@ def _from_json_report(
         phases = [test[phase] for phase in _PHASES if isinstance(test.get(phase), dict)]
         message, details, crash_line = _failure_text(status, phases, file, ctrf_test)
         lineno = test.get("lineno")
-        line = crash_line or (lineno + 1 if isinstance(lineno, int) else None)
+        line = crash_line or (lineno + 1 if _is_int(lineno) and 0 <= lineno < MAX_LINE else None)
         outcomes.append(
             TestOutcome(
                 node_id=node_id,
                 file=file,
                 line=line,
                 status=status,
-                duration_s=round(sum(_number(phase.get("duration")) for phase in phases), 6),
-                markers=_markers(ctrf_test),
+                duration_s=round(min(sum(_seconds(p.get("duration")) for p in phases), 1e9), 6),
+                markers=_markers(test, ctrf_test, problems),
                 message=message,
                 details=details,
             )
@@ -191,11 +219,13 @@ def _failure_text(
             else None
         )
     crash_line = None
-    for entry in phase.get("traceback") or []:
+    traceback = phase.get("traceback")
+    for entry in traceback if isinstance(traceback, list) else []:
         if (
             isinstance(entry, dict)
             and entry.get("path") == file
-            and isinstance(entry.get("lineno"), int)
+            and _is_int(entry.get("lineno"))
+            and 0 < entry["lineno"] < MAX_LINE
         ):
             crash_line = entry["lineno"]
     details = cap_tail(longrepr, MAX_DETAILS_CHARS) if isinstance(longrepr, str) else None
@@ -204,11 +234,15 @@ def _failure_text(
 
 def _skip_reason(longrepr: object) -> str | None:
     """pytest-json-report writes a skip as the repr of (path, line, 'Skipped: reason')."""
-    if not isinstance(longrepr, str) or not longrepr.startswith("("):
+    if (
+        not isinstance(longrepr, str)
+        or not longrepr.startswith("(")
+        or len(longrepr) > _MAX_LITERAL_CHARS
+    ):
         return None
     try:
         value = ast.literal_eval(longrepr)
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], str):
         return value[2].removeprefix("Skipped: ")
@@ -222,37 +256,18 @@ def _ctrf_message(ctrf_test: dict[str, Any] | None) -> str | None:
     return message if isinstance(message, str) and message else None
 
 
-def _from_ctrf(test: dict[str, Any]) -> TestOutcome:
-    """A degraded outcome for when pytest-json-report is missing: CTRF folds xfail into skipped."""
-    raw = test.get("rawStatus")
-    status = {
-        "passed": Status.PASSED,
-        "failed": Status.ERROR if raw in ("setup_failed", "teardown_failed") else Status.FAILED,
-        "skipped": Status.XFAILED if raw == "xfailed" else Status.SKIPPED,
-    }.get(str(test.get("status")), Status.ERROR)
-    file = test.get("filePath") if isinstance(test.get("filePath"), str) else None
-    return TestOutcome(
-        node_id=test["name"],
-        file=file or test["name"].split("::", 1)[0],
-        line=None,
-        status=status,
-        duration_s=_number(test.get("duration")) / 1000,
-        markers=_markers(test),
-        message=cap(_ctrf_message(test), MAX_MESSAGE_CHARS),
-        details=cap_tail(test.get("trace"), MAX_DETAILS_CHARS)
-        if isinstance(test.get("trace"), str)
-        else None,
-    )
-
-
 def _collection_errors(report: dict[str, Any]) -> list[CollectionError]:
     errors = []
-    for collector in report.get("collectors") or []:
+    collectors = report.get("collectors")
+    for collector in collectors if isinstance(collectors, list) else []:
         if isinstance(collector, dict) and collector.get("outcome") == "failed":
             longrepr = collector.get("longrepr")
+            node_id = collector.get("nodeid")
             errors.append(
                 CollectionError(
-                    node_id=str(collector.get("nodeid", "")),
+                    node_id=cap(node_id, MAX_MESSAGE_CHARS) or ""
+                    if isinstance(node_id, str)
+                    else "",
                     message=cap_tail(longrepr, MAX_DETAILS_CHARS) or ""
                     if isinstance(longrepr, str)
                     else "",
@@ -261,8 +276,19 @@ def _collection_errors(report: dict[str, Any]) -> list[CollectionError]:
     return errors
 
 
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seconds(value: object) -> float:
+    """A duration in seconds; 0 for anything that is not a finite, plausible number."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return 0.0
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return 0.0
+    return seconds if math.isfinite(seconds) and 0 <= seconds <= MAX_DURATION_S else 0.0
 
 
 def cap(text: str | None, limit: int) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,11 @@ from typing import Any
 from scbench_ci import policy
 from scbench_ci.categorize import group_of, owning_checkpoint
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.files import replace_file
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status
+from scbench_ci.seal import Broken, Seal
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -26,12 +28,20 @@ class FailureKind(StrEnum):
     SETUP = "setup"
     TIMEOUT = "timeout"
     INFRASTRUCTURE = "infrastructure"
+    """The tests could not run for a cause outside the submission."""
     COLLECTION = "collection"
+    INTERRUPTED = "interrupted"
     NO_TESTS = "no_tests"
     USAGE = "usage"
     INTERNAL = "internal"
     TAMPERED = "tampered"
-    """The reports are not the ones pytest wrote: they were changed or forged."""
+    """The reports are not the ones pytest's runner wrote: they were changed or forged."""
+    ABORTED = "aborted"
+    """The test runner was stopped (killed) before it sealed its reports."""
+    RESOURCES = "resources"
+    """A memory, process or disk limit ended the run before pytest could report."""
+    REPORTS = "reports"
+    """pytest's runner sealed a report that cannot be used (too large, malformed)."""
 
 
 INFRASTRUCTURE_KINDS = frozenset({FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL})
@@ -110,17 +120,16 @@ def judge_checkpoint(
     tested: tuple[Checkpoint, ...],
     include_prior_tests: bool,
     execution: ExecutionResult,
-    reports: Reports | None,
+    seal: Seal | Broken,
+    reports: Reports | str,
     log_dir: Path,
     policy_name: str,
     session_timeout_s: float,
     warnings: tuple[str, ...],
-    untrusted_reports: str | None = None,
 ) -> CheckpointResult:
-    """`untrusted_reports` says why the reports cannot be believed, when they cannot: their
-    outcomes are then left out."""
-    if untrusted_reports is not None:
-        reports = None
+    """Outcomes count only from sealed reports: `reports` is ignored unless `seal` is a Seal; as
+    a string, it says why there are no outcomes."""
+    trusted = reports if isinstance(seal, Seal) and isinstance(reports, Reports) else None
     tests = tuple(
         TestResult(
             id=outcome.node_id,
@@ -134,16 +143,10 @@ def judge_checkpoint(
             file=outcome.file,
             line=outcome.line,
         )
-        for outcome in (reports.tests if reports else ())
+        for outcome in (trusted.tests if trusted else ())
     )
     groups = {group: _count(t for t in tests if t.group is group) for group in Group}
-    failure = (
-        Failure(FailureKind.TAMPERED, untrusted_reports, log_tail(log_dir / PYTEST_LOG))
-        if untrusted_reports is not None
-        else detect_failure(execution, reports, log_dir, session_timeout_s)
-    )
-    if failure is not None and failure.kind in INFRASTRUCTURE_KINDS and execution.limits_hit:
-        failure = replace(failure, message=f"{failure.message}; {'; '.join(execution.limits_hit)}")
+    failure = detect_failure(execution, seal, reports, log_dir, session_timeout_s)
     return CheckpointResult(
         name=checkpoint.name,
         include_prior_tests=include_prior_tests,
@@ -157,7 +160,7 @@ def judge_checkpoint(
             *warnings,
             *execution.limits_hit,
             *_execution_warnings(execution),
-            *(reports.problems if reports else ()),
+            *(trusted.problems if trusted else ()),
         ),
     )
 
@@ -189,9 +192,18 @@ def infrastructure_result(
 
 
 def detect_failure(
-    execution: ExecutionResult, reports: Reports | None, log_dir: Path, session_timeout_s: float
+    execution: ExecutionResult,
+    seal: Seal | Broken,
+    reports: Reports | str,
+    log_dir: Path,
+    session_timeout_s: float,
 ) -> Failure | None:
-    """What stopped the run from being an ordinary pass/fail of its tests, if anything did."""
+    """What stopped the run from being an ordinary pass/fail of its tests, if anything did.
+
+    Only the first two kinds below are infrastructure: once the test runner has started, the
+    submission's code may have run, and whatever goes wrong from then on is a fail that says what
+    happened.
+    """
     pytest_log = log_dir / PYTEST_LOG
     if execution.runner_exit_code is not None:
         return Failure(
@@ -214,31 +226,72 @@ def detect_failure(
             log_tail(log),
         )
     code = execution.exit_code
-    if reports is None:
+    if seal is Broken.NOT_STARTED:
         return Failure(
             FailureKind.INFRASTRUCTURE,
-            f"pytest wrote no report (exit code {code})",
+            f"the test runner did not start (exit code {code})",
             log_tail(pytest_log),
         )
-    if code == 2:
-        names = ", ".join(e.node_id or "(session)" for e in reports.collection_errors)
-        text = "\n\n".join(e.message for e in reports.collection_errors) or log_tail(pytest_log)
+    limits = "; ".join(execution.limits_hit)
+    if seal is Broken.UNSEALED:
+        if limits:
+            return Failure(
+                FailureKind.RESOURCES,
+                f"the test runner ended without reporting (exit code {code}): {limits}",
+                log_tail(pytest_log),
+            )
         return Failure(
-            FailureKind.COLLECTION, f"test collection failed{': ' + names if names else ''}", text
+            FailureKind.ABORTED,
+            f"the test runner was stopped before it sealed its reports (exit code {code}): "
+            "no test outcome is counted",
+            log_tail(pytest_log),
         )
-    if code == 3:
-        return Failure(FailureKind.INTERNAL, "pytest hit an internal error", log_tail(pytest_log))
+    if seal is Broken.MISMATCH:
+        return Failure(
+            FailureKind.TAMPERED,
+            f"{seal.value}: something changed them after they were written, so no test outcome "
+            "is counted",
+            log_tail(pytest_log),
+        )
     if code == 4:
         return Failure(
             FailureKind.USAGE,
             "pytest rejected its command line (usage error)",
             log_tail(pytest_log),
         )
+    if isinstance(reports, str):
+        if limits:
+            return Failure(
+                FailureKind.RESOURCES,
+                f"pytest's report could not be used ({reports}): {limits}",
+                log_tail(pytest_log),
+            )
+        return Failure(
+            FailureKind.REPORTS,
+            f"pytest's report could not be used: {reports}",
+            log_tail(pytest_log),
+        )
+    if code == 2 and reports.collection_errors:
+        names = ", ".join(e.node_id or "(session)" for e in reports.collection_errors)
+        text = "\n\n".join(e.message for e in reports.collection_errors)
+        return Failure(FailureKind.COLLECTION, f"test collection failed: {names}", text)
+    if code == 2:
+        return Failure(
+            FailureKind.INTERRUPTED, "pytest was interrupted (exit code 2)", log_tail(pytest_log)
+        )
+    if code == 3 and limits:
+        return Failure(
+            FailureKind.RESOURCES,
+            f"pytest stopped with an internal error: {limits}",
+            log_tail(pytest_log),
+        )
     if code == 5:
         return Failure(FailureKind.NO_TESTS, "pytest collected no tests", log_tail(pytest_log))
     if code not in (0, 1):
         return Failure(
-            FailureKind.INFRASTRUCTURE, f"pytest ended with exit code {code}", log_tail(pytest_log)
+            FailureKind.INTERNAL,
+            f"pytest hit an internal error (exit code {code})",
+            log_tail(pytest_log),
         )
     return None
 
@@ -334,7 +387,5 @@ def _checkpoint_json(result: CheckpointResult) -> dict[str, Any]:
 
 def write_results(result: EvaluationResult, output_dir: Path) -> Path:
     path = output_dir / RESULTS_FILE
-    path.write_text(
-        json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    replace_file(path, (json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n").encode())
     return path

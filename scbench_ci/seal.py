@@ -1,59 +1,123 @@
-"""Whether the reports are the ones pytest wrote in this run, as its runner sealed them.
+"""Whether the reports are the ones pytest's runner wrote in this run, as it sealed them.
 
-The runner (`pytest_runner`) prints, as its last line, an HMAC keyed with the run's secret over
-pytest's exit code, the processes it killed and both reports' digests. The secret never reaches
-the tests' processes, so they can neither forge the line nor change a report unnoticed.
+The runner (`pytest_runner`) prints a start line keyed with the run's secret before any of the
+submission's code can run, and as its last line an HMAC keyed with the same secret over pytest's
+exit code, the processes it killed and both reports' digests. The secret never reaches the tests'
+processes, so they can neither forge the lines nor change a report unnoticed.
+
+The reports are read once, here, without following links, and the same bytes are what is sealed
+and then parsed.
 """
 
 from __future__ import annotations
 
 import hmac
+import os
 import re
+import stat
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
-from scbench_ci.pytest_runner import SEAL_PREFIX, seal_text
+from scbench_ci.pytest_runner import SEAL_PREFIX, START_PREFIX, seal_text, start_text
 
-_KILLED = re.compile(r"killed=(\d+) ")
+MAX_REPORT_BYTES = 256 * 1024 * 1024
+REPORT_NAMES = (CTRF_REPORT, PYTEST_REPORT)
+_KILLED = re.compile(r"killed=(\d{1,9}) ")
+_HEAD_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The bytes of each report (None: absent, not a regular file, or too large)."""
+
+    ctrf: bytes | None
+    pytest: bytes | None
+    problems: tuple[str, ...]
+    """Why a report that is there was not read."""
 
 
 @dataclass(frozen=True)
 class Seal:
     killed: int
-    """Processes the runner killed before pytest wrote the reports."""
+    """Processes the runner killed before the reports were written."""
 
 
-def check_seal(log: Path, reports_dir: Path, key: str, exit_code: int) -> Seal | str:
-    """The seal, when it matches the reports and the exit code; else why they cannot be trusted."""
-    line = _last_seal(log)
-    if line is None:
-        return "pytest ended without sealing its reports: they cannot be trusted"
+class Broken(Enum):
+    NOT_STARTED = "the test runner did not start"
+    UNSEALED = "the test runner ended without sealing its reports"
+    MISMATCH = "the reports are not the ones the test runner wrote (their seal does not match)"
+
+
+def read_report_files(reports_dir: Path, limit: int = MAX_REPORT_BYTES) -> ReportFiles:
+    """Read both reports from `reports_dir`, a folder the evaluator made, never through a link."""
+    problems: list[str] = []
+    contents: list[bytes | None] = []
+    try:
+        folder = os.open(reports_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return ReportFiles(None, None, (f"{reports_dir.name}/ is not a folder",))
+    try:
+        for name in REPORT_NAMES:
+            contents.append(_read_regular(folder, name, limit, problems))
+    finally:
+        os.close(folder)
+    return ReportFiles(contents[0], contents[1], tuple(problems))
+
+
+def _read_regular(folder: int, name: str, limit: int, problems: list[str]) -> bytes | None:
+    try:
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        problems.append(f"{name} could not be read ({error.strerror})")
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            problems.append(f"{name} is not a regular file")
+            return None
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        problems.append(f"{name} is larger than {limit} bytes")
+        return None
+    return data
+
+
+def check_seal(log: Path, reports: ReportFiles, key: str, exit_code: int | None) -> Seal | Broken:
+    """The seal, when it matches the reports and the exit code; else what is wrong."""
+    if not _runner_started(log, key):
+        return Broken.NOT_STARTED
+    line = _last_line(log, SEAL_PREFIX)
+    if line is None or exit_code is None:
+        return Broken.UNSEALED
     killed = _KILLED.search(line)
-    reports = [_read(reports_dir / name) for name in (CTRF_REPORT, PYTEST_REPORT)]
     count = int(killed.group(1)) if killed else 0
-    if not hmac.compare_digest(line, seal_text(key, exit_code, count, reports)):
-        return (
-            "the reports are not the ones pytest wrote (their seal does not match): something "
-            "changed them after pytest finished, so the results cannot be trusted"
-        )
+    expected = seal_text(key, exit_code, count, [reports.ctrf, reports.pytest])
+    if not hmac.compare_digest(line.encode(), expected.encode()):
+        return Broken.MISMATCH
     return Seal(killed=count)
 
 
-def _last_seal(log: Path) -> str | None:
+def _runner_started(log: Path, key: str) -> bool:
+    """The runner prints its start line first (after uvx's own output, locally); only it can
+    key it."""
+    try:
+        with log.open("rb") as stream:
+            head = stream.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    return f"{START_PREFIX}{start_text(key)}\n".encode() in head
+
+
+def _last_line(log: Path, prefix: str) -> str | None:
     try:
         data = log.read_bytes()
     except OSError:
         return None
-    start = data.rfind(f"\n{SEAL_PREFIX}".encode())
+    start = data.rfind(f"\n{prefix}".encode())
     if start < 0:
         return None
-    line = data[start + 1 + len(SEAL_PREFIX) :].split(b"\n", 1)[0]
+    line = data[start + 1 + len(prefix) :].split(b"\n", 1)[0]
     return line.decode(errors="replace").strip()
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
-        return None

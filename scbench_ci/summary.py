@@ -20,6 +20,7 @@ from urllib.parse import quote, urlsplit
 import jinja2
 
 from scbench_ci.errors import UsageError
+from scbench_ci.files import replace_file
 from scbench_ci.problem import Group
 from scbench_ci.reports import FAILING, Status, cap
 from scbench_ci.results import SCHEMA_VERSION, FailureKind
@@ -91,9 +92,9 @@ FAILURE_KINDS = {
     ),
     FailureKind.INFRASTRUCTURE.value: Explanation(
         "infrastructure failure",
-        "The tests could not be run, or pytest ended without writing its report: the machinery "
-        "around the tests failed, and this says nothing about the submission. Run the job again; "
-        "if it fails the same way, the log says why (Docker, disk space, network, uv).",
+        "The tests could not be run for a cause outside the submission (Docker, the image, or "
+        "installing pytest and its plugins): this says nothing about the submission. Run the job "
+        "again; if it fails the same way, the log says why.",
         "The end of the log:",
     ),
     FailureKind.COLLECTION.value: Explanation(
@@ -102,6 +103,12 @@ FAILURE_KINDS = {
         "the problem's tests or conftest.py, a test dependency missing from config.yaml, or a "
         "submission module the tests import that does not load.",
         "The collection errors:",
+    ),
+    FailureKind.INTERRUPTED.value: Explanation(
+        "pytest interrupted",
+        "pytest was interrupted (as by Ctrl-C) before its tests finished, so the results are "
+        "incomplete. Something in the run, most likely the submission, sent it the signal.",
+        "The end of the log:",
     ),
     FailureKind.NO_TESTS.value: Explanation(
         "no tests collected",
@@ -118,15 +125,34 @@ FAILURE_KINDS = {
     ),
     FailureKind.INTERNAL.value: Explanation(
         "pytest internal error",
-        "pytest itself crashed, often in a plugin or a conftest.py hook: the machinery around "
-        "the tests failed, and this says nothing about the submission.",
+        "pytest itself crashed, often in a plugin or a conftest.py hook of the problem's: the "
+        "machinery around the tests failed, and this says nothing about the submission.",
         "The end of the log:",
     ),
     FailureKind.TAMPERED.value: Explanation(
         "reports tampered with",
-        "The reports do not match the seal pytest put on them when it finished: something in "
-        "the run changed or replaced them afterwards, so no test outcome is believed. The "
-        "submission's code is the likely cause.",
+        "The reports do not match the seal the test runner put on them when it wrote them: "
+        "something in the run changed or replaced them afterwards, so no test outcome is "
+        "believed. The submission's code is the likely cause.",
+        "The end of the log:",
+    ),
+    FailureKind.ABORTED.value: Explanation(
+        "test runner stopped",
+        "The test runner was killed before it could write and seal its reports, so no test "
+        "outcome is counted. Nothing outside the run does that: the submission's code is the "
+        "likely cause.",
+        "The end of the log:",
+    ),
+    FailureKind.RESOURCES.value: Explanation(
+        "resource limit reached",
+        "The run reached its memory, process or disk limit, and pytest could not finish or "
+        "report. The message names the limit; the submission's code used it up.",
+        "The end of the log:",
+    ),
+    FailureKind.REPORTS.value: Explanation(
+        "reports unusable",
+        "The test runner sealed a report that cannot be used (it is too large, or not the JSON "
+        "pytest writes), so no test outcome is counted.",
         "The end of the log:",
     ),
 }
@@ -190,7 +216,7 @@ def write_summary(
     results: Mapping[str, Any], output_dir: Path, *, artifact_name: str | None = None
 ) -> Path:
     path = output_dir / SUMMARY_FILE
-    path.write_text(render_summary(results, artifact_name=artifact_name), encoding="utf-8")
+    replace_file(path, render_summary(results, artifact_name=artifact_name).encode())
     return path
 
 

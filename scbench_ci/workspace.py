@@ -5,17 +5,23 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.problem import BUILTIN_MARKERS, TESTS_DIR, Checkpoint, Problem
+from scbench_ci.pytest_runner import write_new
 
 REPORTS_DIR = ".scbench"
 ASSETS_DIR = f"{TESTS_DIR}/assets"
 PYTEST_INI = "pytest.ini"
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
-DISCARDED_SUBMISSION_DIRS = (TESTS_DIR, REPORTS_DIR)
+MAX_DEPTH = 100
+"""Folders of the submission nested deeper are left out: nothing real is, and every tool that
+walks a tree by recursion (tar, rmtree) stays well inside Python's limit."""
+EVALUATOR_NAMES = (TESTS_DIR, REPORTS_DIR, PYTEST_INI)
+"""The workspace's entries that only the evaluator makes: the submission's are discarded."""
+_LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ def stage_workspace(
     warnings = _copy_submission(submission, root, exclude)
     _copy_tests(problem, {c.test_file for c in checkpoints}, root / TESTS_DIR)
     _materialize_assets(problem, root)
-    (root / PYTEST_INI).write_text(render_pytest_ini(problem), encoding="utf-8")
+    write_new(root / PYTEST_INI, render_pytest_ini(problem).encode())
     (root / REPORTS_DIR).mkdir()
     return Workspace(root=root, tested_checkpoints=checkpoints, warnings=tuple(warnings))
 
@@ -75,36 +81,98 @@ def render_pytest_ini(problem: Problem) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass
+class _LeftOut:
+    """What of the submission was not copied, and why."""
+
+    escaping: list[str] = field(default_factory=list)
+    too_deep: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        said = (
+            (self.escaping, "symlink(s) of the submission point outside it and were left out"),
+            (
+                self.too_deep,
+                f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",
+            ),
+            (self.unreadable, "entries of the submission could not be copied and were left out"),
+        )
+        return [f"{len(names)} {what}: {_listed(names)}" for names, what in said if names]
+
+
+def _listed(names: list[str]) -> str:
+    more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+    return ", ".join(names[:_LISTED]) + more
+
+
 def _copy_submission(submission: Path, root: Path, exclude: Path | None) -> list[str]:
+    submission = Path(os.path.realpath(submission))
     warnings = []
-    for name in DISCARDED_SUBMISSION_DIRS:
-        if (submission / name).exists() or (submission / name).is_symlink():
+    for name in EVALUATOR_NAMES:
+        if os.path.lexists(submission / name):
             warnings.append(
-                f"the submission's {name}/ folder was discarded: the problem's tests and this "
-                f"run's reports are used instead"
+                f"the submission's {name} was discarded: the evaluator makes its own (the "
+                "problem's tests, the run's settings and reports)"
             )
+    left_out = _LeftOut()
     for entry in sorted(os.scandir(submission), key=lambda e: e.name):
-        if entry.name in DISCARDED_SUBMISSION_DIRS or Path(entry.path) == exclude:
+        if entry.name in EVALUATOR_NAMES or Path(entry.path) == exclude:
             continue
-        _copy_entry(Path(entry.path), root / entry.name)
-    return warnings
+        _copy_entry(Path(entry.path), root / entry.name, submission, left_out)
+    return warnings + left_out.warnings()
 
 
-def _copy_entry(source: Path, target: Path) -> None:
-    """Copy without following symlinks, skipping VCS folders, caches, virtualenvs and specials."""
-    mode = source.lstat().st_mode
-    if source.name in SKIPPED_NAMES:
-        return
-    if stat.S_ISLNK(mode):
-        target.symlink_to(os.readlink(source))
-    elif stat.S_ISDIR(mode):
-        if (source / "pyvenv.cfg").is_file():
-            return
-        target.mkdir()
-        for entry in os.scandir(source):
-            _copy_entry(Path(entry.path), target / entry.name)
-    elif stat.S_ISREG(mode):
-        shutil.copy2(source, target, follow_symlinks=False)
+def _copy_entry(
+    source: Path, target: Path, submission: Path | None = None, left_out: _LeftOut | None = None
+) -> None:
+    """Copy without following symlinks, skipping VCS folders, caches, virtualenvs and specials,
+    at any depth.
+
+    With `submission` and `left_out`, a symlink that leads out of the submission, and an entry
+    that cannot be copied, are left out and named in `left_out`; else an error is raised."""
+    pending = [(source, target, 1)]
+    while pending:
+        source, target, depth = pending.pop()
+        if source.name in SKIPPED_NAMES:
+            continue
+        try:
+            mode = source.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                if submission is not None and not _stays_inside(source, submission):
+                    if left_out is not None:
+                        left_out.escaping.append(str(source.relative_to(submission)))
+                    continue
+                target.symlink_to(os.readlink(source))
+            elif stat.S_ISDIR(mode):
+                if (source / "pyvenv.cfg").is_file():
+                    continue
+                if depth > MAX_DEPTH and left_out is not None and submission is not None:
+                    left_out.too_deep.append(str(source.relative_to(submission)))
+                    continue
+                target.mkdir()
+                entries = sorted(os.scandir(source), key=lambda e: e.name, reverse=True)
+                pending.extend((Path(e.path), target / e.name, depth + 1) for e in entries)
+            elif stat.S_ISREG(mode):
+                shutil.copy2(source, target, follow_symlinks=False)
+        except OSError as error:
+            if left_out is None or submission is None:
+                raise
+            reason = error.strerror or type(error).__name__
+            left_out.unreadable.append(f"{source.relative_to(submission)} ({reason})")
+
+
+def _stays_inside(link: Path, root: Path) -> bool:
+    """Whether the symlink leads to a place inside `root`, both as written (the container
+    refuses an archive whose link climbs out of its folder) and as resolved on this machine."""
+    destination = os.readlink(link)
+    if os.path.isabs(destination):
+        return False
+    written = os.path.normpath(os.path.join(os.path.relpath(link.parent, root), destination))
+    if written == os.pardir or written.startswith(os.pardir + os.sep):
+        return False
+    resolved = Path(os.path.realpath(link))
+    return resolved == root or resolved.is_relative_to(root)
 
 
 def _copy_tests(problem: Problem, test_files: set[str], target: Path) -> None:

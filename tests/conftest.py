@@ -15,6 +15,7 @@ from docker.errors import BuildError, DockerException, ImageNotFound
 
 from scbench_ci.command import TestCommand
 from scbench_ci.executors.docker import DEFAULT_IMAGE
+from scbench_ci.pytest_runner import START_PREFIX, start_text
 from scbench_ci.reports import Status, TestOutcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -95,14 +96,25 @@ def make_outcome(
     )
 
 
+PROBE_KEY = "test-key"
+RUNNER_STARTED = f"{START_PREFIX}{start_text(PROBE_KEY)}\n"
+"""The first line of a test log whose runner was given PROBE_KEY."""
+PROBE_OUTPUT = ".scbench/ctrf-report.json"
+"""Where a probe leaves what it found: a file the executors bring back, that a probe's pytest (run
+without --ctrf) never writes."""
+
+
 def probe_command(
     workspace: Path, code: str, variables: dict[str, str] | None = None
 ) -> TestCommand:
     """A test command whose test process runs `code` (Python) as it collects the one test file,
-    then exits 0 (unless the code exits first): arbitrary code, run by the real test runner."""
+    then exits 0 (unless the code exits first): arbitrary code, run by the real test runner.
+    The probe's code may use PROBE_OUTPUT."""
     (workspace / "tests").mkdir(parents=True, exist_ok=True)
     ending = "import os as _os, sys as _sys\n_sys.stdout.flush()\n_os._exit(0)\n"
-    (workspace / "tests" / "test_probe.py").write_text(f"{code}\n\n{ending}")
+    (workspace / "tests" / "test_probe.py").write_text(
+        f"PROBE_OUTPUT = {PROBE_OUTPUT!r}\n{code}\n\n{ending}"
+    )
     return TestCommand(
         requirements=("pytest",),
         pytest_args=("-q", "-s", "-p", "no:cacheprovider", "tests/test_probe.py"),

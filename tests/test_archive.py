@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.archive import add_directory, add_tree, extract_tree, open_writer
-from scbench_ci.errors import InfrastructureError
+from scbench_ci.archive import add_directory, add_tree, open_writer, read_member
 
 
 def pack(source: Path) -> list[tarfile.TarInfo]:
@@ -104,130 +103,50 @@ class HostileTar:
             yield data[start : start + size]
 
 
-@pytest.fixture
-def target(tmp_path: Path) -> Path:
-    folder = tmp_path / "out" / ".scbench"
-    folder.mkdir(parents=True)
-    return folder
-
-
-def files_under(folder: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(folder)): "dir" if path.is_dir() else path.read_text()
-        for path in sorted(folder.rglob("*"))
-    }
-
-
-def test_extract_writes_files_and_folders_under_the_root(target: Path) -> None:
-    archive = (
-        HostileTar()
-        .folder(".scbench")
-        .file(".scbench/pytest-report.json", b"{}")
-        .folder(".scbench/sub")
-        .file(".scbench/sub/deep/file.txt", b"deep")
-    )
-
-    skipped = extract_tree(archive.chunks(), ".scbench", target)
-
-    assert skipped == []
-    assert files_under(target) == {
-        "pytest-report.json": "{}",
-        "sub": "dir",
-        "sub/deep": "dir",
-        "sub/deep/file.txt": "deep",
-    }
-
-
-def test_extract_skips_links_devices_and_fifos(target: Path) -> None:
-    archive = (
-        HostileTar()
-        .folder(".scbench")
-        .special(".scbench/escape", tarfile.SYMTYPE, "/etc")
-        .file(".scbench/escape/passwd", b"owned")
-        .special(".scbench/hard", tarfile.LNKTYPE, "/etc/passwd")
-        .special(".scbench/dev", tarfile.CHRTYPE)
-        .special(".scbench/blk", tarfile.BLKTYPE)
-        .special(".scbench/pipe", tarfile.FIFOTYPE)
-        .file(".scbench/kept.json", b"ok")
-    )
-
-    skipped = extract_tree(archive.chunks(), ".scbench", target)
-
-    assert skipped == [
-        ".scbench/escape",
-        ".scbench/hard",
-        ".scbench/dev",
-        ".scbench/blk",
-        ".scbench/pipe",
-    ]
-    # The file under the skipped symlink's name lands as a plain file in a plain folder.
-    assert files_under(target) == {"escape": "dir", "escape/passwd": "owned", "kept.json": "ok"}
-    assert not any(path.is_symlink() for path in target.rglob("*"))
+def test_read_member_takes_the_one_regular_file() -> None:
+    archive = HostileTar().file("pytest-report.json", b'{"tests": []}')
+    assert read_member(archive.chunks(), "pytest-report.json", 100) == b'{"tests": []}'
 
 
 @pytest.mark.parametrize(
-    "name",
+    ("archive", "reason"),
     [
-        "/etc/evil",
-        "/.scbench/evil",
-        ".scbench/../evil",
-        ".scbench/sub/../../evil",
-        "../evil",
-        "other/evil",
-        "evil",
+        (HostileTar(), "the archive is empty"),
+        (HostileTar().folder("pytest-report.json"), "pytest-report.json is not a regular file"),
+        (
+            HostileTar().special("pytest-report.json", tarfile.SYMTYPE, "/etc/passwd"),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().special("pytest-report.json", tarfile.FIFOTYPE),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().file("../pytest-report.json", b"{}"),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().file("pytest-report.json", b"x" * 101),
+            "pytest-report.json is larger than 100 bytes",
+        ),
     ],
 )
-def test_extract_skips_names_outside_the_root(target: Path, name: str) -> None:
-    skipped = extract_tree(HostileTar().file(name).chunks(), ".scbench", target)
-
-    assert skipped == [name]
-    assert list(target.parent.rglob("*")) == [target]
+def test_read_member_refuses_anything_else(archive: HostileTar, reason: str) -> None:
+    assert read_member(archive.chunks(), "pytest-report.json", 100) == reason
 
 
-def test_extract_never_writes_through_a_symlink_already_there(target: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (target / "link").symlink_to(outside)
-    (target / "file_link").symlink_to(outside / "file")
-    archive = HostileTar().file(".scbench/link/x").file(".scbench/file_link")
+def test_read_member_stops_at_the_first_entry() -> None:
+    """A folder of a million entries under the report's name is not read to its end."""
 
-    skipped = extract_tree(archive.chunks(), ".scbench", target)
+    def endless() -> Iterator[bytes]:
+        yield from HostileTar().folder("pytest-report.json").chunks()
+        raise AssertionError("read past the first entry")
 
-    assert skipped == [".scbench/link/x", ".scbench/file_link"]
-    assert list(outside.iterdir()) == []
-
-
-def test_extract_keeps_the_first_of_duplicate_or_clashing_entries(target: Path) -> None:
-    archive = (
-        HostileTar()
-        .file(".scbench/a", b"first")
-        .file(".scbench/a", b"second")
-        .folder(".scbench/a")
-        .file(".scbench/a/b")
+    assert read_member(endless(), "pytest-report.json", 100) == (
+        "pytest-report.json is not a regular file"
     )
 
-    skipped = extract_tree(archive.chunks(), ".scbench", target)
 
-    assert skipped == [".scbench/a", ".scbench/a", ".scbench/a/b"]
-    assert files_under(target) == {"a": "first"}
-
-
-def test_extract_stops_past_the_byte_cap(target: Path) -> None:
-    archive = HostileTar().file(".scbench/a", b"x" * 600).file(".scbench/b", b"x" * 600)
-
-    with pytest.raises(InfrastructureError, match=r"more than .* 1000 bytes in \.scbench/"):
-        extract_tree(archive.chunks(), ".scbench", target, max_bytes=1000)
-
-
-def test_extract_stops_past_the_entry_cap(target: Path) -> None:
-    archive = HostileTar()
-    for number in range(5):
-        archive.special(f".scbench/pipe{number}", tarfile.FIFOTYPE)
-
-    with pytest.raises(InfrastructureError, match=r"more than 4 entries"):
-        extract_tree(archive.chunks(), ".scbench", target, max_entries=4)
-
-
-def test_extract_of_an_empty_archive_writes_nothing(target: Path) -> None:
-    assert extract_tree(HostileTar().chunks(), ".scbench", target) == []
-    assert list(target.iterdir()) == []
+def test_read_member_of_a_broken_archive_says_so() -> None:
+    reason = read_member(iter([b"not a tar archive" * 40]), "pytest-report.json", 100)
+    assert isinstance(reason, str) and reason.startswith("pytest-report.json could not be read")

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -184,18 +185,95 @@ def test_no_tests_collected(problem_folder: ProblemFolder, submission: Path) -> 
     assert results["checkpoints"][0]["failure"]["kind"] == "no_tests"
 
 
-def test_no_report_is_an_infrastructure_failure(
+def test_a_runner_that_ends_without_its_seal_is_aborted(
     problem_folder: ProblemFolder, submission: Path
 ) -> None:
+    """Once the runner has started, the submission may be what ended it: a fail, not exit 3."""
     conftest = problem_folder.root / "tests/conftest.py"
     conftest.write_text(
         conftest.read_text() + "\n\ndef pytest_configure(config):\n    import os\n    os._exit(0)\n"
     )
     run, results = evaluate(problem_folder, submission)
+    assert run.returncode == 1
+    assert results["infrastructure_failure"] is False
+    assert results["checkpoints"][0]["failure"]["kind"] == "aborted"
+    assert "failure (aborted): the test runner was stopped before it sealed" in run.stdout
+
+
+def test_a_runner_that_cannot_start_is_an_infrastructure_failure(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    """uvx cannot build the runner's environment: no index answers, and the cache is empty."""
+    env = {
+        **os.environ,
+        "UV_INDEX_URL": "http://127.0.0.1:9/simple",
+        "UV_CACHE_DIR": str(tmp_path / "empty-cache"),
+        "UV_OFFLINE": "",
+    }
+    run = scbench(
+        "evaluate",
+        "--problem",
+        problem_folder.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        tmp_path / "out",
+        "--executor",
+        "local",
+        "--quiet",
+        cwd=tmp_path,
+        env=env,
+    )
+    results = json.loads((tmp_path / "out/results.json").read_text())
+    assert run.returncode == 3, run.stdout + run.stderr
+    failure = results["checkpoints"][0]["failure"]
+    assert failure["kind"] == "infrastructure"
+    assert failure["message"].startswith("the test runner did not start (exit code ")
+
+
+def test_an_unexpected_exception_is_exit_3_with_a_crash_log(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    """A bug in scbench-ci (here: a report folder it cannot read) is never read as a verdict."""
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "inject")}
+    (tmp_path / "inject").mkdir()
+    # Loaded by the CLI's interpreter only: scbench_ci's own read of the reports raises.
+    (tmp_path / "inject" / "sitecustomize.py").write_text(
+        "import scbench_ci.seal as seal\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise RuntimeError('a bug')\n"
+        "seal.read_report_files = broken\n"
+        "import scbench_ci.evaluation as evaluation\n"
+        "evaluation.read_report_files = broken\n"
+    )
+    run = scbench(
+        "evaluate",
+        "--problem",
+        problem_folder.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        tmp_path / "out",
+        "--executor",
+        "local",
+        "--quiet",
+        cwd=tmp_path,
+        env=env,
+    )
     assert run.returncode == 3
-    assert results["infrastructure_failure"] is True
-    assert results["checkpoints"][0]["failure"]["kind"] == "infrastructure"
-    assert "infrastructure failure" in run.stdout
+    line = _one_line_error(run)
+    log = tmp_path / "out" / "crash.log"
+    assert line == (
+        "scbench-ci: error: internal error (RuntimeError: a bug); this is a bug in scbench-ci, "
+        f"not a verdict. The traceback and versions are in {log}"
+    )
+    text = log.read_text()
+    assert text.startswith("scbench-ci ")
+    assert "Traceback (most recent call last)" in text and "RuntimeError: a bug" in text
 
 
 def test_setup_failure(problem_folder: ProblemFolder, submission: Path) -> None:
@@ -327,3 +405,57 @@ def test_auto_falls_back_to_local_and_says_so(
         f"{tmp_path}/no-daemon.sock: start Docker, or use --executor local\n"
     ) in run.stdout
     assert json.loads((output / "results.json").read_text())["infrastructure_failure"] is True
+
+
+def test_in_a_workflow_step_the_streamed_output_cannot_issue_commands(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    problem_folder.write(
+        "tests/test_checkpoint_1.py",
+        "def test_prints():\n    print('\\n::set-output name=passed::true')\n    assert False\n",
+    )
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    run = scbench(
+        "evaluate",
+        "--problem",
+        problem_folder.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        tmp_path / "out",
+        "--executor",
+        "local",
+        cwd=tmp_path,
+        env=env,
+    )
+    assert run.returncode == 1
+    stop = re.search(r"^::stop-commands::(\w+)$", run.stdout, re.MULTILINE)
+    assert stop is not None, run.stdout
+    injected = run.stdout.index("::set-output name=passed::true")
+    resumed = run.stdout.index(f"\n::{stop.group(1)}::\n")
+    assert stop.start() < injected < resumed
+
+
+def test_outside_a_workflow_the_stream_is_not_wrapped(
+    problem_folder: ProblemFolder, submission: Path
+) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "GITHUB_ACTIONS"}
+    run = scbench(
+        "evaluate",
+        "--problem",
+        problem_folder.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        problem_folder.root.parent / "out",
+        "--executor",
+        "local",
+        cwd=problem_folder.root.parent,
+        env=env,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "::stop-commands::" not in run.stdout

@@ -10,6 +10,7 @@ from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.problem import load_problem
 from scbench_ci.reports import MAX_MESSAGE_CHARS, Reports, Status, read_reports
+from scbench_ci.seal import read_report_files
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 from tests.conftest import ProblemFolder
 
@@ -110,8 +111,8 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
         )
     )
     assert result.exit_code == 1, (base / "logs/pytest.log").read_text()
-    reports = read_reports(workspace.root / REPORTS_DIR)
-    assert reports is not None
+    reports = read_reports(read_report_files(workspace.root / REPORTS_DIR))
+    assert isinstance(reports, Reports)
     return reports
 
 
@@ -167,14 +168,27 @@ def _write(folder: Path, name: str, data: object) -> None:
     (folder / name).write_text(data if isinstance(data, str) else json.dumps(data))
 
 
+def _read(folder: Path) -> Reports:
+    reports = read_reports(read_report_files(folder))
+    assert isinstance(reports, Reports), reports
+    return reports
+
+
 def test_no_reports_at_all(tmp_path: Path) -> None:
-    assert read_reports(tmp_path) is None
+    assert read_reports(read_report_files(tmp_path)) == "pytest-report.json was not written"
 
 
-def test_unreadable_reports_count_as_missing(tmp_path: Path) -> None:
+def test_an_unreadable_report_gives_no_outcomes_and_says_why(tmp_path: Path) -> None:
     _write(tmp_path, PYTEST_REPORT, "{not json")
     _write(tmp_path, CTRF_REPORT, "[1, 2]")
-    assert read_reports(tmp_path) is None
+    reason = read_reports(read_report_files(tmp_path))
+    assert isinstance(reason, str)
+    assert reason.startswith("pytest-report.json is not valid JSON (Expecting property name")
+
+
+def test_the_ctrf_report_alone_gives_no_outcomes(tmp_path: Path) -> None:
+    _write(tmp_path, CTRF_REPORT, {"results": {"tests": [{"name": "t", "status": "passed"}]}})
+    assert read_reports(read_report_files(tmp_path)) == "pytest-report.json was not written"
 
 
 def test_collection_errors_are_kept(tmp_path: Path) -> None:
@@ -194,71 +208,30 @@ def test_collection_errors_are_kept(tmp_path: Path) -> None:
             ],
         },
     )
-    reports = read_reports(tmp_path)
-    assert reports is not None
+    reports = _read(tmp_path)
     assert reports.exit_code == 2
     (error,) = reports.collection_errors
     assert error.node_id == "tests/test_checkpoint_1.py"
     assert "ModuleNotFoundError: x" in error.message
-    assert reports.problems == (
-        "ctrf-report.json was not written",
-        "without the CTRF report no test's markers are known",
-    )
+    assert reports.problems == ("ctrf-report.json was not written",)
 
 
-def test_ctrf_alone_is_used_in_a_degraded_way(tmp_path: Path) -> None:
-    _write(
-        tmp_path,
-        CTRF_REPORT,
-        {
-            "results": {
-                "tests": [
-                    {"name": "tests/test_checkpoint_1.py::a", "status": "passed", "duration": 1500},
-                    {
-                        "name": "tests/test_checkpoint_1.py::b",
-                        "status": "failed",
-                        "rawStatus": "setup_failed",
-                        "message": "boom",
-                        "tags": ["error"],
-                    },
-                    {
-                        "name": "tests/test_checkpoint_1.py::c",
-                        "status": "skipped",
-                        "rawStatus": "xfailed",
-                        "tags": ["xfail::reason_x"],
-                    },
-                    {
-                        "name": "tests/test_checkpoint_1.py::d",
-                        "status": "failed",
-                        "tags": ["slow::3"],
-                    },
-                    {"name": "tests/test_checkpoint_1.py::e", "status": "other"},
-                ]
-            }
-        },
-    )
-    reports = read_reports(tmp_path)
-    assert reports is not None
-    assert [(t.status, t.markers) for t in reports.tests] == [
-        (Status.PASSED, ()),
-        (Status.ERROR, ("error",)),
-        (Status.XFAILED, ("xfail",)),
-        (Status.FAILED, ("slow",)),
-        (Status.ERROR, ()),
-    ]
-    assert reports.tests[0].duration_s == 1.5
-    assert reports.problems == ("pytest-report.json was not written",)
-
-
-def test_unknown_outcome_and_test_missing_from_ctrf(tmp_path: Path) -> None:
+def test_markers_come_from_pytest_and_ctrf_only_cross_checks(tmp_path: Path) -> None:
     _write(
         tmp_path,
         PYTEST_REPORT,
         {
             "exitcode": 1,
             "tests": [
-                {"nodeid": "tests/test_checkpoint_1.py::a", "outcome": "weird", "lineno": 0},
-                {"nodeid": "tests/test_checkpoint_1.py::b", "outcome": "passed"},
+                {
+                    "nodeid": "tests/test_checkpoint_1.py::a",
+                    "outcome": "weird",
+                    "lineno": 0,
+                    "markers": ["functionality"],
+                },
+                {"nodeid": "tests/test_checkpoint_1.py::b", "outcome": "passed", "markers": []},
+                {"nodeid": "tests/test_checkpoint_1.py::c", "outcome": "error"},
+                {"nodeid": "tests/test_checkpoint_1.py::d", "outcome": "passed", "markers": []},
                 "garbage",
             ],
         },
@@ -269,18 +242,98 @@ def test_unknown_outcome_and_test_missing_from_ctrf(tmp_path: Path) -> None:
         {
             "results": {
                 "tests": [
-                    {"name": "tests/test_checkpoint_1.py::b", "status": "passed", "tags": ["error"]}
+                    # No tags at all: a test whose fixture failed in setup.
+                    {"name": "tests/test_checkpoint_1.py::a", "status": "failed"},
+                    {"name": "tests/test_checkpoint_1.py::b", "status": "passed", "tags": ["x::1"]},
+                    {"name": "tests/test_checkpoint_1.py::c", "status": "failed", "tags": []},
                 ]
             }
         },
     )
-    reports = read_reports(tmp_path)
-    assert reports is not None
+    reports = _read(tmp_path)
     assert [(t.status, t.markers, t.line) for t in reports.tests] == [
-        (Status.ERROR, (), 1),
-        (Status.PASSED, ("error",), None),
+        (Status.ERROR, ("functionality",), 1),
+        (Status.PASSED, (), None),
+        (Status.ERROR, (), None),
+        (Status.PASSED, (), None),
     ]
     assert reports.problems == (
         "tests/test_checkpoint_1.py::a: unknown outcome 'weird'",
-        "tests/test_checkpoint_1.py::a is missing from ctrf-report.json",
+        "tests/test_checkpoint_1.py::b: the markers in ctrf-report.json (x) differ from "
+        "pytest's (none); pytest's are used",
+        "tests/test_checkpoint_1.py::c: no markers recorded in pytest-report.json",
+        "tests/test_checkpoint_1.py::d is missing from ctrf-report.json",
     )
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE = "9" * 400
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (f'{{"tests": {DEEP}}}', "pytest-report.json is not valid JSON (maximum recursion"),
+        ('{"tests": [], "exitcode": NaN}', "pytest-report.json is not valid JSON (NaN is not"),
+        ('{"tests": [], "x": -Infinity}', "pytest-report.json is not valid JSON (-Infinity is"),
+        ('{"tests": [], "x": ' + "9" * 5000 + "}", "pytest-report.json is not valid JSON (Exceeds"),
+        ("[]", "pytest-report.json is not a JSON object"),
+    ],
+)
+def test_report_content_that_breaks_parsers_gives_a_reason(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    _write(tmp_path, PYTEST_REPORT, content)
+    result = read_reports(read_report_files(tmp_path))
+    assert isinstance(result, str) and result.startswith(reason), result
+
+
+def test_a_report_that_is_not_utf8_gives_a_reason(tmp_path: Path) -> None:
+    (tmp_path / PYTEST_REPORT).write_bytes(b'{"tests": []}\xff')
+    result = read_reports(read_report_files(tmp_path))
+    assert result == (
+        "pytest-report.json is not valid JSON ('utf-8' codec can't decode byte 0xff in "
+        "position 13: invalid start byte)"
+    )
+
+
+def test_out_of_range_values_are_dropped_not_raised(tmp_path: Path) -> None:
+    skip = "(" * 50_000 + ")" * 50_000
+    test = {
+        "outcome": "skipped",
+        "lineno": True,
+        "setup": {"outcome": "skipped", "duration": 10**400, "longrepr": skip},
+        "call": {"outcome": "passed", "duration": "1e400"},
+        "teardown": {"outcome": "passed", "duration": -1, "traceback": 7},
+        "markers": ["error", 3, "x" * 1000],
+    }
+    failing = {
+        "outcome": "failed",
+        "lineno": 10**400,
+        "call": {
+            "outcome": "failed",
+            "crash": {"message": 5},
+            "longrepr": 7,
+            "traceback": [{"path": "tests/t.py", "lineno": 10**30}, "x"],
+        },
+        "markers": "error",
+    }
+    document = {
+        "exitcode": 10**400,
+        "collectors": {"x": 1},
+        "tests": [{"nodeid": "tests/t.py::s", **test}, {"nodeid": "tests/t.py::f", **failing}],
+    }
+    # 1e400 reads as an infinite float.
+    _write(tmp_path, PYTEST_REPORT, json.dumps(document).replace('"1e400"', "1e400"))
+    reports = _read(tmp_path)
+    skipped, failed = reports.tests
+    assert (skipped.status, skipped.line, skipped.duration_s) == (Status.SKIPPED, None, 0.0)
+    assert skipped.markers == ("error", "x" * 200)
+    assert (failed.status, failed.line, failed.message, failed.details) == (
+        Status.FAILED,
+        None,
+        None,
+        None,
+    )
+    assert reports.exit_code is None
+    assert reports.collection_errors == ()

@@ -9,12 +9,14 @@ from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
 from scbench_ci.problem import Group, load_problem
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results import (
+    INFRASTRUCTURE_KINDS,
     EvaluationResult,
     FailureKind,
     detect_failure,
     judge_checkpoint,
     to_json,
 )
+from scbench_ci.seal import Broken, Seal
 from tests.conftest import REPO_ROOT, ProblemFolder, make_outcome
 
 # The tests judged here belong to checkpoint_2 unless they say otherwise.
@@ -23,11 +25,20 @@ SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_t
 
 
 def _execution(
-    exit_code: int | None = 1, setup: int | None = None, timed_out_in: str | None = None
+    exit_code: int | None = 1,
+    setup: int | None = None,
+    timed_out_in: str | None = None,
+    runner: int | None = None,
+    limits: tuple[str, ...] = (),
 ) -> ExecutionResult:
     return ExecutionResult(
-        exit_code=exit_code, setup_exit_code=setup, timed_out_in=timed_out_in, duration_s=1.5
-    )  # type: ignore[arg-type]
+        exit_code=exit_code,
+        setup_exit_code=setup,
+        timed_out_in=timed_out_in,  # type: ignore[arg-type]
+        duration_s=1.5,
+        runner_exit_code=runner,
+        limits_hit=limits,
+    )
 
 
 def _reports(
@@ -38,6 +49,11 @@ def _reports(
     )
 
 
+SEALED = Seal(killed=0)
+MEMORY = "the memory limit (4g) was reached: the kernel killed 1 process(es)"
+NO_REPORT = "pytest-report.json was not written"
+
+
 @pytest.fixture
 def logs(tmp_path: Path) -> Path:
     (tmp_path / PYTEST_LOG).write_text("".join(f"line {i}\n" for i in range(100)))
@@ -46,29 +62,84 @@ def logs(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("execution", "reports", "kind", "message"),
+    ("execution", "seal", "reports", "kind", "message"),
     [
         (
+            _execution(None, runner=2),
+            Broken.NOT_STARTED,
+            NO_REPORT,
+            FailureKind.INFRASTRUCTURE,
+            "installing the test runner (pytest, its plugins and the test dependencies) failed "
+            "with exit code 2",
+        ),
+        (
             _execution(None, setup=2),
-            None,
+            Broken.NOT_STARTED,
+            NO_REPORT,
             FailureKind.SETUP,
             "a setup command failed with exit code 2",
         ),
         (
             _execution(None, timed_out_in="tests"),
-            None,
+            Broken.UNSEALED,
+            NO_REPORT,
             FailureKind.TIMEOUT,
             "the session timeout of 60 s stopped the tests",
         ),
         (
             _execution(None, timed_out_in="setup"),
-            None,
+            Broken.NOT_STARTED,
+            NO_REPORT,
             FailureKind.TIMEOUT,
             "the session timeout of 60 s stopped the setup",
         ),
-        (_execution(1), None, FailureKind.INFRASTRUCTURE, "pytest wrote no report (exit code 1)"),
         (
             _execution(2),
+            Broken.NOT_STARTED,
+            NO_REPORT,
+            FailureKind.INFRASTRUCTURE,
+            "the test runner did not start (exit code 2)",
+        ),
+        (
+            _execution(137),
+            Broken.UNSEALED,
+            _reports(exit_code=0),
+            FailureKind.ABORTED,
+            "the test runner was stopped before it sealed its reports (exit code 137): no test "
+            "outcome is counted",
+        ),
+        (
+            _execution(137, limits=(MEMORY,)),
+            Broken.UNSEALED,
+            NO_REPORT,
+            FailureKind.RESOURCES,
+            f"the test runner ended without reporting (exit code 137): {MEMORY}",
+        ),
+        (
+            _execution(1),
+            Broken.MISMATCH,
+            _reports(exit_code=0),
+            FailureKind.TAMPERED,
+            "the reports are not the ones the test runner wrote (their seal does not match): "
+            "something changed them after they were written, so no test outcome is counted",
+        ),
+        (
+            _execution(1),
+            SEALED,
+            "pytest-report.json is larger than 268435456 bytes",
+            FailureKind.REPORTS,
+            "pytest's report could not be used: pytest-report.json is larger than 268435456 bytes",
+        ),
+        (
+            _execution(1, limits=(MEMORY,)),
+            SEALED,
+            NO_REPORT,
+            FailureKind.RESOURCES,
+            f"pytest's report could not be used ({NO_REPORT}): {MEMORY}",
+        ),
+        (
+            _execution(2),
+            SEALED,
             _reports(
                 exit_code=2,
                 collection_errors=(
@@ -79,44 +150,70 @@ def logs(tmp_path: Path) -> Path:
             "test collection failed: tests/test_checkpoint_2.py",
         ),
         (
+            _execution(2),
+            SEALED,
+            _reports(exit_code=2),
+            FailureKind.INTERRUPTED,
+            "pytest was interrupted (exit code 2)",
+        ),
+        (
             _execution(3),
+            SEALED,
             _reports(exit_code=3),
             FailureKind.INTERNAL,
-            "pytest hit an internal error",
+            "pytest hit an internal error (exit code 3)",
+        ),
+        (
+            _execution(3, limits=(MEMORY,)),
+            SEALED,
+            _reports(exit_code=3),
+            FailureKind.RESOURCES,
+            f"pytest stopped with an internal error: {MEMORY}",
         ),
         (
             _execution(4),
-            _reports(exit_code=4),
+            SEALED,
+            NO_REPORT,
             FailureKind.USAGE,
             "pytest rejected its command line (usage error)",
         ),
-        (_execution(5), _reports(exit_code=5), FailureKind.NO_TESTS, "pytest collected no tests"),
         (
-            _execution(-9),
-            _reports(exit_code=1),
-            FailureKind.INFRASTRUCTURE,
-            "pytest ended with exit code -9",
+            _execution(5),
+            SEALED,
+            _reports(exit_code=5),
+            FailureKind.NO_TESTS,
+            "pytest collected no tests",
         ),
     ],
 )
 def test_failure_kinds(
-    logs: Path, execution: ExecutionResult, reports: Reports | None, kind: FailureKind, message: str
+    logs: Path,
+    execution: ExecutionResult,
+    seal: Seal | Broken,
+    reports: Reports | str,
+    kind: FailureKind,
+    message: str,
 ) -> None:
-    failure = detect_failure(execution, reports, logs, 60)
+    failure = detect_failure(execution, seal, reports, logs, 60)
     assert failure is not None
     assert (failure.kind, failure.message) == (kind, message)
     assert failure.log_tail
 
 
+def test_only_causes_outside_the_submission_are_infrastructure() -> None:
+    assert {FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL} == INFRASTRUCTURE_KINDS
+
+
 def test_failure_log_tails(logs: Path) -> None:
-    setup = detect_failure(_execution(None, setup=1), None, logs, 60)
+    setup = detect_failure(_execution(None, setup=1), Broken.NOT_STARTED, NO_REPORT, logs, 60)
     assert setup is not None and setup.log_tail is not None
     assert "no such package: nope" in setup.log_tail
-    infra = detect_failure(_execution(1), None, logs, 60)
-    assert infra is not None and infra.log_tail is not None
-    assert infra.log_tail.splitlines() == [f"line {i}" for i in range(60, 100)]
+    aborted = detect_failure(_execution(1), Broken.UNSEALED, NO_REPORT, logs, 60)
+    assert aborted is not None and aborted.log_tail is not None
+    assert aborted.log_tail.splitlines() == [f"line {i}" for i in range(60, 100)]
     collection = detect_failure(
         _execution(2),
+        SEALED,
         _reports(
             exit_code=2,
             collection_errors=(CollectionError("a", "first"), CollectionError("b", "second")),
@@ -128,8 +225,31 @@ def test_failure_log_tails(logs: Path) -> None:
 
 
 def test_ordinary_runs_have_no_failure(logs: Path) -> None:
-    assert detect_failure(_execution(0), _reports(exit_code=0), logs, 60) is None
-    assert detect_failure(_execution(1), _reports(), logs, 60) is None
+    assert detect_failure(_execution(0), SEALED, _reports(exit_code=0), logs, 60) is None
+    assert detect_failure(_execution(1), SEALED, _reports(), logs, 60) is None
+
+
+def test_unsealed_reports_count_nothing(problem_folder: ProblemFolder, logs: Path) -> None:
+    problem = load_problem(problem_folder.root)
+    cp1 = problem.checkpoints[0]
+    forged = _reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py"), exit_code=0)
+    for seal in Broken:
+        result = judge_checkpoint(
+            problem,
+            cp1,
+            tested=(cp1,),
+            include_prior_tests=True,
+            execution=_execution(0),
+            seal=seal,
+            reports=forged,
+            log_dir=logs,
+            policy_name="any",
+            session_timeout_s=60,
+            warnings=(),
+        )
+        assert result.tests == ()
+        assert all(counts.total == 0 for counts in result.groups.values())
+        assert not result.passed
 
 
 def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Path) -> None:
@@ -152,6 +272,7 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
         tested=(cp1, cp2),
         include_prior_tests=True,
         execution=_execution(1),
+        seal=SEALED,
         reports=reports,
         log_dir=logs,
         policy_name="core-cases",
@@ -183,6 +304,7 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
         tested=(cp1, cp2),
         include_prior_tests=True,
         execution=_execution(1),
+        seal=SEALED,
         reports=reports,
         log_dir=logs,
         policy_name="all-cases",
@@ -222,6 +344,7 @@ def test_a_failure_never_passes(problem_folder: ProblemFolder, logs: Path) -> No
         tested=(cp1,),
         include_prior_tests=True,
         execution=_execution(None, timed_out_in="tests"),
+        seal=SEALED,
         reports=_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py")),
         log_dir=logs,
         policy_name="any",

@@ -19,6 +19,7 @@ from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.problem import Problem, load_problem
 from scbench_ci.reports import Reports, Status, TestOutcome
 from scbench_ci.results import CheckpointResult, EvaluationResult, judge_checkpoint, to_json
+from scbench_ci.seal import Broken, Seal
 from scbench_ci.summary import (
     LEVELS,
     SUMMARY_FILE,
@@ -70,7 +71,8 @@ def checkpoint_result(
         tested=problem.checkpoints[: problem.checkpoints.index(checkpoint) + 1],
         include_prior_tests=True,
         execution=execution,
-        reports=None if execution.setup_exit_code is not None else reports,
+        seal=Broken.NOT_STARTED if execution.setup_exit_code is not None else Seal(killed=0),
+        reports=reports,
         log_dir=log_dir or Path("/nonexistent"),
         policy_name="core-cases",
         session_timeout_s=60,
@@ -236,6 +238,11 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
         ("no_tests", "**No tests collected**"),
         ("usage", "**Pytest usage error**"),
         ("internal", "**Pytest internal error**"),
+        ("interrupted", "**Pytest interrupted**"),
+        ("tampered", "**Reports tampered with**"),
+        ("aborted", "**Test runner stopped**"),
+        ("resources", "**Resource limit reached**"),
+        ("reports", "**Reports unusable**"),
     ],
 )
 def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) -> None:

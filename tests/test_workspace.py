@@ -5,7 +5,7 @@ import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.problem import load_problem
-from scbench_ci.workspace import render_pytest_ini, stage_workspace
+from scbench_ci.workspace import MAX_DEPTH, render_pytest_ini, stage_workspace
 from tests.conftest import ProblemFolder
 
 
@@ -72,10 +72,14 @@ def test_copies_submission_without_caches_and_never_writes_to_it(
         "pkg/__pycache__/x",
         "tests/test_fake.py",
         ".scbench/results.json",
+        "pytest.ini",
     ):
         (submission / relative).parent.mkdir(parents=True, exist_ok=True)
         (submission / relative).write_text("x")
-    os.symlink("/etc/hostname", submission / "link")
+    os.symlink("pkg/util.py", submission / "link")
+    os.symlink("../pkg", submission / "pkg" / "up")
+    os.symlink("/etc/hostname", submission / "absolute")
+    os.symlink("../outside", submission / "climbs")
     before = _snapshot(submission)
 
     problem = load_problem(problem_folder.root)
@@ -96,10 +100,18 @@ def test_copies_submission_without_caches_and_never_writes_to_it(
     )
     assert "tests/test_fake.py" not in copied
     assert "results.json" not in {Path(p).name for p in copied}
-    assert os.readlink(workspace.root / "link") == "/etc/hostname"  # kept as a link, not followed
-    assert len(workspace.warnings) == 2
-    assert "tests/ folder was discarded" in workspace.warnings[0]
-    assert ".scbench/ folder was discarded" in workspace.warnings[1]
+    assert os.readlink(workspace.root / "link") == "pkg/util.py"  # kept as a link, not followed
+    assert os.readlink(workspace.root / "pkg" / "up") == "../pkg"
+    assert workspace.warnings == (
+        "the submission's tests was discarded: the evaluator makes its own (the problem's tests, "
+        "the run's settings and reports)",
+        "the submission's .scbench was discarded: the evaluator makes its own (the problem's "
+        "tests, the run's settings and reports)",
+        "the submission's pytest.ini was discarded: the evaluator makes its own (the problem's "
+        "tests, the run's settings and reports)",
+        "2 symlink(s) of the submission point outside it and were left out: absolute, climbs",
+    )
+    assert (workspace.root / "pytest.ini").read_text().startswith("[pytest]")
     assert _snapshot(submission) == before
 
 
@@ -171,3 +183,46 @@ def test_missing_submission(problem_folder: ProblemFolder, tmp_path: Path) -> No
             submission=tmp_path / "nope",
             root=tmp_path / "ws",
         )
+
+
+def test_what_is_too_deep_or_cannot_be_copied_is_left_out_with_a_warning(
+    problem_folder: ProblemFolder, tmp_path: Path
+) -> None:
+    submission = tmp_path / "s"
+    submission.mkdir()
+    (submission / "main.py").write_text("print('hi')\n")
+    folder = os.open(submission, os.O_RDONLY)
+    for _ in range(MAX_DEPTH + 50):  # deeper than the recursion limit allows for pathlib
+        os.mkdir("d", dir_fd=folder)
+        folder = os.open("d", os.O_RDONLY, dir_fd=folder)
+    os.mkdir("leaf", dir_fd=folder)
+    kept = submission.joinpath(*["d"] * MAX_DEPTH)
+    # A path that fits under the submission's folder, but not under the (longer) workspace's.
+    folder = os.open(submission, os.O_RDONLY)
+    length = len(str(submission))
+    while length < 3820:
+        os.mkdir("x" * 199, dir_fd=folder)
+        folder = os.open("x" * 199, os.O_RDONLY, dir_fd=folder)
+        length += 200
+    os.mkdir("y" * (4060 - length), dir_fd=folder)
+    problem = load_problem(problem_folder.root)
+
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_1"),
+        include_prior_tests=True,
+        submission=submission,
+        root=tmp_path / ("w" * 80) / "workspace",
+    )
+
+    assert (workspace.root / kept.relative_to(submission)).is_dir()
+    assert not (workspace.root / kept.relative_to(submission) / "d").exists()
+    too_deep, unreadable = workspace.warnings
+    assert too_deep == (
+        f"1 folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out: "
+        f"{kept.relative_to(submission)}/d"
+    )
+    assert unreadable.startswith(
+        "1 entries of the submission could not be copied and were left out: xxx"
+    )
+    assert unreadable.endswith("(File name too long)")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from scbench_ci.executors.docker import (
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
 )
+from scbench_ci.github.workflow import commands_stopped
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results import to_json, write_results
 from scbench_ci.summary import write_summary
@@ -183,7 +186,13 @@ def run(args: argparse.Namespace) -> int:
         use_cache=args.use_cache,
         test_network=args.test_network,
     )
-    result = evaluate(request, executor, echo=None if args.quiet else sys.stdout)
+    if args.quiet:
+        result = evaluate(request, executor, echo=None)
+    else:
+        # In a workflow step, nothing the submission prints may be read as a workflow command.
+        in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
+        with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
+            result = evaluate(request, executor, echo=sys.stdout)
     results_path = write_results(result, request.output_dir)
     write_summary(to_json(result), request.output_dir)
     sys.stdout.write(render_report(result, results_path))

@@ -47,6 +47,7 @@ from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
 from scbench_ci.problem import TESTS_DIR
+from scbench_ci.seal import MAX_REPORT_BYTES, REPORT_NAMES
 from scbench_ci.workspace import PYTEST_INI, REPORTS_DIR
 
 DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
@@ -405,20 +406,18 @@ def _in_run_dir(path: str) -> str:
 
 
 def _copy_out(container: Container, target: Path, echo: TextIO | None) -> None:
-    """Fill the empty folder `target` with the container's `.scbench/` (regular files and folders
-    only)."""
-    try:
-        chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REPORTS_DIR}")
-    except NotFound:
-        return
-    skipped = archive.extract_tree(chunks, REPORTS_DIR, target)
-    if skipped:
-        more = " ..." if len(skipped) > 5 else ""
-        _say(
-            echo,
-            f"warning: {len(skipped)} entries of {REPORTS_DIR}/ were not copied back (only "
-            f"regular files and folders are): {', '.join(skipped[:5])}{more}",
-        )
+    """Write each report the container's `.scbench/` holds as a regular file into the empty folder
+    `target`; anything else there is the run's business, and is left in the container."""
+    for name in REPORT_NAMES:
+        try:
+            chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REPORTS_DIR}/{name}")
+        except NotFound:
+            continue
+        content = archive.read_member(chunks, name, MAX_REPORT_BYTES)
+        if isinstance(content, str):
+            _say(echo, f"warning: {REPORTS_DIR}/{name} was not copied back: {content}")
+        else:
+            pytest_runner.write_new(target / name, content)
 
 
 def _run(

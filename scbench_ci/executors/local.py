@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
+from scbench_ci.files import scratch_folder
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -30,8 +30,7 @@ class LocalExecutor:
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         processes.become_subreaper()
         started = time.monotonic()
-        home = Path(tempfile.mkdtemp(prefix="scbench-home-"))
-        try:
+        with scratch_folder("scbench-home-") as home:
             env = run_environment(
                 path=os.pathsep.join(_search_path()),
                 home=str(home),
@@ -43,10 +42,10 @@ class LocalExecutor:
                 return _run(step.argv, request.workspace, {**env, **step.extra_env}, log, deadline)
 
             # uvx builds the runner's environment as it starts the tests.
-            test_argv = request.command.uvx_argv(pytest_runner.__file__)
+            test_argv = request.command.uvx_argv(
+                pytest_runner.__file__, pytest_runner.KILL_DESCENDANTS
+            )
             return run_phases(request, Plan(run, (), test_argv), started)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
 
 
 def _run(

@@ -46,8 +46,13 @@ def input_value(env: Mapping[str, str], name: str) -> str:
     return env.get(f"INPUT_{name.replace(' ', '_').upper()}", "").strip()
 
 
+def workspace_of(env: Mapping[str, str]) -> Path:
+    """The workspace the runner mounts into the action's container."""
+    return Path(env.get("GITHUB_WORKSPACE") or "/github/workspace")
+
+
 def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> ActionInputs:
-    workspace = real_path(Path(env.get("GITHUB_WORKSPACE") or "/github/workspace"))
+    workspace = real_path(workspace_of(env))
 
     def text(name: str) -> str | None:
         return input_value(env, name) or None

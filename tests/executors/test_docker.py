@@ -31,7 +31,14 @@ from scbench_ci.executors.docker import (
     docker_available,
 )
 from scbench_ci.reports import Status
-from tests.conftest import ProblemFolder, probe_command, shell
+from tests.conftest import (
+    PROBE_KEY,
+    PROBE_OUTPUT,
+    RUNNER_STARTED,
+    ProblemFolder,
+    probe_command,
+    shell,
+)
 
 UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
 """Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
@@ -68,7 +75,7 @@ def execute(
             setup_commands=setup,
             command=command,
             session_timeout_s=timeout,
-            seal_key="test-key",
+            seal_key=PROBE_KEY,
             echo=echo,
             image=image,
         )
@@ -158,13 +165,13 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
     )
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
-    assert (tmp_path / "logs" / PYTEST_LOG).read_text() == "out\nerr\n"
+    assert (tmp_path / "logs" / PYTEST_LOG).read_text() == f"{RUNNER_STARTED}out\nerr\n"
     setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
     assert setup_log == (
         "[scbench-ci] $ uv venv --quiet /scbench/runner/venv\n"
         "[scbench-ci] $ uv pip install --quiet --python /scbench/runner/venv/bin/python pytest\n"
     )
-    assert echo.getvalue() == setup_log + "out\nerr\n"
+    assert echo.getvalue() == f"{setup_log}{RUNNER_STARTED}out\nerr\n"
 
 
 DUMP_ENVIRONMENT = """
@@ -175,7 +182,7 @@ cache = pathlib.Path(os.environ["UV_CACHE_DIR"])
 (cache / "probe").write_text("ok")
 json.dump(
     {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "env": dict(os.environ)},
-    open(".scbench/env.json", "w"),
+    open(PROBE_OUTPUT, "w"),
 )
 """
 
@@ -202,7 +209,7 @@ def test_the_environment_is_built_from_scratch(
     )
 
     assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
-    seen = json.loads((reports(tmp_path) / "env.json").read_text())
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
     assert (seen["uid"], seen["gid"], seen["cwd"]) == (1000, 1000, WORKSPACE_DIR)
     env = seen["env"]
     assert env["HOME"] == HOME_DIR
@@ -244,7 +251,7 @@ status = pathlib.Path("/proc/self/status").read_text()
 found["capabilities"] = [l.split()[1] for l in status.splitlines() if l.startswith("CapEff")][0]
 found["no_new_privs"] = [l.split()[1] for l in status.splitlines() if l.startswith("NoNewPrivs")][0]
 found["docker_socket"] = pathlib.Path("/var/run/docker.sock").exists()
-json.dump(found, open(".scbench/limits.json", "w"))
+json.dump(found, open(PROBE_OUTPUT, "w"))
 time.sleep(3)
 """
 
@@ -285,7 +292,7 @@ def test_limits_labels_and_isolation(
     )
     assert host["ReadonlyRootfs"] is True
     assert set(host["Tmpfs"]) == {"/tmp"}
-    seen = json.loads((reports(tmp_path) / "limits.json").read_text())
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
     assert seen["memory"] == str(512 * 1024**2)
     assert seen["pids"] == "256"
     assert seen["cpu"] == "150000"
@@ -311,11 +318,11 @@ facts = {
     "link": os.readlink("link") if os.path.islink("link") else None,
     "executable": os.access("run.sh", os.X_OK),
 }
-pathlib.Path(".scbench/facts.json").write_text(json.dumps(facts))
+pathlib.Path(PROBE_OUTPUT).write_text(json.dumps(facts))
 os.remove(".scbench/stale.txt")  # gone in the container, so gone here too
 pathlib.Path(".scbench/deep/er").mkdir(parents=True)
 pathlib.Path(".scbench/deep/er/report.txt").write_text("deep")
-os.symlink("/etc/passwd", ".scbench/passwd")
+os.symlink("/etc/passwd", ".scbench/pytest-report.json")
 os.mkfifo(".scbench/pipe")
 """
 
@@ -338,20 +345,19 @@ def test_the_workspace_goes_in_and_reports_come_back_safely(
 
     assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
     out = reports(tmp_path)
-    assert sorted(str(path.relative_to(out)) for path in out.rglob("*")) == [
-        "deep",
-        "deep/er",
-        "deep/er/report.txt",
-        "facts.json",
-    ]
-    facts = json.loads((out / "facts.json").read_text())
+    # Only the reports come back, and only as regular files.
+    assert [path.name for path in out.iterdir()] == ["ctrf-report.json"]
+    facts = json.loads((out / "ctrf-report.json").read_text())
     # The workspace folder itself is the runner's (sticky), what the submission brought its own.
     assert facts == {
         "owner": [1001, 1000, 1000, 1000, 1000],
         "link": "/etc/hostname",
         "executable": True,
     }
-    assert "2 entries of .scbench/ were not copied back" in echo.getvalue()
+    assert (
+        "warning: .scbench/pytest-report.json was not copied back: pytest-report.json is not a "
+        "regular file" in echo.getvalue()
+    )
 
 
 def test_a_failing_setup_command_stops_the_run(tmp_path: Path, test_image: str) -> None:
@@ -377,7 +383,7 @@ sleepers = [
     p.name for p in pathlib.Path("/proc").iterdir()
     if p.name.isdigit() and (p / "cmdline").read_bytes() == b"sleep\\x00300\\x00"
 ]
-pathlib.Path(".scbench/sleepers.json").write_text(json.dumps(sleepers))
+pathlib.Path(PROBE_OUTPUT).write_text(json.dumps(sleepers))
 """
 
 
@@ -393,7 +399,7 @@ def test_what_setup_leaves_running_is_killed_before_the_tests(
     )
 
     assert (result.exit_code, result.setup_exit_code) == (0, None)
-    assert json.loads((reports(tmp_path) / "sleepers.json").read_text()) == []
+    assert json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text()) == []
     assert result.leftover_processes == 1
     assert (tmp_path / "logs" / SETUP_LOG).read_text().split("\n", 2)[2] == (
         "[scbench-ci] $ sleep 300 & echo started\nstarted\n"

@@ -10,7 +10,7 @@ import pytest
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor
-from tests.conftest import probe_command, shell
+from tests.conftest import PROBE_KEY, probe_command, shell
 
 CANARY = "scbench-local-canary"
 
@@ -50,7 +50,7 @@ def _execute(
             setup_commands=setup,
             command=probe_command(workspace, code, variables),
             session_timeout_s=timeout,
-            seal_key="test-key",
+            seal_key=PROBE_KEY,
             echo=echo,
         )
     )

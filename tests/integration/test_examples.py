@@ -43,6 +43,13 @@ EXPECTED: dict[tuple[str, str, str], tuple[int, Counts]] = {
     ("kvserver", "checkpoint_2", "solutions/checkpoint_2"): (0, {
         "Core": (3, 0, 0, 3), "Functionality": (1, 0, 0, 1), "Error": (1, 0, 0, 1),
         "Regression": (7, 0, 0, 7)}),
+    ("marks", "checkpoint_1", "solutions/checkpoint_1"): (0, {
+        "Core": (4, 0, 0, 4), "Functionality": (2, 6, 2, 10), "Error": (4, 1, 2, 7),
+        "Regression": (0, 1, 0, 1)}),
+    # No Core test (the module is marked slow): core-cases never passes.
+    ("marks", "checkpoint_2", "solutions/checkpoint_2"): (1, {
+        "Core": (0, 0, 0, 0), "Functionality": (2, 0, 0, 2), "Error": (1, 0, 0, 1),
+        "Regression": (1, 0, 0, 1)}),
 }
 # fmt: on
 
@@ -54,6 +61,7 @@ def scbench_evaluate(
     output: Path,
     *extra: str,
     executor: str = EXECUTOR,
+    cwd: Path | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     run = subprocess.run(
         [
@@ -78,6 +86,7 @@ def scbench_evaluate(
         text=True,
         timeout=900,
         stdin=subprocess.DEVNULL,
+        cwd=cwd,
     )
     results = json.loads((output / "results.json").read_text())
     jsonschema.validate(results, SCHEMA)

@@ -4,8 +4,8 @@ workflow command, and as it was in results.json.
 tests/hostile/injection_problem has three checkpoints whose text is hostile: test names
 (checkpoint_1), a collection error (checkpoint_2) and the end of a log with no report
 (checkpoint_3, where a test shows the submission's output as it runs and the submission kills
-pytest). The failure messages and output are those of its submission, injection_submission,
-which prints OUTPUT: markdown, HTML, workflow commands, escapes.
+pytest: an aborted run). The failure messages and output are those of its submission,
+injection_submission, which prints OUTPUT: markdown, HTML, workflow commands, escapes.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ PROBLEM = HOSTILE / "injection_problem"
 SUBMISSION = HOSTILE / "injection_submission"
 NAMES: list[str] = json.loads((PROBLEM / "tests/names.json").read_text(encoding="utf-8"))
 OUTPUT: str = runpy.run_path(str(SUBMISSION / "main.py"))["OUTPUT"]
-INFRASTRUCTURE_EXIT = 3
+FAILED_EXIT = 1
 
 # What GitHub's runner reads in a step's output, after actions/runner (src/Runner.Worker/
 # ActionCommandManager.cs and src/Runner.Common/ActionCommand.cs).
@@ -124,7 +124,7 @@ def assert_faithful(results: dict[str, Any], output: Path) -> None:
     assert f"E   RuntimeError: {first}\n" in collection["failure"]["log_tail"]
     for line in others:
         assert f"\nE   {line}" in collection["failure"]["log_tail"]
-    assert crashed["failure"]["kind"] == "infrastructure"
+    assert crashed["failure"]["kind"] == "aborted"
     assert OUTPUT in raw(output / "checkpoint_3/pytest.log")
     # The log's lines, as Python splits them (at carriage returns and line separators too); the
     # first follows the test's name.
@@ -161,7 +161,7 @@ def test_the_cli(tmp_path: Path) -> None:
         "local",
         "--quiet",
     )
-    assert run.returncode == INFRASTRUCTURE_EXIT, run.stdout + run.stderr
+    assert run.returncode == FAILED_EXIT, run.stdout + run.stderr
     results = json.loads(raw(output / "results.json"))
     assert_faithful(results, output)
     summary = scbench("summary", output / "results.json")
@@ -197,8 +197,8 @@ def test_the_action(
         artifact_service,
         submission=str(problem),
     )
-    assert run.exit_code == INFRASTRUCTURE_EXIT, run.log
-    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "true")
+    assert run.exit_code == FAILED_EXIT, run.log
+    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
     reports = run.workspace / ".scbench"
     results = json.loads(raw(reports / "results.json"))
     assert_faithful(results, reports)

@@ -1,0 +1,163 @@
+"""A submission cannot forge the verdict, crash the evaluator, or write on this machine.
+
+Each case is a way a determined submission went after the verdict: through the names the
+evaluator writes in the workspace (pytest.ini, .scbench/), through the reports (planted,
+read-only, unparseable, too many), through the runner (killed before it sealed), and through links
+that leave the submission. Each must end as an ordinary fail (exit 1) with the honest counts or,
+where no outcome can be trusted, none at all; never a traceback, never exit 3, and nothing outside
+the output folder changed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_examples import group_counts
+from tests.integration.test_hostile import (
+    BROKEN_COUNTS,
+    EXECUTORS,
+    evaluate,
+    hostile,
+    nothing_survives,  # noqa: F401 (an autouse fixture)
+)
+
+NO_COUNTS = dict.fromkeys(BROKEN_COUNTS, (0, 0, 0, 0))
+CANARY = "canary: must stay as it is\n"
+
+
+def assert_ordinary_fail(code: int, checkpoint: dict[str, Any], output: str) -> None:
+    assert code == 1, output
+    assert "Traceback" not in output
+    assert checkpoint["passed"] is False
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    path = tmp_path / "elsewhere" / "canary.ini"
+    path.parent.mkdir()
+    path.write_text(CANARY)
+    return path
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("ini", ["devnull", "proc_cwd", "absolute", "folder"])
+def test_the_submission_has_no_say_in_pytest_ini(
+    ini: str, executor: str, tmp_path: Path, test_image: str, canary: Path
+) -> None:
+    """Its pytest.ini, whatever it is, is discarded: never read by pytest, never written through.
+    The submission also brings a root conftest.py and a plugin that force every outcome."""
+    submission = hostile(tmp_path, "ini_links")
+    ini_path = submission / "pytest.ini"
+    if ini == "devnull":
+        ini_path.symlink_to(os.devnull)
+    elif ini == "proc_cwd":
+        # Read in the container as the submission's own evil.ini; on the host, the caller's
+        # current folder.
+        ini_path.symlink_to("/proc/self/cwd/evil.ini")
+    elif ini == "absolute":
+        ini_path.symlink_to(canary)
+    else:
+        ini_path.mkdir()
+        (ini_path / "pytest.ini").write_text("[pytest]\naddopts = -p hostile_plugin\n")
+    caller_cwd = tmp_path / "caller"
+    caller_cwd.mkdir()
+
+    code, checkpoint, output = evaluate(submission, tmp_path, executor, test_image, cwd=caller_cwd)
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    assert "the submission's pytest.ini was discarded" in " ".join(checkpoint["warnings"])
+    assert list(caller_cwd.iterdir()) == []
+    assert canary.read_text() == CANARY
+    assert list(canary.parent.iterdir()) == [canary]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_reports_planted_where_pytest_writes_are_replaced(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    """A read-only forged pytest-report.json, a fifo for the CTRF report, a read-only folder."""
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "readonly_reports"), tmp_path, executor, test_image
+    )
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert checkpoint["failure"] is None
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("reports", ["forged", "deep"])
+def test_a_killed_runner_counts_nothing(
+    reports: str, executor: str, tmp_path: Path, test_image: str
+) -> None:
+    """Reports the submission wrote before it killed the runner are never believed, and those
+    made to break a parser (deep nesting, 400-digit numbers, NaN) do not break the evaluator."""
+    submission = hostile(tmp_path, "runner_killer")
+    if reports == "deep":
+        (submission / "deep").touch()
+
+    code, checkpoint, output = evaluate(submission, tmp_path, executor, test_image)
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert checkpoint["failure"]["kind"] == "aborted"
+    assert group_counts(checkpoint) == NO_COUNTS
+    assert checkpoint["tests"] == []
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "Test runner stopped" in summary
+    assert "15/15" not in summary and "15/15" not in output
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_crowded_reports_folder_is_no_infrastructure_failure(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "many_entries"), tmp_path, executor, test_image
+    )
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert checkpoint["failure"] is None
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_links_out_of_the_submission_are_left_out(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    submission = hostile(tmp_path, "root_conftest")
+    (submission / "shared").symlink_to("../..")
+    (submission / "system").symlink_to("/etc")
+    (submission / "here").symlink_to(".")
+    (submission / "around").symlink_to("here/here/..")  # climbs out only once resolved
+    (submission / "inside").symlink_to("wordstat.py")
+
+    code, checkpoint, output = evaluate(submission, tmp_path, executor, test_image)
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert checkpoint["failure"] is None
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    (warning,) = [w for w in checkpoint["warnings"] if "symlink" in w]
+    assert warning.startswith("3 symlink(s) of the submission point outside it")
+    assert {"shared", "system", "around"} == {
+        name.strip() for name in warning.split(": ", 1)[1].split(",")
+    }
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_tree_too_deep_to_clean_up_naively_is_no_crash(
+    executor: str, tmp_path: Path, test_image: str
+) -> None:
+    code, checkpoint, output = evaluate(
+        hostile(tmp_path, "deep_tree"), tmp_path, executor, test_image
+    )
+
+    assert_ordinary_fail(code, checkpoint, output)
+    assert checkpoint["failure"] is None
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    assert not list(Path(tempfile.gettempdir()).glob("scbench-home-*/deep"))
