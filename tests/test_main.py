@@ -31,7 +31,11 @@ def scbench(
 
 
 def evaluate(
-    problem: ProblemFolder, submission: Path, *extra: str, checkpoint: str = "checkpoint_1"
+    problem: ProblemFolder,
+    submission: Path,
+    *extra: str,
+    checkpoint: str = "checkpoint_1",
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     output = problem.root.parent / "out"
     run = scbench(
@@ -48,6 +52,7 @@ def evaluate(
         "local",
         *extra,
         cwd=problem.root.parent,
+        env=env,
     )
     results_file = output / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
@@ -210,23 +215,7 @@ def test_a_runner_that_cannot_start_is_an_infrastructure_failure(
         "UV_CACHE_DIR": str(tmp_path / "empty-cache"),
         "UV_OFFLINE": "",
     }
-    run = scbench(
-        "evaluate",
-        "--problem",
-        problem_folder.root,
-        "--checkpoint",
-        "checkpoint_1",
-        "--submission",
-        submission,
-        "--output",
-        tmp_path / "out",
-        "--executor",
-        "local",
-        "--quiet",
-        cwd=tmp_path,
-        env=env,
-    )
-    results = json.loads((tmp_path / "out/results.json").read_text())
+    run, results = evaluate(problem_folder, submission, "--quiet", env=env)
     assert run.returncode == 3, run.stdout + run.stderr
     failure = results["checkpoints"][0]["failure"]
     assert failure["kind"] == "infrastructure"
@@ -248,22 +237,7 @@ def test_an_unexpected_exception_is_exit_3_with_a_crash_log(
         "import scbench_ci.evaluation as evaluation\n"
         "evaluation.read_report_files = broken\n"
     )
-    run = scbench(
-        "evaluate",
-        "--problem",
-        problem_folder.root,
-        "--checkpoint",
-        "checkpoint_1",
-        "--submission",
-        submission,
-        "--output",
-        tmp_path / "out",
-        "--executor",
-        "local",
-        "--quiet",
-        cwd=tmp_path,
-        env=env,
-    )
+    run, _ = evaluate(problem_folder, submission, "--quiet", env=env)
     assert run.returncode == 3
     line = _one_line_error(run)
     log = tmp_path / "out" / "crash.log"
@@ -408,28 +382,14 @@ def test_auto_falls_back_to_local_and_says_so(
 
 
 def test_in_a_workflow_step_the_streamed_output_cannot_issue_commands(
-    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+    problem_folder: ProblemFolder, submission: Path
 ) -> None:
     problem_folder.write(
         "tests/test_checkpoint_1.py",
         "def test_prints():\n    print('\\n::set-output name=passed::true')\n    assert False\n",
     )
     env = {**os.environ, "GITHUB_ACTIONS": "true"}
-    run = scbench(
-        "evaluate",
-        "--problem",
-        problem_folder.root,
-        "--checkpoint",
-        "checkpoint_1",
-        "--submission",
-        submission,
-        "--output",
-        tmp_path / "out",
-        "--executor",
-        "local",
-        cwd=tmp_path,
-        env=env,
-    )
+    run, _ = evaluate(problem_folder, submission, env=env)
     assert run.returncode == 1
     stop = re.search(r"^::stop-commands::(\w+)$", run.stdout, re.MULTILINE)
     assert stop is not None, run.stdout
@@ -442,20 +402,6 @@ def test_outside_a_workflow_the_stream_is_not_wrapped(
     problem_folder: ProblemFolder, submission: Path
 ) -> None:
     env = {key: value for key, value in os.environ.items() if key != "GITHUB_ACTIONS"}
-    run = scbench(
-        "evaluate",
-        "--problem",
-        problem_folder.root,
-        "--checkpoint",
-        "checkpoint_1",
-        "--submission",
-        submission,
-        "--output",
-        problem_folder.root.parent / "out",
-        "--executor",
-        "local",
-        cwd=problem_folder.root.parent,
-        env=env,
-    )
+    run, _ = evaluate(problem_folder, submission, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "::stop-commands::" not in run.stdout

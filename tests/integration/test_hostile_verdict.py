@@ -11,6 +11,7 @@ the output folder changed.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from tests.integration.test_examples import group_counts
 from tests.integration.test_hostile import (
     BROKEN_COUNTS,
     EXECUTORS,
+    HOSTILE,
     evaluate,
     hostile,
     nothing_survives,  # noqa: F401 (an autouse fixture)
@@ -50,8 +52,11 @@ def test_the_submission_has_no_say_in_pytest_ini(
     ini: str, executor: str, tmp_path: Path, test_image: str, canary: Path
 ) -> None:
     """Its pytest.ini, whatever it is, is discarded: never read by pytest, never written through.
-    The submission also brings a root conftest.py and a plugin that force every outcome."""
-    submission = hostile(tmp_path, "ini_links")
+    The submission also brings a root conftest.py, a plugin and an evil.ini that would force
+    every outcome."""
+    submission = hostile(tmp_path, "root_conftest")
+    shutil.copy(HOSTILE / "root_configs" / "hostile_plugin.py", submission)
+    (submission / "evil.ini").write_text("[pytest]\naddopts = -p hostile_plugin\n")
     ini_path = submission / "pytest.ini"
     if ini == "devnull":
         ini_path.symlink_to(os.devnull)
