@@ -173,24 +173,25 @@ def read_regular(path: Path, limit: int) -> bytes | None:
 
 
 def split_arguments(args: list[str]) -> tuple[list[str], Path | None, Path | None]:
-    """pytest's arguments with the JSON report taken over by the runner; where each report goes.
+    """pytest's arguments with the JSON report's file taken over by the runner; where each
+    report goes.
 
-    `--json-report` and every `--json-report-file=PATH` go: the runner registers the plugin
-    itself and writes its report. The reports go where the first of each option says
-    (scbench-ci's own; extra arguments come after them).
+    Every `--json-report-file=PATH` gives way to `--json-report-file=none` (the plugin's own way to
+    build the report without saving it): the runner writes it. The reports go where the first of
+    each option says (scbench-ci's own; extra arguments come after them).
     """
     kept: list[str] = []
     json_path = ctrf_path = None
     for arg in args:
-        if arg == JSON_REPORT_FLAG:
-            continue
         if arg.startswith(JSON_REPORT_FILE_OPTION):
             json_path = json_path or Path(arg[len(JSON_REPORT_FILE_OPTION) :])
             continue
         if arg.startswith(CTRF_OPTION):
             ctrf_path = ctrf_path or Path(arg[len(CTRF_OPTION) :])
         kept.append(arg)
-    return kept, json_path, ctrf_path
+    if JSON_REPORT_FLAG not in kept:
+        return kept, None, ctrf_path
+    return [*kept, f"{JSON_REPORT_FILE_OPTION}none"], json_path, ctrf_path
 
 
 def reports_folders(*paths: Path | None) -> set[Path]:
@@ -223,6 +224,7 @@ def main() -> int:
         def __init__(self) -> None:
             self.killed = 0
             self.marks: dict[str, list[str]] = {}
+            self.json_report: dict[str, Any] | None = None
 
         def pytest_collection_finish(self, session: pytest.Session) -> None:
             for item in session.items:
@@ -247,16 +249,14 @@ def main() -> int:
                     _note(f"could not make a fresh {folder}/: {error}")
             yield
 
-    guard = Guard()
-    json_report = None
-    if json_path is not None:
-        from pytest_jsonreport.plugin import JSONReport
+        @pytest.hookimpl(optionalhook=True)
+        def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+            """pytest-json-report's report, built and about to be saved (it is not: `none`)."""
+            self.json_report = json_report
 
-        json_report = JSONReport()
-        pytest_args.append(f"{JSON_REPORT_FILE_OPTION}none")
-    plugins = [guard] if json_report is None else [guard, json_report]
-    exit_code = int(pytest.main(pytest_args, plugins=plugins))
-    json_bytes = _json_report_bytes(json_report.report, guard.marks) if json_report else None
+    guard = Guard()
+    exit_code = int(pytest.main(pytest_args, plugins=[guard]))
+    json_bytes = _json_report_bytes(guard.json_report, guard.marks)
     if json_path is not None and json_bytes is not None:
         try:
             write_new(json_path, json_bytes)
@@ -282,7 +282,11 @@ def _json_report_bytes(report: dict[str, Any] | None, marks: dict[str, list[str]
         return None
     for test in report.get("tests", []):
         test["markers"] = marks.get(test.get("nodeid"), [])
-    return json.dumps(report, default=str).encode()
+    try:
+        return json.dumps(report, default=str).encode()
+    except (TypeError, ValueError, RecursionError) as error:  # a test's metadata, say
+        _note(f"pytest-json-report's report could not be written as JSON: {error}")
+        return None
 
 
 if __name__ == "__main__":

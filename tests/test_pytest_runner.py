@@ -1,0 +1,141 @@
+"""The test runner's own parts: what it does to pytest's arguments, the reports folder, the files
+it writes and reads, and the processes it kills."""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.pytest_runner import (
+    fresh_folder,
+    read_regular,
+    reports_folders,
+    split_arguments,
+    write_new,
+)
+
+
+def test_the_json_report_is_built_but_saved_by_the_runner_alone() -> None:
+    args = [
+        "tests/",
+        "--ctrf=.scbench/ctrf-report.json",
+        "--json-report",
+        "--json-report-file=.scbench/pytest-report.json",
+        "-vv",
+        "--json-report-file=elsewhere.json",  # extra arguments come after scbench-ci's
+        "--ctrf=elsewhere-ctrf.json",
+    ]
+    kept, json_path, ctrf_path = split_arguments(args)
+    assert kept == [
+        "tests/",
+        "--ctrf=.scbench/ctrf-report.json",
+        "--json-report",
+        "-vv",
+        "--ctrf=elsewhere-ctrf.json",
+        "--json-report-file=none",
+    ]
+    assert (json_path, ctrf_path) == (
+        Path(".scbench/pytest-report.json"),
+        Path(".scbench/ctrf-report.json"),
+    )
+
+
+def test_without_the_json_report_there_is_none_to_write() -> None:
+    assert split_arguments(["-q", "tests/x.py"]) == (["-q", "tests/x.py"], None, None)
+
+
+def test_only_folders_below_the_working_directory_are_replaced() -> None:
+    paths = [Path(p) for p in ("r.json", "/tmp/r.json", "../r.json", "a/../../r.json", "x/r.json")]
+    assert reports_folders(*paths, None) == {Path("x")}
+
+
+def test_a_fresh_folder_moves_whatever_was_there_aside(tmp_path: Path) -> None:
+    for kind in ("folder", "file", "link", "fifo"):
+        path = tmp_path / kind / ".scbench"
+        path.parent.mkdir()
+        if kind == "folder":
+            path.mkdir()
+            (path / "pytest-report.json").write_text("forged")
+            (path / "pytest-report.json").chmod(0o444)
+            path.chmod(0o555)
+        elif kind == "file":
+            path.write_text("x")
+        elif kind == "link":
+            path.symlink_to(tmp_path)
+        else:
+            os.mkfifo(path)
+
+        fresh_folder(path)
+
+        assert path.is_dir() and not path.is_symlink() and list(path.iterdir()) == []
+        (aside,) = path.parent.glob(".scbench.discarded-*")
+        assert os.path.lexists(aside)
+
+
+def test_write_new_never_writes_over_or_through_anything(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_text("canary")
+    (tmp_path / "link").symlink_to(outside)
+    (tmp_path / "there").write_text("first")
+    for name in ("link", "there"):
+        with pytest.raises(OSError):
+            write_new(tmp_path / name, b"second")
+    assert outside.read_text() == "canary" and (tmp_path / "there").read_text() == "first"
+    write_new(tmp_path / "new", b"data")
+    assert (tmp_path / "new").read_bytes() == b"data"
+
+
+def test_read_regular_reads_only_a_regular_file_within_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "file").write_bytes(b"12345")
+    (tmp_path / "link").symlink_to(tmp_path / "file")
+    os.mkfifo(tmp_path / "fifo")  # must not wait for a writer
+    assert read_regular(tmp_path / "file", 5) == b"12345"
+    assert read_regular(tmp_path / "file", 4) is None
+    assert read_regular(tmp_path / "link", 5) is None
+    assert read_regular(tmp_path / "fifo", 5) is None
+    assert read_regular(tmp_path / "missing", 5) is None
+
+
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        print(os.getpid(), flush=True)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        time.sleep(600)
+    os._exit(0)
+os.wait()
+"""
+
+
+def test_kill_descendants_reaches_a_daemon_that_left_its_parent() -> None:
+    """As the runner does it: a child subreaper, so the daemon is reparented to it."""
+    script = (
+        "import ctypes, subprocess, sys\n"
+        "from scbench_ci.pytest_runner import kill_descendants\n"
+        "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)\n"
+        f"daemon = subprocess.run([sys.executable, '-c', {DAEMON!r}], capture_output=True,"
+        " text=True).stdout.strip()\n"
+        "print(daemon, kill_descendants(), flush=True)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
+    daemon, killed = int(out[0]), int(out[1])
+    try:
+        assert killed == 1
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{daemon}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{daemon}").exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(daemon, signal.SIGKILL)
