@@ -1,4 +1,4 @@
-.PHONY: example test lint format clean
+.PHONY: example test lint format dist clean
 
 example:  ## evaluate a bundled example problem
 	scripts/example.sh
@@ -12,5 +12,8 @@ lint:
 format:
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .
 
+dist:  ## the sdist and the wheel in dist/, as the release builds them
+	.venv/bin/python -m build
+
 clean:
-	rm -rf .venv .scbench .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf .venv .scbench .pytest_cache .mypy_cache .ruff_cache *.egg-info build dist

@@ -9,12 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from scbench_ci.commands.evaluate import DEFAULT_SESSION_TIMEOUT_S
 from scbench_ci.console import render_report
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
-from scbench_ci.evaluation import EvaluationRequest, evaluate
-from scbench_ci.executors.docker import DockerExecutor
+from scbench_ci.evaluation import evaluate
 from scbench_ci.github.annotations import error_annotations
 from scbench_ci.github.artifacts import (
     FORBIDDEN_IN_NAME,
@@ -60,14 +58,14 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
 
 
 def _run(env: Mapping[str, str], stdout: TextIO) -> int:
-    inputs = read_inputs(env, DEFAULT_SESSION_TIMEOUT_S)
-    output_dir = inputs.workspace / REPORTS_DIR
+    inputs = read_inputs(env)
+    request = inputs.options.request()
+    executor = inputs.options.make_executor(
+        warn=lambda notice: print(command("warning", notice, title="scbench-ci"), file=stdout)
+    )
+    output_dir = request.output_dir
     with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
-        result = evaluate(
-            _request(inputs, output_dir),
-            DockerExecutor(image=inputs.image, test_network=inputs.test_network),
-            echo=stdout,
-        )
+        result = evaluate(request, executor, echo=stdout)
     results_path = write_results(result, output_dir)
     document = to_json(result)
     artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
@@ -92,27 +90,11 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     return ExitCode.FAILED if inputs.fail_on_policy and not result.passed else ExitCode.PASSED
 
 
-def _request(inputs: ActionInputs, output_dir: Path) -> EvaluationRequest:
-    return EvaluationRequest(
-        problem_dir=inputs.problem,
-        checkpoint=inputs.checkpoint,
-        submission=inputs.submission,
-        output_dir=output_dir,
-        policy=inputs.pass_policy,
-        session_timeout_s=inputs.session_timeout_s,
-        include_prior_tests=inputs.include_prior_tests,
-        entrypoint=inputs.entrypoint,
-        environment_file=inputs.environment,
-        test_timeout_s=inputs.timeout_s,
-        pytest_args=inputs.pytest_args,
-    )
-
-
 def default_artifact_name(result: EvaluationResult, inputs: ActionInputs) -> str:
     """`scbench-<problem>-<checkpoint>[-<submission>]`: artifact names are unique per workflow
     run, so jobs that evaluate several submissions of one checkpoint need the submission in it."""
-    name = f"scbench-{result.problem.name}-{inputs.checkpoint}"
-    submission = os.path.relpath(inputs.submission, inputs.workspace)
+    name = f"scbench-{result.problem.name}-{inputs.options.checkpoint}"
+    submission = os.path.relpath(inputs.options.submission, inputs.workspace)
     if submission != ".":
         name += f"-{submission}"
     # Braces too: a `{checkpoint}` placeholder reads badly in a name.

@@ -15,8 +15,8 @@ from scbench_ci.signals import Terminated, raise_on_sigterm
 COMMANDS = {"evaluate": evaluate, "summary": summary, "cleanup": cleanup}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
+def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    arguments = list(argv)
     # Everything after the first `--` goes to pytest untouched.
     passthrough: list[str] = []
     if "--" in arguments:
@@ -35,7 +35,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         module.add_arguments(sub)
     args = parser.parse_args(arguments)
     args.pytest_args = passthrough
+    return args
 
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_arguments(sys.argv[1:] if argv is None else argv)
     raise_on_sigterm()
     try:
         return int(COMMANDS[args.command].run(args))

@@ -11,8 +11,8 @@ from pathlib import Path
 from scbench_ci import policy
 from scbench_ci.console import render_report
 from scbench_ci.errors import ExitCode, UsageError
-from scbench_ci.evaluation import EvaluationRequest, evaluate
-from scbench_ci.executors import EXECUTOR_NAMES, make_executor
+from scbench_ci.evaluation import evaluate
+from scbench_ci.executors import EXECUTOR_NAMES
 from scbench_ci.executors.docker import (
     CACHE_VOLUME,
     DEFAULT_CPUS,
@@ -22,11 +22,10 @@ from scbench_ci.executors.docker import (
     DEFAULT_PIDS_LIMIT,
 )
 from scbench_ci.github.workflow import commands_stopped
+from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results import to_json, write_results
 from scbench_ci.summary import write_summary
-
-DEFAULT_SESSION_TIMEOUT_S = 1800.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,34 +156,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def options(args: argparse.Namespace) -> EvaluationOptions:
     if args.checkpoint != "all" and not is_checkpoint_name(args.checkpoint):
         raise UsageError(
             f"--checkpoint: {args.checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
         )
-    request = EvaluationRequest(
-        problem_dir=args.problem,
+    return EvaluationOptions(
+        problem=args.problem,
         checkpoint=args.checkpoint,
         submission=args.submission,
         output_dir=args.output,
-        policy=args.policy,
-        session_timeout_s=args.session_timeout,
+        executor=args.executor,
         include_prior_tests=args.include_prior_tests,
         entrypoint=args.entrypoint,
-        environment_file=args.environment,
-        test_timeout_s=args.timeout,
-        pytest_args=tuple(args.pytest_args),
-    )
-    executor = make_executor(
-        args.executor,
-        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr),
+        environment=args.environment,
         image=args.image,
         memory=args.memory,
         cpus=args.cpus,
         pids_limit=args.pids_limit,
         disk=args.disk,
-        use_cache=args.use_cache,
         test_network=args.test_network,
+        use_cache=args.use_cache,
+        test_timeout_s=args.timeout,
+        session_timeout_s=args.session_timeout,
+        policy=args.policy,
+        pytest_args=tuple(args.pytest_args),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    chosen = options(args)
+    request = chosen.request()
+    executor = chosen.make_executor(
+        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr)
     )
     if args.quiet:
         result = evaluate(request, executor, echo=None)

@@ -117,10 +117,10 @@ class DockerExecutor:
         test_network: bool = False,
     ) -> None:
         self.image = image
-        self.memory = _checked_size("--memory", memory)
+        self.memory = checked_size("--memory", memory)
         self.cpus = cpus
         self.pids_limit = pids_limit
-        self.disk = _checked_size("--disk", disk)
+        self.disk = checked_size("--disk", disk)
         self.use_cache = use_cache
         self.test_network = test_network
 
@@ -251,7 +251,7 @@ class DockerExecutor:
         return tuple(hit)
 
 
-def _checked_size(option: str, text: str) -> str:
+def checked_size(option: str, text: str) -> str:
     try:
         size = parse_bytes(text)
     except DockerException:

@@ -9,6 +9,14 @@ from pathlib import Path
 
 from scbench_ci.errors import UsageError
 from scbench_ci.evaluation import CHECKPOINT_PLACEHOLDER
+from scbench_ci.executors.docker import (
+    DEFAULT_CPUS,
+    DEFAULT_DISK,
+    DEFAULT_MEMORY,
+    DEFAULT_PIDS_LIMIT,
+    checked_size,
+)
+from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.policy import DEFAULT_POLICY, POLICY_NAMES
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name, load_problem, real_path
 from scbench_ci.workspace import REPORTS_DIR
@@ -16,24 +24,42 @@ from scbench_ci.workspace import REPORTS_DIR
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
+DEFAULTS: dict[str, str | None] = {
+    "problem": None,
+    "checkpoint": None,
+    "submission": ".",
+    "include_prior_tests": "",
+    "entrypoint": "",
+    "environment": "",
+    "image": "",
+    "memory": DEFAULT_MEMORY,
+    "cpus": f"{DEFAULT_CPUS:g}",
+    "pids_limit": str(DEFAULT_PIDS_LIMIT),
+    "disk": DEFAULT_DISK,
+    "cache": "true",
+    "test_network": "false",
+    "timeout": "",
+    "session_timeout": f"{DEFAULT_SESSION_TIMEOUT_S:g}",
+    "pass_policy": DEFAULT_POLICY,
+    "fail_on_policy": "true",
+    "pytest_args": "",
+    "job_summary": "true",
+    "annotations": "true",
+    "upload_artifact": "true",
+    "artifact_name": "",
+    "retention_days": "",
+}
+"""Every input the action reads, with its default (None: required), as action.yml declares them.
+The runner passes action.yml's defaults; these apply where it does not, as in a step that runs the
+image itself (`uses: docker://...`). An empty input means its default."""
+
 
 @dataclass(frozen=True)
 class ActionInputs:
     workspace: Path
-    problem: Path
-    checkpoint: str
-    submission: str
-    """Absolute; may hold `{checkpoint}`."""
-    include_prior_tests: bool | None
-    entrypoint: str | None
-    environment: Path | None
-    image: str | None
-    test_network: bool
-    timeout_s: float | None
-    session_timeout_s: float
-    pass_policy: str
+    options: EvaluationOptions
+    """What to evaluate and how: the same options the CLI's flags make."""
     fail_on_policy: bool
-    pytest_args: tuple[str, ...]
     job_summary: bool
     annotations: bool
     upload_artifact: bool
@@ -51,58 +77,76 @@ def workspace_of(env: Mapping[str, str]) -> Path:
     return Path(env.get("GITHUB_WORKSPACE") or "/github/workspace")
 
 
-def read_inputs(env: Mapping[str, str], default_session_timeout_s: float) -> ActionInputs:
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     workspace = real_path(workspace_of(env))
 
-    def text(name: str) -> str | None:
-        return input_value(env, name) or None
-
-    def required(name: str) -> str:
-        value = text(name)
-        if value is None:
+    def value(name: str) -> str:
+        given = input_value(env, name) or DEFAULTS[name]
+        if given is None:
             raise UsageError(f"input {name}: is required")
-        return value
+        return given
 
-    def path(name: str, value: str) -> Path:
-        return _inside(workspace, name, value)
+    def text(name: str) -> str | None:
+        return value(name) or None
 
-    checkpoint = required("checkpoint")
+    def path(name: str, relative: str) -> Path:
+        return _inside(workspace, name, relative)
+
+    checkpoint = value("checkpoint")
     if checkpoint != "all" and not is_checkpoint_name(checkpoint):
         raise UsageError(
             f"input checkpoint: {checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
         )
-    problem = path("problem", required("problem"))
-    submission = text("submission") or "."
+    problem = path("problem", value("problem"))
+    submission = value("submission")
     if CHECKPOINT_PLACEHOLDER not in submission:
         _inside(workspace, "submission", submission)
     _check_output_folder(workspace / REPORTS_DIR)
-    policy = text("pass_policy") or DEFAULT_POLICY
+    policy = value("pass_policy")
     if policy not in POLICY_NAMES:
         raise UsageError(
             f"input pass_policy: unknown policy {policy!r} (one of {', '.join(POLICY_NAMES)})"
         )
     environment = text("environment")
-    pytest_args = text("pytest_args")
-    inputs = ActionInputs(
-        workspace=workspace,
+    include_prior_tests = text("include_prior_tests")
+    timeout = text("timeout")
+    options = EvaluationOptions(
         problem=problem,
         checkpoint=checkpoint,
         submission=str(workspace / submission),
-        include_prior_tests=_boolean(env, "include_prior_tests", None),
+        output_dir=workspace / REPORTS_DIR,
+        executor="docker",
+        include_prior_tests=(
+            _boolean("include_prior_tests", include_prior_tests) if include_prior_tests else None
+        ),
         entrypoint=text("entrypoint"),
         environment=path("environment", environment) if environment else None,
         image=text("image"),
-        test_network=bool(_boolean(env, "test_network", False)),
-        timeout_s=_seconds(env, "timeout"),
-        session_timeout_s=_seconds(env, "session_timeout") or default_session_timeout_s,
-        pass_policy=policy,
-        fail_on_policy=bool(_boolean(env, "fail_on_policy", True)),
-        pytest_args=tuple(_split(pytest_args)) if pytest_args else (),
-        job_summary=bool(_boolean(env, "job_summary", True)),
-        annotations=bool(_boolean(env, "annotations", True)),
-        upload_artifact=bool(_boolean(env, "upload_artifact", True)),
+        memory=checked_size("input memory", value("memory")),
+        cpus=_positive("cpus", value("cpus"), "a number of CPUs"),
+        pids_limit=_whole_number("pids_limit", value("pids_limit"), least=1),
+        disk=checked_size("input disk", value("disk")),
+        test_network=_boolean("test_network", value("test_network")),
+        use_cache=_boolean("cache", value("cache")),
+        test_timeout_s=_positive("timeout", timeout, "a number of seconds") if timeout else None,
+        session_timeout_s=_positive(
+            "session_timeout", value("session_timeout"), "a number of seconds"
+        ),
+        policy=policy,
+        pytest_args=tuple(_split(value("pytest_args"))),
+    )
+    retention_days = text("retention_days")
+    inputs = ActionInputs(
+        workspace=workspace,
+        options=options,
+        fail_on_policy=_boolean("fail_on_policy", value("fail_on_policy")),
+        job_summary=_boolean("job_summary", value("job_summary")),
+        annotations=_boolean("annotations", value("annotations")),
+        upload_artifact=_boolean("upload_artifact", value("upload_artifact")),
         artifact_name=text("artifact_name"),
-        retention_days=_whole_number(env, "retention_days"),
+        retention_days=(
+            _whole_number("retention_days", retention_days) if retention_days else None
+        ),
     )
     # Last, as it reads the problem: a bad input of any kind is one error before any output.
     evaluated = load_problem(problem).select(checkpoint)
@@ -134,36 +178,29 @@ def _inside(workspace: Path, name: str, value: str) -> Path:
     return resolved
 
 
-def _boolean(env: Mapping[str, str], name: str, default: bool | None) -> bool | None:
-    value = input_value(env, name).lower()
-    if not value:
-        return default
-    if value in _TRUE:
+def _boolean(name: str, value: str) -> bool:
+    if value.lower() in _TRUE:
         return True
-    if value in _FALSE:
+    if value.lower() in _FALSE:
         return False
     raise UsageError(f"input {name}: {value!r} is not a boolean (use true or false)")
 
 
-def _seconds(env: Mapping[str, str], name: str) -> float | None:
-    value = input_value(env, name)
-    if not value:
-        return None
+def _positive(name: str, value: str, what: str) -> float:
     try:
-        seconds = float(value)
+        number = float(value)
     except ValueError:
-        raise UsageError(f"input {name}: {value!r} is not a number of seconds") from None
-    if seconds <= 0:
-        raise UsageError(f"input {name}: must be more than 0 seconds, got {value!r}")
-    return seconds
+        raise UsageError(f"input {name}: {value!r} is not {what}") from None
+    if not number > 0:  # NaN too
+        raise UsageError(f"input {name}: must be more than 0, got {value!r}")
+    return number
 
 
-def _whole_number(env: Mapping[str, str], name: str) -> int | None:
-    value = input_value(env, name)
-    if not value:
-        return None
-    if not value.isdigit():
+def _whole_number(name: str, value: str, least: int = 0) -> int:
+    if not (value.isascii() and value.isdigit()):
         raise UsageError(f"input {name}: {value!r} is not a whole number")
+    if int(value) < least:
+        raise UsageError(f"input {name}: must be at least {least}, got {value!r}")
     return int(value)
 
 

@@ -1,27 +1,23 @@
-"""Azurite for the artifact tests: installed from npm when missing, one instance per session.
-
-Azurite lives in `$XDG_CACHE_HOME/scbench-ci/azurite-<version>` (default `~/.cache`), outside the
-repository. Failing to install or start it fails the tests, never skips them.
+"""Azurite for the artifact tests: installed from npm when missing (tests/github/npm.py), one
+instance per session. Failing to install or start it fails the tests, never skips them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.github.npm import npm_package
 from tests.github.twirp_server import ArtifactService, BlobAccount
 
 AZURITE_VERSION = "3.35.0"
 """The last release that runs on Node 20: 3.36.0 and later need Node 21+."""
-INSTALL_TIMEOUT_S = 300
 START_TIMEOUT_S = 30
 ACCOUNT = "devstoreaccount1"
 ACCOUNT_KEY = (
@@ -42,7 +38,8 @@ def loopback_without_proxy() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlobAccount]:
-    binary = _installed_azurite()
+    folder = npm_package("azurite", AZURITE_VERSION, "the artifact tests")
+    binary = folder / "node_modules" / ".bin" / "azurite-blob"
     port = _free_port()
     location = tmp_path_factory.mktemp("azurite")
     log_path = location / "azurite.log"
@@ -69,56 +66,6 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlobAccount]:
 def artifact_service(azurite: BlobAccount) -> Iterator[ArtifactService]:
     with ArtifactService(azurite) as service:
         yield service
-
-
-def _cache_dir() -> Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "scbench-ci" / f"azurite-{AZURITE_VERSION}"
-
-
-def _installed_azurite() -> Path:
-    folder = _cache_dir()
-    binary = folder / "node_modules" / ".bin" / "azurite-blob"
-    if binary.exists():
-        return binary
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail(
-            "the artifact tests need Azurite, installed with npm: install Node.js and npm",
-            pytrace=False,
-        )
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # Installed beside the cache folder and renamed into it: a broken install is never used.
-    staging = Path(tempfile.mkdtemp(prefix=f"{folder.name}.", dir=folder.parent))
-    try:
-        _npm_install(npm, staging)
-        staging.rename(folder)
-    except OSError:
-        if not binary.exists():
-            raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return binary
-
-
-def _npm_install(npm: str, prefix: Path) -> None:
-    argv = [npm, "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund"]
-    try:
-        done = subprocess.run(
-            [*argv, "--loglevel=error", f"azurite@{AZURITE_VERSION}"],
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(
-            f"npm could not install azurite@{AZURITE_VERSION} in {INSTALL_TIMEOUT_S} s",
-            pytrace=False,
-        )
-    if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-10:])
-        pytest.fail(f"npm could not install azurite@{AZURITE_VERSION}:\n{tail}", pytrace=False)
 
 
 def _free_port() -> int:

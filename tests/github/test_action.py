@@ -366,6 +366,11 @@ def test_every_input_set(
         "entrypoint": ENTRYPOINT,
         "environment": "ci/python.yaml",
         "image": test_image,
+        "memory": "3g",
+        "cpus": "1.5",
+        "pids_limit": "512",
+        "disk": "1g",
+        "cache": "false",
         "test_network": "true",
         "timeout": "25",
         "session_timeout": "900",
@@ -405,6 +410,43 @@ def test_every_input_set(
     assert_expires_in(artifact, timedelta(days=14))
     assert "::error" not in run.log  # annotations: false
     assert "## ✅ PASSED" in run.summary
+
+
+def test_a_step_that_runs_the_image_itself_gets_the_same_defaults(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+) -> None:
+    """`uses: docker://<mirror>/evaluate:<version>`: no action.yml, so the runner passes only the
+    step's own inputs and starts the image's ENTRYPOINT; the reader's defaults make the rest."""
+    image_itself = ActionManifest(
+        inputs={}, image=action_image, entrypoint=None, args=None, env=None
+    )
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "upload_artifact": "false"},
+        None,
+        manifest=image_itself,
+    )
+    assert run.exit_code == 0, run.log
+    assert _option(run.argv, "--entrypoint") is None
+    assert sorted(name for name in run.environment if name.startswith("INPUT_")) == [
+        "INPUT_CHECKPOINT",
+        "INPUT_IMAGE",
+        "INPUT_PROBLEM",
+        "INPUT_SUBMISSION",
+        "INPUT_UPLOAD_ARTIFACT",
+    ]
+    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("true", "false")
+    for group, (passed, total) in WORDSTAT_CP2_COUNTS.items():
+        assert (run.outputs[f"{group}_passed"], run.outputs[f"{group}_total"]) == (
+            str(passed),
+            str(total),
+        )
+    assert "## ✅ PASSED" in run.summary  # job_summary defaults to true
 
 
 def test_the_entrypoint_input_reaches_the_tests(

@@ -16,17 +16,22 @@ def _env(workspace: Path, **inputs: str) -> dict[str, str]:
 
 def test_defaults(tmp_path: Path) -> None:
     ProblemFolder(tmp_path / "problems/p")
-    inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "), 1800)
-    assert inputs.problem == tmp_path / "problems/p"
-    assert inputs.checkpoint == "checkpoint_1"  # trimmed
-    assert inputs.submission == str(tmp_path / ".")
-    assert inputs.include_prior_tests is None  # the problem decides
-    assert (inputs.pass_policy, inputs.fail_on_policy) == ("core-cases", True)
+    inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "))
+    options = inputs.options
+    assert options.problem == tmp_path / "problems/p"
+    assert options.checkpoint == "checkpoint_1"  # trimmed
+    assert options.submission == str(tmp_path / ".")
+    assert options.output_dir == tmp_path / ".scbench"
+    assert options.executor == "docker"
+    assert options.include_prior_tests is None  # the problem decides
+    assert (options.policy, inputs.fail_on_policy) == ("core-cases", True)
     assert (inputs.job_summary, inputs.annotations, inputs.upload_artifact) == (True, True, True)
-    assert inputs.session_timeout_s == 1800
-    assert inputs.timeout_s is None and inputs.retention_days is None
-    assert inputs.pytest_args == ()
-    assert inputs.test_network is False
+    assert options.session_timeout_s == 1800
+    assert options.test_timeout_s is None and inputs.retention_days is None
+    assert options.pytest_args == ()
+    assert options.test_network is False
+    assert (options.memory, options.cpus, options.pids_limit, options.disk) == ("4g", 2, 1024, "2g")
+    assert options.use_cache is True
 
 
 def test_every_input(tmp_path: Path) -> None:
@@ -41,6 +46,11 @@ def test_every_input(tmp_path: Path) -> None:
             entrypoint="python main.py",
             environment="env.yaml",
             image="python:3.12",
+            memory="1g",
+            cpus="0.5",
+            pids_limit="64",
+            disk="256m",
+            cache="no",
             test_network="true",
             timeout="12.5",
             session_timeout="600",
@@ -53,18 +63,25 @@ def test_every_input(tmp_path: Path) -> None:
             artifact_name="my-results",
             retention_days="7",
         ),
-        1800,
     )
-    assert inputs.submission == str(tmp_path / "solutions/{checkpoint}")
-    assert inputs.include_prior_tests is False
-    assert inputs.environment == tmp_path / "env.yaml"
-    assert (inputs.timeout_s, inputs.session_timeout_s) == (12.5, 600)
-    assert inputs.pytest_args == ("-k", "a and b", "-x")
+    options = inputs.options
+    assert options.submission == str(tmp_path / "solutions/{checkpoint}")
+    assert options.include_prior_tests is False
+    assert options.environment == tmp_path / "env.yaml"
+    assert (options.test_timeout_s, options.session_timeout_s) == (12.5, 600)
+    assert options.pytest_args == ("-k", "a and b", "-x")
+    assert (options.memory, options.cpus, options.pids_limit, options.disk) == (
+        "1g",
+        0.5,
+        64,
+        "256m",
+    )
+    assert options.use_cache is False
     assert not (
         inputs.fail_on_policy or inputs.job_summary or inputs.annotations or inputs.upload_artifact
     )
     assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
-    assert inputs.test_network is True
+    assert options.test_network is True
 
 
 @pytest.mark.parametrize(("given", "days"), [("", None), ("0", 0), ("1", 1), ("400", 400)])
@@ -75,7 +92,7 @@ def test_retention_days_are_passed_on_as_given(
     toolkit does: only what is not a whole number is refused here."""
     ProblemFolder(tmp_path / "p")
     env = _env(tmp_path, problem="p", checkpoint="checkpoint_1", retention_days=given)
-    assert read_inputs(env, 1800).retention_days == days
+    assert read_inputs(env).retention_days == days
 
 
 def test_input_names_as_the_runner_writes_them() -> None:
@@ -111,26 +128,40 @@ def test_input_names_as_the_runner_writes_them() -> None:
             "input pass_policy: unknown policy 'most'",
         ),
         ({"problem": "p", "checkpoint": "c", "pytest_args": "-k 'open"}, "input pytest_args:"),
+        (
+            {"problem": "p", "checkpoint": "c", "memory": "lots"},
+            "input memory: not a size like 512m or 4g: 'lots'",
+        ),
+        ({"problem": "p", "checkpoint": "c", "disk": "0"}, "input disk: not a size"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "two"}, "input cpus: 'two' is not a number"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "0"}, "input cpus: must be more than 0"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "nan"}, "input cpus: must be more than 0"),
+        ({"problem": "p", "checkpoint": "c", "pids_limit": "0"}, "input pids_limit: must be at"),
+        (
+            {"problem": "p", "checkpoint": "c", "pids_limit": "²"},
+            "input pids_limit: '²' is not a whole number",
+        ),
+        ({"problem": "p", "checkpoint": "c", "cache": "sometimes"}, "input cache: 'sometimes'"),
     ],
 )
 def test_bad_inputs(tmp_path: Path, inputs: dict[str, str], message: str) -> None:
     with pytest.raises(UsageError) as error:
-        read_inputs(_env(tmp_path, **inputs), 1800)
+        read_inputs(_env(tmp_path, **inputs))
     assert str(error.value).startswith(message)
 
 
 def test_a_symlink_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to("/etc")
     with pytest.raises(UsageError, match="input problem: 'link' leaves the workspace"):
-        read_inputs(_env(tmp_path, problem="link", checkpoint="c"), 1800)
+        read_inputs(_env(tmp_path, problem="link", checkpoint="c"))
 
 
 def test_the_problem_is_read_before_anything_runs(tmp_path: Path) -> None:
     ProblemFolder(tmp_path / "p")
     with pytest.raises(ProblemError, match="checkpoints: no checkpoint 'checkpoint_9'"):
-        read_inputs(_env(tmp_path, problem="p", checkpoint="checkpoint_9"), 1800)
+        read_inputs(_env(tmp_path, problem="p", checkpoint="checkpoint_9"))
     with pytest.raises(ProblemError, match="problem folder does not exist"):
-        read_inputs(_env(tmp_path, problem="missing", checkpoint="checkpoint_1"), 1800)
+        read_inputs(_env(tmp_path, problem="missing", checkpoint="checkpoint_1"))
 
 
 @pytest.mark.parametrize("checkpoint", ["checkpoint_2", "all"])
@@ -145,9 +176,9 @@ def test_every_evaluated_submission_folder_stays_in_the_workspace(
         (solutions / name).mkdir(parents=True)
     (solutions / "checkpoint_2").symlink_to(tmp_path)
     env = _env(tmp_path / "workspace", problem="p", submission="solutions/{checkpoint}")
-    read_inputs({**env, "INPUT_CHECKPOINT": "checkpoint_1"}, 1800)
+    read_inputs({**env, "INPUT_CHECKPOINT": "checkpoint_1"})
     with pytest.raises(UsageError, match="input submission: 'solutions/checkpoint_2' leaves"):
-        read_inputs({**env, "INPUT_CHECKPOINT": checkpoint}, 1800)
+        read_inputs({**env, "INPUT_CHECKPOINT": checkpoint})
 
 
 @pytest.mark.parametrize(
@@ -168,4 +199,4 @@ def test_the_output_folder_is_a_plain_folder(
     ProblemFolder(workspace / "p")
     make(workspace / ".scbench", tmp_path)
     with pytest.raises(UsageError, match=message):
-        read_inputs(_env(workspace, problem="p", checkpoint="checkpoint_1"), 1800)
+        read_inputs(_env(workspace, problem="p", checkpoint="checkpoint_1"))

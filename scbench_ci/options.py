@@ -1,0 +1,78 @@
+"""An evaluation's options, one set for both front ends.
+
+The CLI's flags (`commands/evaluate.py`) and the action's inputs (`github/inputs.py`) are each read
+into `EvaluationOptions`; the evaluation request and the executor are made from it here, by the one
+piece of code both use, so the CLI and the action cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from scbench_ci.evaluation import EvaluationRequest
+from scbench_ci.executors import make_executor
+from scbench_ci.executors.base import Executor
+from scbench_ci.executors.docker import (
+    DEFAULT_CPUS,
+    DEFAULT_DISK,
+    DEFAULT_MEMORY,
+    DEFAULT_PIDS_LIMIT,
+)
+from scbench_ci.policy import DEFAULT_POLICY
+
+DEFAULT_SESSION_TIMEOUT_S = 1800.0
+
+
+@dataclass(frozen=True)
+class EvaluationOptions:
+    problem: Path
+    checkpoint: str
+    """A checkpoint name, or `all`."""
+    submission: str
+    """A folder; `{checkpoint}` in it is replaced by each evaluated checkpoint's name."""
+    output_dir: Path
+    executor: str = "auto"
+    include_prior_tests: bool | None = None
+    entrypoint: str | None = None
+    environment: Path | None = None
+    image: str | None = None
+    memory: str = DEFAULT_MEMORY
+    cpus: float = DEFAULT_CPUS
+    pids_limit: int = DEFAULT_PIDS_LIMIT
+    disk: str = DEFAULT_DISK
+    test_network: bool = False
+    use_cache: bool = True
+    test_timeout_s: float | None = None
+    session_timeout_s: float = DEFAULT_SESSION_TIMEOUT_S
+    policy: str = DEFAULT_POLICY
+    pytest_args: tuple[str, ...] = ()
+
+    def request(self) -> EvaluationRequest:
+        return EvaluationRequest(
+            problem_dir=self.problem,
+            checkpoint=self.checkpoint,
+            submission=self.submission,
+            output_dir=self.output_dir,
+            policy=self.policy,
+            session_timeout_s=self.session_timeout_s,
+            include_prior_tests=self.include_prior_tests,
+            entrypoint=self.entrypoint,
+            environment_file=self.environment,
+            test_timeout_s=self.test_timeout_s,
+            pytest_args=self.pytest_args,
+        )
+
+    def make_executor(self, warn: Callable[[str], None]) -> Executor:
+        return make_executor(
+            self.executor,
+            warn=warn,
+            image=self.image,
+            memory=self.memory,
+            cpus=self.cpus,
+            pids_limit=self.pids_limit,
+            disk=self.disk,
+            use_cache=self.use_cache,
+            test_network=self.test_network,
+        )
