@@ -50,6 +50,7 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
 _MAX_CTRF_BYTES = 256 * 1024 * 1024
+"""The evaluator's own limit (seal.MAX_REPORT_BYTES); this file cannot import scbench_ci."""
 
 
 def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]) -> str:
