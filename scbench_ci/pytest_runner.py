@@ -160,17 +160,22 @@ def write_new(path: Path, data: bytes) -> None:
         output.write(data)
 
 
-def read_regular(path: Path, limit: int) -> bytes | None:
-    """The content of `path` when it is a regular file (not a link) of at most `limit` bytes."""
+def read_regular(path: Path | str, limit: int, dir_fd: int | None = None) -> bytes | str | None:
+    """The content of `path` (in the folder `dir_fd`, if given) when it is a regular file, not a
+    link, of at most `limit` bytes; None when nothing is there; else why it was not read."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except FileNotFoundError:
         return None
+    except OSError as error:
+        return f"{os.path.basename(path)} could not be read ({error.strerror})"
     with os.fdopen(descriptor, "rb") as stream:
         if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-            return None
+            return f"{os.path.basename(path)} is not a regular file"
         data = stream.read(limit + 1)
-    return data if len(data) <= limit else None
+    if len(data) > limit:
+        return f"{os.path.basename(path)} is larger than {limit} bytes"
+    return data
 
 
 def split_arguments(args: list[str]) -> tuple[list[str], Path | None, Path | None]:
@@ -264,7 +269,8 @@ def main() -> int:
         except OSError as error:
             _note(f"could not write {json_path}: {error}")
             json_bytes = None
-    ctrf_bytes = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
+    ctrf = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
+    ctrf_bytes = ctrf if isinstance(ctrf, bytes) else None
     sys.stdout.flush()
     seal = seal_text(key, exit_code, guard.killed, [ctrf_bytes, json_bytes])
     sys.stdout.write(f"\n{SEAL_PREFIX}{seal}\n")

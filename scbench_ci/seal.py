@@ -14,13 +14,18 @@ from __future__ import annotations
 import hmac
 import os
 import re
-import stat
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
-from scbench_ci.pytest_runner import SEAL_PREFIX, START_PREFIX, seal_text, start_text
+from scbench_ci.pytest_runner import (
+    SEAL_PREFIX,
+    START_PREFIX,
+    read_regular,
+    seal_text,
+    start_text,
+)
 
 MAX_REPORT_BYTES = 256 * 1024 * 1024
 REPORT_NAMES = (CTRF_REPORT, PYTEST_REPORT)
@@ -60,29 +65,13 @@ def read_report_files(reports_dir: Path, limit: int = MAX_REPORT_BYTES) -> Repor
         return ReportFiles(None, None, (f"{reports_dir.name}/ is not a folder",))
     try:
         for name in REPORT_NAMES:
-            contents.append(_read_regular(folder, name, limit, problems))
+            content = read_regular(name, limit, dir_fd=folder)
+            if isinstance(content, str):
+                problems.append(content)
+            contents.append(content if isinstance(content, bytes) else None)
     finally:
         os.close(folder)
     return ReportFiles(contents[0], contents[1], tuple(problems))
-
-
-def _read_regular(folder: int, name: str, limit: int, problems: list[str]) -> bytes | None:
-    try:
-        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        problems.append(f"{name} could not be read ({error.strerror})")
-        return None
-    with os.fdopen(descriptor, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-            problems.append(f"{name} is not a regular file")
-            return None
-        data = stream.read(limit + 1)
-    if len(data) > limit:
-        problems.append(f"{name} is larger than {limit} bytes")
-        return None
-    return data
 
 
 def check_seal(log: Path, reports: ReportFiles, key: str, exit_code: int | None) -> Seal | Broken:

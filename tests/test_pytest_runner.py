@@ -95,9 +95,11 @@ def test_read_regular_reads_only_a_regular_file_within_the_limit(tmp_path: Path)
     (tmp_path / "link").symlink_to(tmp_path / "file")
     os.mkfifo(tmp_path / "fifo")  # must not wait for a writer
     assert read_regular(tmp_path / "file", 5) == b"12345"
-    assert read_regular(tmp_path / "file", 4) is None
-    assert read_regular(tmp_path / "link", 5) is None
-    assert read_regular(tmp_path / "fifo", 5) is None
+    assert read_regular(tmp_path / "file", 4) == "file is larger than 4 bytes"
+    assert read_regular(tmp_path / "link", 5) == (
+        "link could not be read (Too many levels of symbolic links)"
+    )
+    assert read_regular(tmp_path / "fifo", 5) == "fifo is not a regular file"
     assert read_regular(tmp_path / "missing", 5) is None
 
 
