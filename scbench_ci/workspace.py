@@ -83,8 +83,9 @@ def render_pytest_ini(problem: Problem) -> str:
 
 @dataclass
 class _LeftOut:
-    """What of the submission was not copied, and why."""
+    """What of the submission (at `root`) was not copied, and why."""
 
+    root: Path
     escaping: list[str] = field(default_factory=list)
     too_deep: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
@@ -115,22 +116,21 @@ def _copy_submission(submission: Path, root: Path, exclude: Path | None) -> list
                 f"the submission's {name} was discarded: the evaluator makes its own (the "
                 "problem's tests, the run's settings and reports)"
             )
-    left_out = _LeftOut()
+    left_out = _LeftOut(submission)
     for entry in sorted(os.scandir(submission), key=lambda e: e.name):
         if entry.name in EVALUATOR_NAMES or Path(entry.path) == exclude:
             continue
-        _copy_entry(Path(entry.path), root / entry.name, submission, left_out)
+        _copy_entry(Path(entry.path), root / entry.name, left_out)
     return warnings + left_out.warnings()
 
 
-def _copy_entry(
-    source: Path, target: Path, submission: Path | None = None, left_out: _LeftOut | None = None
-) -> None:
+def _copy_entry(source: Path, target: Path, left_out: _LeftOut | None = None) -> None:
     """Copy without following symlinks, skipping VCS folders, caches, virtualenvs and specials,
     at any depth.
 
-    With `submission` and `left_out`, a symlink that leads out of the submission, and an entry
-    that cannot be copied, are left out and named in `left_out`; else an error is raised."""
+    With `left_out` (copying the submission), a symlink that leads out of it, a folder nested too
+    deep and an entry that cannot be copied are left out and named there; without, an entry that
+    cannot be copied raises."""
     pending = [(source, target, 1)]
     while pending:
         source, target, depth = pending.pop()
@@ -139,16 +139,15 @@ def _copy_entry(
         try:
             mode = source.lstat().st_mode
             if stat.S_ISLNK(mode):
-                if submission is not None and not _stays_inside(source, submission):
-                    if left_out is not None:
-                        left_out.escaping.append(str(source.relative_to(submission)))
+                if left_out is not None and not _stays_inside(source, left_out.root):
+                    left_out.escaping.append(str(source.relative_to(left_out.root)))
                     continue
                 target.symlink_to(os.readlink(source))
             elif stat.S_ISDIR(mode):
                 if (source / "pyvenv.cfg").is_file():
                     continue
-                if depth > MAX_DEPTH and left_out is not None and submission is not None:
-                    left_out.too_deep.append(str(source.relative_to(submission)))
+                if left_out is not None and depth > MAX_DEPTH:
+                    left_out.too_deep.append(str(source.relative_to(left_out.root)))
                     continue
                 target.mkdir()
                 entries = sorted(os.scandir(source), key=lambda e: e.name, reverse=True)
@@ -156,10 +155,10 @@ def _copy_entry(
             elif stat.S_ISREG(mode):
                 shutil.copy2(source, target, follow_symlinks=False)
         except OSError as error:
-            if left_out is None or submission is None:
+            if left_out is None:
                 raise
             reason = error.strerror or type(error).__name__
-            left_out.unreadable.append(f"{source.relative_to(submission)} ({reason})")
+            left_out.unreadable.append(f"{source.relative_to(left_out.root)} ({reason})")
 
 
 def _stays_inside(link: Path, root: Path) -> bool:
