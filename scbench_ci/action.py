@@ -30,7 +30,8 @@ from scbench_ci.github.workflow import (
     write_outputs,
 )
 from scbench_ci.policy import GroupCounts
-from scbench_ci.results import EvaluationResult, to_json, write_results
+from scbench_ci.results import RunResult
+from scbench_ci.results_file import write_results
 from scbench_ci.signals import Terminated, raise_on_sigterm
 from scbench_ci.summary import render_summary, write_summary
 from scbench_ci.workspace import REPORTS_DIR
@@ -67,15 +68,14 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
         result = evaluate(request, executor, echo=stdout)
     results_path = write_results(result, output_dir)
-    document = to_json(result)
     artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
-    write_summary(document, output_dir, artifact_name=artifact_name)
+    write_summary(result, output_dir, artifact_name=artifact_name)
     artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
     if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
         append_summary(
             Path(env["GITHUB_STEP_SUMMARY"]),
             render_summary(
-                document,
+                result,
                 artifact_name=artifact_name,
                 artifact_url=artifact.url if artifact else None,
             ),
@@ -90,16 +90,23 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     return ExitCode.FAILED if inputs.fail_on_policy and not result.passed else ExitCode.PASSED
 
 
-def default_artifact_name(result: EvaluationResult, inputs: ActionInputs) -> str:
+def default_artifact_name(result: RunResult, inputs: ActionInputs) -> str:
     """`scbench-<problem>-<checkpoint>[-<submission>]`: artifact names are unique per workflow
-    run, so jobs that evaluate several submissions of one checkpoint need the submission in it."""
-    name = f"scbench-{result.problem.name}-{inputs.options.checkpoint}"
+    run, so jobs that evaluate several submissions of one checkpoint need the submission in it.
+    With several problems, `<problem>` is the folder given as the input."""
+    if len(result.problems) == 1:
+        problem = result.problems[0].name
+    else:
+        problem = "-".join(
+            os.path.relpath(folder, inputs.workspace) for folder in inputs.options.problems
+        )
+    name = f"scbench-{problem}-{inputs.options.checkpoint}"
     submission = os.path.relpath(inputs.options.submission, inputs.workspace)
     if submission != ".":
         name += f"-{submission}"
     # Braces too: a `{checkpoint}` placeholder reads badly in a name.
     refused = re.escape("".join(FORBIDDEN_IN_NAME) + "{}")
-    return re.sub(f"[{refused}]+", "-", name)
+    return re.sub(f"[{refused}]+", "-", name).strip("-")
 
 
 def _upload(
@@ -122,7 +129,7 @@ def _upload(
 
 
 def step_outputs(
-    result: EvaluationResult, results_path: Path, artifact: UploadedArtifact | None
+    result: RunResult, results_path: Path, artifact: UploadedArtifact | None
 ) -> dict[str, str]:
     totals = result.group_totals()
     overall = sum(totals.values(), GroupCounts())

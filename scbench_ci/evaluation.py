@@ -3,45 +3,80 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import io
 import platform
 import secrets
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
 from scbench_ci import __version__
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
+from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, TestCommand, build_command
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
 from scbench_ci.files import replace_file, scratch_folder
-from scbench_ci.problem import Checkpoint, Problem, load_problem, real_path
+from scbench_ci.fingerprint import fingerprint
+from scbench_ci.plan import Job, plan_jobs
+from scbench_ci.pool import run_jobs
+from scbench_ci.problem import real_path
+from scbench_ci.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.reports import read_reports
 from scbench_ci.results import (
-    RESULTS_FILE,
     CheckpointResult,
-    EvaluationResult,
-    infrastructure_result,
+    Failure,
+    FailureKind,
+    ProblemResult,
+    RunResult,
     judge_checkpoint,
+    unrun_result,
+)
+from scbench_ci.results_file import (
+    CHECKPOINT_RESULT_FILE,
+    RESULTS_FILE,
+    ResultsError,
+    StoredTests,
+    read_checkpoint,
+    write_checkpoint,
+)
+from scbench_ci.scbench_format import (
+    CHECKPOINT_RESULTS_FILE,
+    EVALUATION_FILE,
+    checkpoint_results_row,
+    evaluation_json,
+    write_checkpoint_results,
+    write_evaluation,
 )
 from scbench_ci.seal import ReportFiles, Seal, check_seal, read_report_files
 from scbench_ci.summary import SUMMARY_FILE
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
-ARTIFACT_FILES = (CTRF_REPORT, PYTEST_REPORT, PYTEST_LOG, SETUP_LOG)
-CHECKPOINT_PLACEHOLDER = "{checkpoint}"
+ARTIFACT_FILES = (
+    CTRF_REPORT,
+    PYTEST_REPORT,
+    PYTEST_LOG,
+    SETUP_LOG,
+    CHECKPOINT_RESULT_FILE,
+    EVALUATION_FILE,
+)
+"""What a job writes into its folder `<output>/<problem>/<checkpoint>/`."""
+RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
+"""What a run writes into the output folder."""
 
 
 @dataclass(frozen=True)
 class EvaluationRequest:
-    problem_dir: Path
+    problems: tuple[Path, ...]
+    """Problem folders, or folders of problem folders."""
     checkpoint: str
     """A checkpoint name, or `all`."""
     submission: str
-    """A folder; `{checkpoint}` in it is replaced by each evaluated checkpoint's name."""
+    """A folder; `{problem}` and `{checkpoint}` in it are replaced by each job's."""
     output_dir: Path
     policy: str
     session_timeout_s: float
@@ -50,96 +85,164 @@ class EvaluationRequest:
     environment_file: Path | None = None
     test_timeout_s: float | None = None
     pytest_args: tuple[str, ...] = ()
+    jobs: int = 1
+    skip_existing: bool = False
+    settings: Mapping[str, object] = field(default_factory=dict)
+    """How the tests are run (executor, image, limits): part of each job's fingerprint."""
 
 
-@dataclass(frozen=True)
-class _Plan:
-    checkpoint: Checkpoint
-    submission: Path
-    artifacts_dir: Path
-
-
-def evaluate(
-    request: EvaluationRequest, executor: Executor, echo: TextIO | None
-) -> EvaluationResult:
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None) -> RunResult:
+    """Run every job of the request; `echo` gets the output as it comes with one job at a time,
+    and progress lines with several."""
+    started_at = _now()
     started = time.monotonic()
-    problem = load_problem(request.problem_dir)
-    checkpoints = problem.select(request.checkpoint)
     output_dir = real_path(request.output_dir)
-    plans = [
-        _plan(request, checkpoint, output_dir, several=len(checkpoints) > 1)
-        for checkpoint in checkpoints
-    ]
+    plan = plan_jobs(
+        request.problems,
+        request.checkpoint,
+        request.submission,
+        output_dir,
+        request.include_prior_tests,
+    )
     environment_file = (
         load_environment(request.environment_file) if request.environment_file else None
     )
-    _prepare_output(output_dir, plans)
+    _prepare_output(output_dir)
+    workers = min(request.jobs, len(plan.jobs))
+    streamed = echo if workers == 1 else None
+    progress = _progress(echo, workers, len(plan.jobs))
 
-    results = []
-    for plan in plans:
-        if echo is not None:
-            echo.write(f"\n=== {problem.name} / {plan.checkpoint.name} ({plan.submission}) ===\n")
-        environment = environment_file or default_environment(plan.submission)
-        results.append(_evaluate_checkpoint(request, problem, plan, environment, executor, echo))
-    return EvaluationResult(
-        problem=problem,
+    def work(job: Job) -> CheckpointResult:
+        return _run_job(request, job, output_dir, environment_file, executor, streamed)
+
+    results = run_jobs(plan.jobs, work, workers, progress.started, progress.finished)
+    by_problem: dict[Path, list[CheckpointResult]] = {}
+    rows = []
+    for job, result in zip(plan.jobs, results, strict=True):
+        by_problem.setdefault(job.problem.root, []).append(result)
+        problem_folder = str(output_dir / job.problem.root.name)
+        rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
+    # SCBench's metrics read our output folder as one of its run folders.
+    write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
+    return RunResult(
         policy=request.policy,
         executor=executor.name,
+        jobs=workers,
         started_at=started_at,
         duration_s=time.monotonic() - started,
-        checkpoints=tuple(results),
+        problems=tuple(
+            ProblemResult(
+                problem.root.name,
+                str(problem.root),
+                problem.version,
+                tuple(by_problem[problem.root]),
+            )
+            for problem in plan.problems
+            if problem.root in by_problem
+        ),
         tool_versions=_tool_versions(),
     )
 
 
-def _plan(
-    request: EvaluationRequest, checkpoint: Checkpoint, output_dir: Path, several: bool
-) -> _Plan:
-    submission = real_path(
-        Path(request.submission.replace(CHECKPOINT_PLACEHOLDER, checkpoint.name))
-    )
-    if not submission.is_dir():
-        raise UsageError(
-            f"--submission: {submission} is not a folder (checkpoint {checkpoint.name})"
-        )
-    if output_dir == submission or submission.is_relative_to(output_dir):
-        raise UsageError(f"--output: {output_dir} would write over the submission {submission}")
-    return _Plan(checkpoint, submission, output_dir / checkpoint.name if several else output_dir)
+def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | FinishedLines:
+    if echo is None:
+        return FinishedLines(io.StringIO(), total)
+    if workers == 1:
+        return Headers(echo)
+    return LiveStatus(echo, total) if echo.isatty() else FinishedLines(echo, total)
 
 
-def _prepare_output(output_dir: Path, plans: list[_Plan]) -> None:
-    """Create the output folders and drop the files an earlier run of ours left there."""
-    for plan in plans:
-        if plan.artifacts_dir.is_symlink():
-            raise UsageError(f"--output: {plan.artifacts_dir} is a symlink; give a plain folder")
-        plan.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        for name in ARTIFACT_FILES:
-            (plan.artifacts_dir / name).unlink(missing_ok=True)
-    for name in (RESULTS_FILE, SUMMARY_FILE):
+def _prepare_output(output_dir: Path) -> None:
+    if output_dir.is_symlink():
+        raise UsageError(f"--output: {output_dir} is a symlink; give a plain folder")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for name in RUN_FILES:
         (output_dir / name).unlink(missing_ok=True)
+
+
+def _run_job(
+    request: EvaluationRequest,
+    job: Job,
+    output_dir: Path,
+    environment_file: Environment | None,
+    executor: Executor,
+    echo: TextIO | None,
+) -> CheckpointResult:
+    """Evaluate one job and write its files; the result's tests are then read from its file."""
+    started_at = _now()
+    artifacts_dir = _job_folder(output_dir, job)
+    environment = environment_file or default_environment(job.submission)
+    entrypoint = request.entrypoint or environment.entrypoint(job.problem.entry_file)
+    if not job.submission.is_dir():
+        _clear(artifacts_dir)
+        failure = Failure(
+            FailureKind.MISSING, f"the submission folder {job.submission} does not exist"
+        )
+        result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
+    else:
+        result = _evaluate_checkpoint(
+            request, job, artifacts_dir, environment, entrypoint, executor, echo
+        )
+        if result.reused:
+            return result
+    result = replace(
+        result, submission=str(job.submission), artifacts=job.artifacts, started_at=started_at
+    )
+    evaluation = evaluation_json(job.problem, result, entrypoint=entrypoint)
+    if evaluation is not None:
+        write_evaluation(artifacts_dir, evaluation)
+    return write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
+
+
+def _job_folder(output_dir: Path, job: Job) -> Path:
+    folder = output_dir
+    for part in Path(job.artifacts).parts:
+        folder = folder / part
+        if folder.is_symlink():
+            raise UsageError(f"--output: {folder} is a symlink; give a plain folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _clear(artifacts_dir: Path) -> None:
+    """Drop the files an earlier run of ours left in the job's folder."""
+    for name in ARTIFACT_FILES:
+        (artifacts_dir / name).unlink(missing_ok=True)
+
+
+def _earlier_result(artifacts_dir: Path, fingerprint: str) -> CheckpointResult | None:
+    """The job's result from an earlier run in the same output folder, if it ran the same
+    files the same way and was not stopped by the infrastructure."""
+    path = artifacts_dir / CHECKPOINT_RESULT_FILE
+    if not path.is_file():
+        return None
+    try:
+        earlier = read_checkpoint(path)
+    except ResultsError:
+        return None
+    if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
+        return None
+    return replace(earlier, reused=True, tests=StoredTests(path, len(earlier.tests)))
 
 
 def _evaluate_checkpoint(
     request: EvaluationRequest,
-    problem: Problem,
-    plan: _Plan,
+    job: Job,
+    artifacts_dir: Path,
     environment: Environment,
+    entrypoint: str,
     executor: Executor,
     echo: TextIO | None,
 ) -> CheckpointResult:
-    checkpoint = plan.checkpoint
-    include_prior = (
-        checkpoint.include_prior_tests
-        if request.include_prior_tests is None
-        else request.include_prior_tests
-    )
+    problem, checkpoint = job.problem, job.checkpoint
+    phases: dict[str, float] = {}
     with scratch_folder("scbench-run-") as scratch:
+        clock = time.monotonic()
         workspace = stage_workspace(
             problem,
             checkpoint,
-            include_prior_tests=include_prior,
-            submission=plan.submission,
+            include_prior_tests=job.include_prior_tests,
+            submission=job.submission,
             root=Path(scratch) / "workspace",
             exclude=real_path(request.output_dir),
         )
@@ -151,12 +254,17 @@ def _evaluate_checkpoint(
         command = build_command(
             problem,
             checkpoint,
-            entrypoint=request.entrypoint or environment.entrypoint(problem.entry_file),
+            entrypoint=entrypoint,
             workspace_dir=executor.workspace_dir(workspace.root),
             environment_env=environment.env,
             test_timeout_s=request.test_timeout_s,
             pytest_args=request.pytest_args,
         )
+        fingerprint = _fingerprint(request, job, workspace.root, command, environment)
+        phases["stage"] = time.monotonic() - clock
+        if request.skip_existing and (earlier := _earlier_result(artifacts_dir, fingerprint)):
+            return earlier
+        _clear(artifacts_dir)
         seal_key = secrets.token_hex(32)
         try:
             execution = executor.execute(
@@ -169,10 +277,15 @@ def _evaluate_checkpoint(
                     seal_key=seal_key,
                     echo=echo,
                     image=environment.image,
+                    default_environment=environment.source == "default",
                 )
             )
         except InfrastructureError as error:
-            return infrastructure_result(checkpoint, include_prior, str(error), workspace.warnings)
+            failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
+            result = unrun_result(checkpoint, job.include_prior_tests, failure, workspace.warnings)
+            return replace(result, fingerprint=fingerprint, phases=phases)
+        phases.update(execution.phases)
+        clock = time.monotonic()
         # Read once, never through a link: the bytes that are sealed are the bytes parsed.
         files = read_report_files(workspace.root / REPORTS_DIR)
         seal = check_seal(log_dir / PYTEST_LOG, files, seal_key, execution.exit_code)
@@ -184,7 +297,7 @@ def _evaluate_checkpoint(
             problem,
             checkpoint,
             tested=workspace.tested_checkpoints,
-            include_prior_tests=include_prior,
+            include_prior_tests=job.include_prior_tests,
             execution=execution,
             seal=seal,
             reports=read_reports(files),
@@ -193,8 +306,29 @@ def _evaluate_checkpoint(
             session_timeout_s=request.session_timeout_s,
             warnings=workspace.warnings,
         )
-        _collect_artifacts(files, log_dir, plan.artifacts_dir)
-    return result
+        _collect_artifacts(files, log_dir, artifacts_dir)
+        phases["reports"] = time.monotonic() - clock
+    return replace(result, fingerprint=fingerprint, phases=phases)
+
+
+def _fingerprint(
+    request: EvaluationRequest,
+    job: Job,
+    workspace: Path,
+    command: TestCommand,
+    environment: Environment,
+) -> str:
+    settings = {
+        "scbench-ci": __version__,
+        "executor": dict(request.settings),
+        "policy": request.policy,
+        "session_timeout_s": request.session_timeout_s,
+        "include_prior_tests": job.include_prior_tests,
+        "command": dataclasses.asdict(command),
+        "setup": environment.setup_commands,
+        "image": environment.image,
+    }
+    return fingerprint(workspace, settings)
 
 
 def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
@@ -205,6 +339,10 @@ def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
         if log.is_file():
             replace_file(target / log.name, log.read_bytes())
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _tool_versions() -> dict[str, str]:

@@ -7,15 +7,15 @@ import contextlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from scbench_ci.pytest_runner import write_new
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Write `path` as a new file: whatever is there (a symlink, a read-only file) is removed,
-    never written through."""
+def replace_file(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `path` as a new file (`data` whole or in chunks): whatever is there (a symlink, a
+    read-only file) is removed, never written through."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     write_new(path, data)

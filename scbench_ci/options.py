@@ -8,7 +8,7 @@ piece of code both use, so the CLI and the action cannot drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from scbench_ci.evaluation import EvaluationRequest
@@ -21,17 +21,19 @@ from scbench_ci.executors.docker import (
     DEFAULT_PIDS_LIMIT,
 )
 from scbench_ci.policy import DEFAULT_POLICY
+from scbench_ci.pool import default_jobs
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
 
 
 @dataclass(frozen=True)
 class EvaluationOptions:
-    problem: Path
+    problems: tuple[Path, ...]
+    """Problem folders, or folders of problem folders."""
     checkpoint: str
     """A checkpoint name, or `all`."""
     submission: str
-    """A folder; `{checkpoint}` in it is replaced by each evaluated checkpoint's name."""
+    """A folder; `{problem}` and `{checkpoint}` in it are replaced by each job's."""
     output_dir: Path
     executor: str = "auto"
     include_prior_tests: bool | None = None
@@ -48,10 +50,13 @@ class EvaluationOptions:
     session_timeout_s: float = DEFAULT_SESSION_TIMEOUT_S
     policy: str = DEFAULT_POLICY
     pytest_args: tuple[str, ...] = ()
+    jobs: int | None = None
+    """Evaluations side by side; None: as many as the cores hold at `cpus` each."""
+    skip_existing: bool = False
 
     def request(self) -> EvaluationRequest:
         return EvaluationRequest(
-            problem_dir=self.problem,
+            problems=self.problems,
             checkpoint=self.checkpoint,
             submission=self.submission,
             output_dir=self.output_dir,
@@ -62,7 +67,15 @@ class EvaluationOptions:
             environment_file=self.environment,
             test_timeout_s=self.test_timeout_s,
             pytest_args=self.pytest_args,
+            jobs=self.jobs or default_jobs(self.cpus if self.executor != "local" else 1.0),
+            skip_existing=self.skip_existing,
+            settings=self.executor_settings(),
         )
+
+    def executor_settings(self) -> dict[str, object]:
+        """How the tests are run: what makes two runs of the same files comparable."""
+        names = ("executor", "image", "memory", "cpus", "pids_limit", "disk", "test_network")
+        return {name: value for name, value in asdict(self).items() if name in names}
 
     def make_executor(self, warn: Callable[[str], None]) -> Executor:
         return make_executor(

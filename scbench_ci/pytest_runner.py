@@ -34,7 +34,7 @@ import secrets
 import signal
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,11 +153,13 @@ def fresh_folder(path: Path) -> None:
     os.mkdir(path, 0o755)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Create `path` (never through a symlink, never over something already there) with `data`."""
+def write_new(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Create `path` (never through a symlink, never over something already there) with `data`,
+    given whole or in chunks."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     with os.fdopen(descriptor, "wb") as output:
-        output.write(data)
+        for chunk in (data,) if isinstance(data, bytes) else data:
+            output.write(chunk)
 
 
 def read_regular(path: Path | str, limit: int, dir_fd: int | None = None) -> bytes | str | None:

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from scbench_ci import policy
 from scbench_ci.categorize import group_of, owning_checkpoint
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
-from scbench_ci.files import replace_file
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status
 from scbench_ci.seal import Broken, Seal
 
-SCHEMA_VERSION = 1
-RESULTS_FILE = "results.json"
 LOG_TAIL_LINES = 40
 LOG_TAIL_CHARS = 6000
 
@@ -42,6 +37,8 @@ class FailureKind(StrEnum):
     """A memory, process or disk limit ended the run before pytest could report."""
     REPORTS = "reports"
     """pytest's runner sealed a report that cannot be used (too large, malformed)."""
+    MISSING = "missing"
+    """The submission folder for the checkpoint does not exist."""
 
 
 INFRASTRUCTURE_KINDS = frozenset({FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL})
@@ -79,38 +76,78 @@ class CheckpointResult:
     pytest_exit_code: int | None
     duration_s: float
     groups: dict[Group, GroupCounts]
-    tests: tuple[TestResult, ...]
+    tests: Sequence[TestResult]
+    """In a run's results, read back from the checkpoint's own result file on each iteration,
+    so a run of any size holds one checkpoint's tests in memory at a time."""
     warnings: tuple[str, ...]
+    submission: str = ""
+    """The submission folder evaluated."""
+    artifacts: str = ""
+    """The checkpoint's folder in the output folder (relative), holding its reports and logs."""
+    started_at: str = ""
+    fingerprint: str | None = None
+    """What `--skip-existing` compares: a hash of the staged files, the command and settings."""
+    reused: bool = False
+    """Taken from an earlier run's output by `--skip-existing` instead of run again."""
+    phases: Mapping[str, float] = field(default_factory=dict)
+    """Seconds spent in each phase (staging, the executor's phases, reading reports)."""
 
     @property
     def counts(self) -> GroupCounts:
-        return _add(self.groups.values())
+        return add_counts(self.groups.values())
+
+    @property
+    def infrastructure_failure(self) -> bool:
+        return self.failure is not None and self.failure.kind in INFRASTRUCTURE_KINDS
 
 
 @dataclass(frozen=True)
-class EvaluationResult:
-    problem: Problem
-    policy: str
-    executor: str
-    started_at: str
-    duration_s: float
+class ProblemResult:
+    name: str
+    """The problem folder's name."""
+    path: str
+    version: int
     checkpoints: tuple[CheckpointResult, ...]
-    tool_versions: dict[str, str]
 
     @property
     def passed(self) -> bool:
         return bool(self.checkpoints) and all(c.passed for c in self.checkpoints)
 
-    def group_totals(self) -> dict[Group, GroupCounts]:
-        """Each group's counts added up over the evaluated checkpoints."""
-        return {group: _add(c.groups[group] for c in self.checkpoints) for group in Group}
+    @property
+    def infrastructure_failure(self) -> bool:
+        return any(c.infrastructure_failure for c in self.checkpoints)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one `scbench-ci evaluate` run found: the content of results.json."""
+
+    policy: str
+    executor: str
+    jobs: int
+    started_at: str
+    duration_s: float
+    problems: tuple[ProblemResult, ...]
+    tool_versions: dict[str, str]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.problems) and all(p.passed for p in self.problems)
 
     @property
     def infrastructure_failure(self) -> bool:
-        return any(
-            c.failure is not None and c.failure.kind in INFRASTRUCTURE_KINDS
-            for c in self.checkpoints
-        )
+        return any(p.infrastructure_failure for p in self.problems)
+
+    def checkpoints(self) -> Iterator[tuple[ProblemResult, CheckpointResult]]:
+        for problem in self.problems:
+            for checkpoint in problem.checkpoints:
+                yield problem, checkpoint
+
+    def group_totals(self) -> dict[Group, GroupCounts]:
+        """Each group's counts added up over the evaluated checkpoints."""
+        return {
+            group: add_counts(c.groups[group] for _, c in self.checkpoints()) for group in Group
+        }
 
 
 def judge_checkpoint(
@@ -174,15 +211,18 @@ def _execution_warnings(execution: ExecutionResult) -> tuple[str, ...]:
     return ()
 
 
-def infrastructure_result(
-    checkpoint: Checkpoint, include_prior_tests: bool, message: str, warnings: tuple[str, ...]
+def unrun_result(
+    checkpoint: Checkpoint,
+    include_prior_tests: bool,
+    failure: Failure,
+    warnings: tuple[str, ...] = (),
 ) -> CheckpointResult:
     """The result of a checkpoint whose tests could not be run at all."""
     return CheckpointResult(
         name=checkpoint.name,
         include_prior_tests=include_prior_tests,
         passed=False,
-        failure=Failure(FailureKind.INFRASTRUCTURE, message),
+        failure=failure,
         pytest_exit_code=None,
         duration_s=0.0,
         groups={group: GroupCounts() for group in Group},
@@ -319,73 +359,5 @@ def _count(tests: Iterable[TestResult]) -> GroupCounts:
     return GroupCounts(passed=passed, failed=failed, skipped=skipped, total=total)
 
 
-def _add(counts: Iterable[GroupCounts]) -> GroupCounts:
+def add_counts(counts: Iterable[GroupCounts]) -> GroupCounts:
     return sum(counts, GroupCounts())
-
-
-def to_json(result: EvaluationResult) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "problem": {"name": result.problem.name, "version": result.problem.version},
-        "policy": result.policy,
-        "policy_description": policy.describe(result.policy),
-        "passed": result.passed,
-        "infrastructure_failure": result.infrastructure_failure,
-        "executor": result.executor,
-        "started_at": result.started_at,
-        "duration_s": round(result.duration_s, 3),
-        "tool_versions": result.tool_versions,
-        "checkpoints": [_checkpoint_json(c) for c in result.checkpoints],
-    }
-
-
-def _counts_json(counts: GroupCounts) -> dict[str, Any]:
-    return {
-        "passed": counts.passed,
-        "failed": counts.failed,
-        "skipped": counts.skipped,
-        "total": counts.total,
-        "pass_rate": counts.pass_rate,
-    }
-
-
-def _checkpoint_json(result: CheckpointResult) -> dict[str, Any]:
-    failure = result.failure
-    return {
-        "name": result.name,
-        "include_prior_tests": result.include_prior_tests,
-        "passed": result.passed,
-        "failure": None
-        if failure is None
-        else {
-            "kind": failure.kind.value,
-            "message": failure.message,
-            "log_tail": failure.log_tail,
-        },
-        "pytest_exit_code": result.pytest_exit_code,
-        "duration_s": result.duration_s,
-        "totals": _counts_json(result.counts),
-        "groups": {group.value: _counts_json(counts) for group, counts in result.groups.items()},
-        "warnings": list(result.warnings),
-        "tests": [
-            {
-                "id": test.id,
-                "checkpoint": test.checkpoint,
-                "group": test.group.value,
-                "status": test.status.value,
-                "duration_s": test.duration_s,
-                "markers": list(test.markers),
-                "message": test.message,
-                "details": test.details,
-                "file": test.file,
-                "line": test.line,
-            }
-            for test in result.tests
-        ],
-    }
-
-
-def write_results(result: EvaluationResult, output_dir: Path) -> Path:
-    path = output_dir / RESULTS_FILE
-    replace_file(path, (json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n").encode())
-    return path

@@ -1,16 +1,17 @@
-"""The markdown job summary of a results.json document, kept under GitHub's size limit.
+"""The markdown job summary of a run's results, kept under GitHub's size limit.
 
-It renders the document (`results.to_json`), never the Python objects, so a results.json file
-gives the same summary. Every value that came from the submission or the tests passes one of the
-escaping filters below; the template (templates/summary.md.j2) says which one where.
+It renders the typed results (`results.RunResult`), as `results_file.load_results` also reads
+them back from a results.json, so a results.json file gives the same summary. With several
+problems, a matrix of problems x checkpoints comes first and the details of what failed after.
+Every value that came from the submission or the tests passes one of the escaping filters
+below; the template (templates/summary.md.j2) says which one where.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,11 +20,17 @@ from urllib.parse import quote, urlsplit
 
 import jinja2
 
-from scbench_ci.errors import UsageError
+from scbench_ci import policy
 from scbench_ci.files import replace_file
 from scbench_ci.problem import Group
-from scbench_ci.reports import FAILING, Status, cap
-from scbench_ci.results import SCHEMA_VERSION, FailureKind
+from scbench_ci.reports import FAILING, cap
+from scbench_ci.results import (
+    CheckpointResult,
+    FailureKind,
+    ProblemResult,
+    RunResult,
+    TestResult,
+)
 
 SUMMARY_FILE = "summary.md"
 TEMPLATE = "summary.md.j2"
@@ -155,20 +162,28 @@ FAILURE_KINDS = {
         "pytest writes), so no test outcome is counted.",
         "The end of the log:",
     ),
+    FailureKind.MISSING.value: Explanation(
+        "submission missing",
+        "The submission folder for this checkpoint does not exist, so no test ran. Check the "
+        "`--submission` template (`{problem}` and `{checkpoint}` are replaced by each "
+        "problem's folder name and each checkpoint's name).",
+        "",
+    ),
 }
 
 
 @dataclass(frozen=True)
 class FailingGroup:
     name: str
-    tests: list[Mapping[str, Any]]
+    tests: list[TestResult]
 
 
 @dataclass(frozen=True)
 class Section:
-    """One checkpoint of the document, with its failing tests sorted by group."""
+    """One checkpoint, with its failing tests sorted by group."""
 
-    checkpoint: Mapping[str, Any]
+    problem: ProblemResult
+    checkpoint: CheckpointResult
     failing: list[FailingGroup]
 
     @property
@@ -176,14 +191,21 @@ class Section:
         return sum(len(group.tests) for group in self.failing)
 
 
+@dataclass(frozen=True)
+class MatrixRow:
+    problem: ProblemResult
+    cells: list[CheckpointResult | None]
+    """One per column: the problem's checkpoint of that name, if it was evaluated."""
+
+
 def render_summary(
-    results: Mapping[str, Any],
+    run: RunResult,
     *,
     artifact_url: str | None = None,
     artifact_name: str | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> str:
-    """The markdown summary of a results.json document, at most `max_bytes` UTF-8 bytes.
+    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes.
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
     that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
@@ -192,13 +214,18 @@ def render_summary(
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
     template = _environment().get_template(TEMPLATE)
+    checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
+    columns = list(dict.fromkeys(checkpoint.name for checkpoint in checkpoints))
     context = {
-        "results": results,
-        "policy_description": results.get("policy_description"),
-        "sections": [
-            Section(checkpoint, _failing_groups(checkpoint))
-            for checkpoint in results["checkpoints"]
+        "run": run,
+        "checkpoints": checkpoints,
+        "many_problems": len(run.problems) > 1,
+        "columns": columns,
+        "matrix": [
+            MatrixRow(problem, [_named(problem, name) for name in columns])
+            for problem in run.problems
         ],
+        "totals": run.group_totals(),
         "artifact": _artifact(artifact_url, artifact_name),
         "max_bytes": max_bytes,
         "groups": GROUPS,
@@ -206,103 +233,32 @@ def render_summary(
         "max_warnings": MAX_WARNINGS,
     }
     for level in LEVELS[:-1]:
-        markdown = _render_within(template, {**context, "level": level}, max_bytes)
+        # The sections read each checkpoint's tests as they are rendered: one at a time.
+        sections = _sections(run, only_failed=len(run.problems) > 1)
+        markdown = _render_within(
+            template, {**context, "sections": sections, "level": level}, max_bytes
+        )
         if markdown is not None:
             return markdown
-    return _cut(template.render({**context, "level": LEVELS[-1]}), max_bytes)
+    sections = _sections(run, only_failed=len(run.problems) > 1)
+    return _cut(template.render({**context, "sections": sections, "level": LEVELS[-1]}), max_bytes)
 
 
-def write_summary(
-    results: Mapping[str, Any], output_dir: Path, *, artifact_name: str | None = None
-) -> Path:
+def write_summary(run: RunResult, output_dir: Path, *, artifact_name: str | None = None) -> Path:
     path = output_dir / SUMMARY_FILE
-    replace_file(path, render_summary(results, artifact_name=artifact_name).encode())
+    replace_file(path, render_summary(run, artifact_name=artifact_name).encode())
     return path
 
 
-def load_results(path: Path) -> dict[str, Any]:
-    """A results.json document, checked for what the summary reads. Bad input is a UsageError."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read it: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text") from None
-    except ValueError as error:
-        raise UsageError(f"{path}: not JSON: {error}") from None
-    if not isinstance(document, dict):
-        raise UsageError(f"{path}: not a scbench-ci results.json (not a JSON object)")
-    version = document.get("schema_version")
-    if type(version) is not int or version != SCHEMA_VERSION:
-        raise UsageError(
-            f"{path}: schema_version {version!r} is not supported "
-            f"(this scbench-ci reads {SCHEMA_VERSION})"
-        )
-    problem = next(_problems(document), None)
-    if problem is not None:
-        raise UsageError(f"{path}: not a scbench-ci results.json: {problem}")
-    return document
+def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:
+    return next((c for c in problem.checkpoints if c.name == name), None)
 
 
-# Checking the document: only the keys and values the template reads. The checker yields
-# problems in order and its caller takes the first, so each check can rely on those before it.
-
-_DOCUMENT_KEYS = ("problem", "policy", "passed", "infrastructure_failure", "duration_s")
-_CHECKPOINT_KEYS = ("name", "passed", "failure", "duration_s", "totals", "groups", "warnings")
-_COUNT_KEYS = ("passed", "failed", "skipped", "total")
-_TEST_KEYS = ("id", "group", "status", "message", "details")
-_STATUSES = frozenset(status.value for status in Status)
-
-
-def _problems(document: dict[str, Any]) -> Iterator[str]:
-    yield from _missing(document, (*_DOCUMENT_KEYS, "checkpoints"), "the document")
-    yield from _missing(document["problem"], ("name", "version"), "problem")
-    if not isinstance(document["checkpoints"], list) or not document["checkpoints"]:
-        yield "checkpoints is not a list of checkpoints"
-    for index, checkpoint in enumerate(document["checkpoints"]):
-        yield from _checkpoint_problems(checkpoint, f"checkpoints[{index}]")
-
-
-def _checkpoint_problems(checkpoint: Any, where: str) -> Iterator[str]:
-    yield from _missing(checkpoint, (*_CHECKPOINT_KEYS, "tests"), where)
-    yield from _counts_problems(checkpoint["totals"], f"{where}.totals")
-    yield from _missing(checkpoint["groups"], GROUPS, f"{where}.groups")
-    for group in GROUPS:
-        yield from _counts_problems(checkpoint["groups"][group], f"{where}.groups.{group}")
-    failure = checkpoint["failure"]
-    if failure is not None:
-        yield from _missing(failure, ("kind", "message", "log_tail"), f"{where}.failure")
-        if failure["kind"] not in FAILURE_KINDS:
-            yield f"{where}.failure.kind: unknown failure kind {failure['kind']!r}"
-    if not isinstance(checkpoint["warnings"], list) or not isinstance(checkpoint["tests"], list):
-        yield f"{where}: warnings and tests must be lists"
-    for index, test in enumerate(checkpoint["tests"]):
-        yield from _test_problems(test, f"{where}.tests[{index}]")
-
-
-def _counts_problems(counts: Any, where: str) -> Iterator[str]:
-    yield from _missing(counts, (*_COUNT_KEYS, "pass_rate"), where)
-    if any(type(counts[key]) is not int for key in _COUNT_KEYS) or not isinstance(
-        counts["pass_rate"], float | int | None
-    ):
-        yield f"{where}: counts must be integers and pass_rate a number or null"
-
-
-def _test_problems(test: Any, where: str) -> Iterator[str]:
-    yield from _missing(test, _TEST_KEYS, where)
-    if test["group"] not in GROUPS:
-        yield f"{where}.group: unknown group {test['group']!r}"
-    if test["status"] not in _STATUSES:
-        yield f"{where}.status: unknown status {test['status']!r}"
-
-
-def _missing(value: object, keys: tuple[str, ...], where: str) -> Iterator[str]:
-    if not isinstance(value, dict):
-        yield f"{where} is not an object"
-    elif missing := [key for key in keys if key not in value]:
-        yield f"{where} has no {', '.join(missing)}"
+def _sections(run: RunResult, *, only_failed: bool) -> Iterator[Section]:
+    for problem, checkpoint in run.checkpoints():
+        if only_failed and checkpoint.passed and not checkpoint.warnings:
+            continue
+        yield Section(problem, checkpoint, _failing_groups(checkpoint))
 
 
 # Rendering.
@@ -330,6 +286,8 @@ def _environment() -> jinja2.Environment:
         tail=_tail,
         failure_text=_failure_text,
         verdict=_verdict,
+        cell=_cell,
+        describe_policy=policy.describe,
     )
     return environment
 
@@ -376,11 +334,11 @@ def _open_fence(markdown: str) -> str:
     return fence
 
 
-def _failing_groups(checkpoint: Mapping[str, Any]) -> list[FailingGroup]:
-    by_group: dict[str, list[Mapping[str, Any]]] = {group: [] for group in GROUPS}
-    for test in checkpoint["tests"]:
-        if test["status"] in FAILING:
-            by_group[test["group"]].append(test)
+def _failing_groups(checkpoint: CheckpointResult) -> list[FailingGroup]:
+    by_group: dict[str, list[TestResult]] = {group: [] for group in GROUPS}
+    for test in checkpoint.tests:
+        if test.status in FAILING:
+            by_group[test.group].append(test)
     return [FailingGroup(name, tests) for name, tests in by_group.items() if tests]
 
 
@@ -429,10 +387,10 @@ def fenced(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def _failure_text(test: Mapping[str, Any], level: Level) -> str:
+def _failure_text(test: TestResult, level: Level) -> str:
     """The message, then the end of the traceback, within level.test_chars."""
-    message = (test["message"] or "").strip()
-    details = (test["details"] or "").strip() if level.tracebacks else ""
+    message = (test.message or "").strip()
+    details = (test.details or "").strip() if level.tracebacks else ""
     if not details:
         return cap(message, level.test_chars) or "(no message)"
     head = cap(message, level.test_chars // 2) or ""
@@ -472,8 +430,18 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes} min"
 
 
-def _verdict(checkpoint: Mapping[str, Any]) -> str:
-    if checkpoint["passed"]:
+def _verdict(checkpoint: CheckpointResult) -> str:
+    if checkpoint.passed:
         return "✅ passed"
-    failure = checkpoint["failure"]
-    return "❌ failed" if failure is None else f"❌ {FAILURE_KINDS[failure['kind']].title}"
+    failure = checkpoint.failure
+    return "❌ failed" if failure is None else f"❌ {FAILURE_KINDS[failure.kind].title}"
+
+
+def _cell(checkpoint: CheckpointResult | None) -> str:
+    """A matrix cell: the verdict and the Core pass rate."""
+    if checkpoint is None:
+        return "\N{EN DASH}"
+    mark = "✅" if checkpoint.passed else "❌"
+    core = checkpoint.groups[Group.CORE]
+    kind = f" {checkpoint.failure.kind.value}" if checkpoint.failure is not None else ""
+    return f"{mark} {_rate(core.pass_rate)}{kind}"

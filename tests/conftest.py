@@ -6,6 +6,7 @@ import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import docker
 import pytest
@@ -17,6 +18,7 @@ from scbench_ci.command import TestCommand
 from scbench_ci.executors.docker import DEFAULT_IMAGE
 from scbench_ci.pytest_runner import START_PREFIX, start_text
 from scbench_ci.reports import Status, TestOutcome
+from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
@@ -183,3 +185,27 @@ def action_image(docker_client: docker.DockerClient) -> str:
         )
         pytest.fail(f"the action image did not build: {error.msg}\n{log[-3000:]}", pytrace=False)
     return ACTION_IMAGE
+
+
+def make_run(
+    *checkpoints: CheckpointResult,
+    problem: str = "demo",
+    version: int = 1,
+    policy: str = "core-cases",
+    duration_s: float = 1.0,
+) -> RunResult:
+    """A run of one problem's checkpoints, as `evaluate` returns it."""
+    return RunResult(
+        policy=policy,
+        executor="local",
+        jobs=1,
+        started_at="2026-01-01T00:00:00+00:00",
+        duration_s=duration_s,
+        problems=(ProblemResult(problem, f"/problems/{problem}", version, checkpoints),),
+        tool_versions={"scbench-ci": "test"},
+    )
+
+
+def checkpoint_documents(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every checkpoint entry of a results.json document, problem by problem."""
+    return [c for problem in results["problems"] for c in problem["checkpoints"]]

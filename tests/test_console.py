@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from scbench_ci.console import render_report
 from scbench_ci.problem import load_problem
-from scbench_ci.results import EvaluationResult, Failure, FailureKind, infrastructure_result
-from tests.conftest import ProblemFolder
+from scbench_ci.results import Failure, FailureKind, unrun_result
+from tests.conftest import ProblemFolder, make_run
 
 
 def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
@@ -16,21 +15,13 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
 ) -> None:
     problem = load_problem(problem_folder.root)
     log_tail = "collected 1 item\n::stop-commands::x\n  ::error::indented\nok\r::error::cr\n\x1b[2K"
-    checkpoint = replace(
-        infrastructure_result(
-            problem.checkpoints[0], True, "no report", ("a warning\n::warning::injected",)
-        ),
-        failure=Failure(FailureKind.INFRASTRUCTURE, "pytest wrote no report ##[error]x", log_tail),
+    checkpoint = unrun_result(
+        problem.checkpoints[0],
+        True,
+        Failure(FailureKind.INFRASTRUCTURE, "pytest wrote no report ##[error]x", log_tail),
+        ("a warning\n::warning::injected",),
     )
-    result = EvaluationResult(
-        problem=problem,
-        policy="core-cases",
-        executor="local",
-        started_at="2026-01-01T00:00:00+00:00",
-        duration_s=1.0,
-        checkpoints=(checkpoint,),
-        tool_versions={},
-    )
+    result = make_run(checkpoint)
     report = render_report(result, Path(".scbench/results.json"))
     assert report.endswith(
         "  all                     0/0        -\n"

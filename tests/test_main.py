@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors import AUTO_FALLBACK_NOTICE
-from tests.conftest import REPO_ROOT, ProblemFolder
+from tests.conftest import REPO_ROOT, ProblemFolder, checkpoint_documents
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 
@@ -77,7 +78,6 @@ def _one_line_error(run: subprocess.CompletedProcess[str]) -> str:
             "checkpoints: no checkpoint 'checkpoint_7' (known: "
             "checkpoint_1, checkpoint_2, checkpoint_3)",
         ),
-        (["--submission", "missing"], "--submission: "),
         (["--environment", "nope.yaml"], "nope.yaml: environment file does not exist"),
     ],
 )
@@ -129,6 +129,30 @@ def test_bad_flags_exit_2(
     assert "Traceback" not in run.stderr
 
 
+def test_a_missing_submission_is_that_checkpoints_failure(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    """With `{checkpoint}`, checkpoint_2's folder is missing: checkpoints 1 and 3 still run."""
+    solutions = tmp_path / "solutions"
+    for name in ("checkpoint_1", "checkpoint_3"):
+        shutil.copytree(submission, solutions / name)
+    output = tmp_path / "out"
+    run = scbench(
+        *("evaluate", "--problem", problem_folder.root, "--checkpoint", "all"),
+        *("--submission", f"{solutions}/{{checkpoint}}", "--output", output, "--quiet"),
+        *("--executor", "local"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    results = json.loads((output / "results.json").read_text())
+    assert [c["passed"] for c in checkpoint_documents(results)] == [True, False, True]
+    failure = checkpoint_documents(results)[1]["failure"]
+    assert failure["kind"] == "missing"
+    assert failure["message"] == f"the submission folder {solutions}/checkpoint_2 does not exist"
+    assert "failure (missing): the submission folder" in run.stdout
+    assert results["infrastructure_failure"] is False
+
+
 def test_output_may_not_be_the_submission(problem_folder: ProblemFolder, submission: Path) -> None:
     run = scbench(
         "evaluate",
@@ -160,7 +184,7 @@ def test_passing_and_failing_verdicts(problem_folder: ProblemFolder, submission:
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 0, run.stdout + run.stderr
     assert results["passed"] is True
-    assert results["checkpoints"][0]["groups"]["Core"]["passed"] == 1
+    assert checkpoint_documents(results)[0]["groups"]["Core"]["passed"] == 1
     assert "Verdict: PASSED" in run.stdout
     assert "Core                    1/1   100.0%" in run.stdout
 
@@ -168,7 +192,7 @@ def test_passing_and_failing_verdicts(problem_folder: ProblemFolder, submission:
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 1
     assert results["passed"] is False
-    (test,) = results["checkpoints"][0]["tests"]
+    (test,) = checkpoint_documents(results)[0]["tests"]
     assert test["status"] == "failed" and "goodbye" in test["message"]
 
 
@@ -176,18 +200,18 @@ def test_collection_failure(problem_folder: ProblemFolder, submission: Path) -> 
     problem_folder.write("tests/test_checkpoint_1.py", "def test_x(:\n    pass\n")
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 1
-    failure = results["checkpoints"][0]["failure"]
+    failure = checkpoint_documents(results)[0]["failure"]
     assert failure["kind"] == "collection"
     assert failure["message"] == "test collection failed: tests/test_checkpoint_1.py"
     assert "SyntaxError" in failure["log_tail"]
-    assert results["checkpoints"][0]["pytest_exit_code"] == 2
+    assert checkpoint_documents(results)[0]["pytest_exit_code"] == 2
 
 
 def test_no_tests_collected(problem_folder: ProblemFolder, submission: Path) -> None:
     problem_folder.write("tests/test_checkpoint_1.py", "X = 1\n")
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 1
-    assert results["checkpoints"][0]["failure"]["kind"] == "no_tests"
+    assert checkpoint_documents(results)[0]["failure"]["kind"] == "no_tests"
 
 
 def test_a_runner_that_ends_without_its_seal_is_aborted(
@@ -201,7 +225,7 @@ def test_a_runner_that_ends_without_its_seal_is_aborted(
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 1
     assert results["infrastructure_failure"] is False
-    assert results["checkpoints"][0]["failure"]["kind"] == "aborted"
+    assert checkpoint_documents(results)[0]["failure"]["kind"] == "aborted"
     assert "failure (aborted): the test runner was stopped before it sealed" in run.stdout
 
 
@@ -217,7 +241,7 @@ def test_a_runner_that_cannot_start_is_an_infrastructure_failure(
     }
     run, results = evaluate(problem_folder, submission, "--quiet", env=env)
     assert run.returncode == 3, run.stdout + run.stderr
-    failure = results["checkpoints"][0]["failure"]
+    failure = checkpoint_documents(results)[0]["failure"]
     assert failure["kind"] == "infrastructure"
     assert failure["message"].startswith("the test runner did not start (exit code ")
 
@@ -254,10 +278,10 @@ def test_setup_failure(problem_folder: ProblemFolder, submission: Path) -> None:
     (submission / "requirements.txt").write_text("scbench-ci-no-such-package-anywhere==1.0\n")
     run, results = evaluate(problem_folder, submission)
     assert run.returncode == 1
-    failure = results["checkpoints"][0]["failure"]
+    failure = checkpoint_documents(results)[0]["failure"]
     assert failure["kind"] == "setup"
     assert "scbench-ci-no-such-package-anywhere" in failure["log_tail"]
-    assert (problem_folder.root.parent / "out/setup.log").is_file()
+    assert (problem_folder.root.parent / "out/problem/checkpoint_1/setup.log").is_file()
     assert not (submission / "pyproject.toml").exists()  # setup ran on the copy
 
 
@@ -267,8 +291,8 @@ def test_session_timeout(problem_folder: ProblemFolder, submission: Path) -> Non
     )
     run, results = evaluate(problem_folder, submission, "--session-timeout", "8")
     assert run.returncode == 1
-    assert results["checkpoints"][0]["failure"]["kind"] == "timeout"
-    assert results["checkpoints"][0]["duration_s"] < 30
+    assert checkpoint_documents(results)[0]["failure"]["kind"] == "timeout"
+    assert checkpoint_documents(results)[0]["duration_s"] < 30
 
 
 def test_per_test_timeout_fails_only_that_test(
@@ -280,11 +304,11 @@ def test_per_test_timeout_fails_only_that_test(
     )
     run, results = evaluate(problem_folder, submission, "--timeout", "2")
     assert run.returncode == 1
-    tests = {t["id"].split("::")[1]: t for t in results["checkpoints"][0]["tests"]}
+    tests = {t["id"].split("::")[1]: t for t in checkpoint_documents(results)[0]["tests"]}
     assert tests["test_fast"]["status"] == "passed"
     assert tests["test_slow"]["status"] == "failed"
     assert "Timeout" in tests["test_slow"]["message"]
-    assert results["checkpoints"][0]["failure"] is None
+    assert checkpoint_documents(results)[0]["failure"] is None
 
 
 def test_all_checkpoints_with_their_own_submissions(
@@ -311,18 +335,22 @@ def test_all_checkpoints_with_their_own_submissions(
     assert run.returncode == 0, run.stdout
     summary = [
         (c["name"], c["groups"]["Core"]["passed"], c["groups"]["Regression"]["failed"])
-        for c in results["checkpoints"]
+        for c in checkpoint_documents(results)
     ]
     assert summary == [("checkpoint_1", 1, 0), ("checkpoint_2", 1, 1), ("checkpoint_3", 1, 2)]
     out = problem_folder.root.parent / "out"
     assert sorted(p.name for p in out.iterdir()) == [
-        "checkpoint_1",
-        "checkpoint_2",
-        "checkpoint_3",
+        "checkpoint_results.jsonl",
+        "problem",
         "results.json",
         "summary.md",
     ]
-    assert (out / "checkpoint_2/pytest-report.json").is_file()
+    assert sorted(p.name for p in (out / "problem").iterdir()) == [
+        "checkpoint_1",
+        "checkpoint_2",
+        "checkpoint_3",
+    ]
+    assert (out / "problem/checkpoint_2/pytest-report.json").is_file()
 
     run, results = evaluate(
         problem_folder,
@@ -334,7 +362,7 @@ def test_all_checkpoints_with_their_own_submissions(
         checkpoint="all",
     )
     assert run.returncode == 0
-    assert [c["groups"]["Regression"]["total"] for c in results["checkpoints"]] == [0, 0, 0]
+    assert [c["groups"]["Regression"]["total"] for c in checkpoint_documents(results)] == [0, 0, 0]
 
 
 def test_pytest_arguments_after_double_dash(
@@ -345,7 +373,7 @@ def test_pytest_arguments_after_double_dash(
     )
     run, results = evaluate(problem_folder, submission, "--", "-k", "test_a")
     assert run.returncode == 0
-    assert [t["id"] for t in results["checkpoints"][0]["tests"]] == [
+    assert [t["id"] for t in checkpoint_documents(results)[0]["tests"]] == [
         "tests/test_checkpoint_1.py::test_a"
     ]
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
+
+import pytest
 
 from scbench_ci.evaluation import EvaluationRequest
 from scbench_ci.executors.docker import DockerExecutor
@@ -11,7 +14,7 @@ from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.options import EvaluationOptions
 
 OPTIONS = EvaluationOptions(
-    problem=Path("problem"),
+    problems=(Path("problem"), Path("problems")),
     checkpoint="all",
     submission="solutions/{checkpoint}",
     output_dir=Path("out"),
@@ -30,12 +33,14 @@ OPTIONS = EvaluationOptions(
     session_timeout_s=600,
     policy="any-case",
     pytest_args=("-x",),
+    jobs=3,
+    skip_existing=True,
 )
 
 
 def test_the_request_carries_every_option_of_the_evaluation() -> None:
     assert OPTIONS.request() == EvaluationRequest(
-        problem_dir=Path("problem"),
+        problems=(Path("problem"), Path("problems")),
         checkpoint="all",
         submission="solutions/{checkpoint}",
         output_dir=Path("out"),
@@ -46,7 +51,27 @@ def test_the_request_carries_every_option_of_the_evaluation() -> None:
         environment_file=Path("env.yaml"),
         test_timeout_s=12,
         pytest_args=("-x",),
+        jobs=3,
+        skip_existing=True,
+        settings={
+            "executor": "docker",
+            "image": "python:3.12",
+            "memory": "1g",
+            "cpus": 0.5,
+            "pids_limit": 64,
+            "disk": "256m",
+            "test_network": True,
+        },
     )
+
+
+def test_by_default_as_many_jobs_as_the_cores_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    default = dataclasses.replace(OPTIONS, jobs=None)
+    assert default.request().jobs == 8  # 0.5 CPUs each
+    assert dataclasses.replace(default, cpus=2.0).request().jobs == 2
+    assert dataclasses.replace(default, cpus=3.0).request().jobs == 1
+    assert dataclasses.replace(default, executor="local").request().jobs == 4
 
 
 def test_the_docker_executor_gets_every_limit() -> None:

@@ -10,14 +10,13 @@ from scbench_ci.problem import Group, load_problem
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results import (
     INFRASTRUCTURE_KINDS,
-    EvaluationResult,
     FailureKind,
     detect_failure,
     judge_checkpoint,
-    to_json,
 )
+from scbench_ci.results_file import load_results, write_results
 from scbench_ci.seal import Broken, Seal
-from tests.conftest import REPO_ROOT, ProblemFolder, make_outcome
+from tests.conftest import REPO_ROOT, ProblemFolder, checkpoint_documents, make_outcome, make_run
 
 # The tests judged here belong to checkpoint_2 unless they say otherwise.
 _outcome = functools.partial(make_outcome, file="test_checkpoint_2.py")
@@ -314,19 +313,15 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
     assert not failing.passed
     assert failing.warnings == ("w",)
 
-    evaluation = EvaluationResult(
-        problem=problem,
-        policy="all-cases",
-        executor="local",
-        started_at="2026-01-01T00:00:00+00:00",
-        duration_s=2.0,
-        checkpoints=(result, failing),
-        tool_versions={"x": "1"},
-    )
-    document = to_json(evaluation)
+    evaluation = make_run(result, failing, policy="all-cases", duration_s=2.0)
+    output = logs / "output"
+    output.mkdir()
+    path = write_results(evaluation, output)
+    document = json.loads(path.read_text())
     jsonschema.validate(document, SCHEMA)
     assert document["passed"] is False
-    assert document["checkpoints"][0]["groups"]["Core"] == {
+    assert load_results(path) == evaluation
+    assert checkpoint_documents(document)[0]["groups"]["Core"] == {
         "passed": 2,
         "failed": 0,
         "skipped": 2,

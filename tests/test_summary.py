@@ -6,30 +6,29 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import cmarkgfm
-import jsonschema
 import pytest
 from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.problem import Problem, load_problem
 from scbench_ci.reports import Reports, Status, TestOutcome
-from scbench_ci.results import CheckpointResult, EvaluationResult, judge_checkpoint, to_json
-from scbench_ci.seal import Broken, Seal
-from scbench_ci.summary import (
-    LEVELS,
-    SUMMARY_FILE,
-    load_results,
-    render_summary,
-    write_summary,
+from scbench_ci.results import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    RunResult,
+    judge_checkpoint,
 )
-from tests.conftest import EXAMPLES, REPO_ROOT, ProblemFolder, make_outcome
+from scbench_ci.results_file import load_results, write_results
+from scbench_ci.seal import Broken, Seal
+from scbench_ci.summary import LEVELS, SUMMARY_FILE, render_summary, write_summary
+from tests.conftest import EXAMPLES, ProblemFolder, make_outcome, make_run
 
-SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 WORDSTAT = EXAMPLES / "wordstat"
 PYTEST_EXIT_1 = ExecutionResult(exit_code=1, setup_exit_code=None, timed_out_in=None, duration_s=2)
 HOSTILE = (
@@ -46,7 +45,7 @@ NO_RATE = "\N{EN DASH}"  # the pass rate of no tests
 GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("error",)}
 
 
-# Documents built by the real code path: test outcomes -> judge_checkpoint -> to_json.
+# Runs built by the real code path: test outcomes -> judge_checkpoint.
 
 
 @pytest.fixture(scope="module")
@@ -80,21 +79,8 @@ def checkpoint_result(
     )
 
 
-def document(problem: Problem, *checkpoints: CheckpointResult, validate: bool = True) -> dict:
-    result = to_json(
-        EvaluationResult(
-            problem=problem,
-            policy="core-cases",
-            executor="local",
-            started_at="2026-01-01T00:00:00+00:00",
-            duration_s=75.4,
-            checkpoints=checkpoints,
-            tool_versions={"scbench-ci": "0.1.0"},
-        )
-    )
-    if validate:
-        jsonschema.validate(result, SCHEMA)
-    return result
+def document(problem: Problem, *checkpoints: CheckpointResult) -> RunResult:
+    return make_run(*checkpoints, problem=problem.name, version=problem.version, duration_s=75.4)
 
 
 def failing(count: int, message: str, details: str | None = None) -> list[TestOutcome]:
@@ -243,21 +229,18 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
         ("aborted", "**Test runner stopped**"),
         ("resources", "**Resource limit reached**"),
         ("reports", "**Reports unusable**"),
+        ("missing", "**Submission missing**"),
     ],
 )
 def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) -> None:
-    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
-    result["checkpoints"][0]["failure"] = {
-        "kind": kind,
-        "message": "what happened",
-        "log_tail": "first line\nE   the error",
-    }
-    result["infrastructure_failure"] = kind in ("infrastructure", "internal")
+    failure = Failure(FailureKind(kind), "what happened", "first line\nE   the error")
+    checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
+    result = document(problem, checkpoint)
     markdown = render_summary(result)
     assert f"\n{title}: what happened. " in markdown
     assert "\n```text\nfirst line\nE   the error\n```\n" in markdown
-    infrastructure_line = "⚠️ **Infrastructure failure**: the tests could not be run"
-    assert (infrastructure_line in markdown) is result["infrastructure_failure"]
+    infrastructure_line = "⚠️ **Infrastructure failure**: some tests could not be run"
+    assert (infrastructure_line in markdown) is (kind in ("infrastructure", "internal"))
 
 
 def test_a_setup_failure_shows_the_end_of_its_log(problem: Problem, tmp_path: Path) -> None:
@@ -338,9 +321,8 @@ def hostile_markdown(problem: Problem) -> str:
         make_outcome(f"test[{text}]", Status.FAILED, message=text, details=f"{text}\n{text}")
         for text in HOSTILE
     ]
-    result = document(problem, checkpoint_result(problem, "checkpoint_1", tests, warnings=HOSTILE))
-    result["problem"]["name"] = HOSTILE[0]
-    result["checkpoints"][0]["name"] = HOSTILE[1]
+    checkpoint = checkpoint_result(problem, "checkpoint_1", tests, warnings=HOSTILE)
+    result = make_run(replace(checkpoint, name=HOSTILE[1]), problem=HOSTILE[0])
     return render_summary(result, artifact_name=HOSTILE[3])
 
 
@@ -381,7 +363,7 @@ def test_hostile_text_renders_as_text(hostile_markdown: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     """20,000 failing tests with 5 KB messages and tracebacks, and a checkpoint that timed out."""
     message = "AssertionError: " + "five kilobytes of message\n" * 200
     tests = failing(20_000, message, details="a traceback line\n" * 300)
@@ -396,13 +378,11 @@ def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         execution=ExecutionResult(None, setup_exit_code=None, timed_out_in="tests", duration_s=60),
         warnings=tuple(f"warning {i}" for i in range(30)),
     )
-    return document(
-        problem, checkpoint_result(problem, "checkpoint_1", tests), timed_out, validate=False
-    )
+    return document(problem, checkpoint_result(problem, "checkpoint_1", tests), timed_out)
 
 
 @pytest.fixture(scope="module")
-def many_tracebacks(problem: Problem) -> dict[str, Any]:
+def many_tracebacks(problem: Problem) -> RunResult:
     tests = failing(200, "AssertionError: short", details="a traceback line\n" * 300)
     return document(problem, checkpoint_result(problem, "checkpoint_1", tests))
 
@@ -439,7 +419,7 @@ def test_each_level_is_reached_and_fits(
         assert "\nE   ````` the end\n``````\n" in markdown
 
 
-def test_the_last_resort_is_a_clean_cut(huge: dict[str, Any]) -> None:
+def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
     markdown = render_summary(huge, max_bytes=1600)
     assert len(markdown.encode()) <= 1600
     # Cut in the log's code block, which is closed.
@@ -533,11 +513,11 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 2}', "results.json: schema_version 2 is not supported"),
+        ('{"schema_version": 3}', "results.json: schema_version 3 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',
-            "results.json: not a scbench-ci results.json: the document has no policy, passed",
+            "results.json: not a scbench-ci results file: the document: 'policy' is a required",
         ),
     ],
 )
@@ -557,30 +537,36 @@ def test_bad_results_are_one_line_and_exit_2(
 @pytest.mark.parametrize(
     ("key", "value", "error"),
     [
-        ("status", "exploded", "checkpoints[0].tests[1].status: unknown status 'exploded'"),
-        ("group", "Extra", "checkpoints[0].tests[1].group: unknown group 'Extra'"),
-        ("groups", {}, "checkpoints[0].groups has no Core, Functionality, Error, Regression"),
-        ("failure", {"kind": "x", "message": "", "log_tail": None}, "unknown failure kind 'x'"),
-        ("totals", {"passed": "1"}, "checkpoints[0].totals has no failed, skipped, total, pass"),
+        ("status", "exploded", "checkpoints[0].tests[1].status: 'exploded' is not one of"),
+        ("group", "Extra", "checkpoints[0].tests[1].group: 'Extra' is not one of"),
+        ("groups", {}, "checkpoints[0].groups: 'Core' is a required property"),
+        (
+            "failure",
+            {"kind": "x", "message": "", "log_tail": None},
+            "checkpoints[0].failure.kind: 'x' is not",
+        ),
+        ("totals", {"passed": "1"}, "checkpoints[0].totals: 'failed' is a required property"),
     ],
 )
 def test_a_document_with_bad_parts_is_refused(
     problem: Problem, tmp_path: Path, key: str, value: object, error: str
 ) -> None:
-    result = document(problem, checkpoint_result(problem, "checkpoint_1", failing(2, "m")))
-    checkpoint = result["checkpoints"][0]
+    run_result = document(problem, checkpoint_result(problem, "checkpoint_1", failing(2, "m")))
+    result = json.loads(write_results(run_result, tmp_path).read_text())
+    checkpoint = result["problems"][0]["checkpoints"][0]
     (checkpoint["tests"][1] if key in ("status", "group") else checkpoint)[key] = value
     path = tmp_path / "results.json"
     path.write_text(json.dumps(result))
     run = scbench("summary", path)
     assert run.returncode == 2
-    assert run.stderr.startswith(f"scbench-ci: error: {path}: not a scbench-ci results.json: ")
-    assert error in run.stderr
+    assert run.stderr.startswith(f"scbench-ci: error: {path}: not a scbench-ci results file: ")
+    assert f"problems[0].{error}" in run.stderr
 
 
 def test_a_bad_artifact_url_is_one_line_and_exit_2(problem: Problem, tmp_path: Path) -> None:
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(document(problem, checkpoint_result(problem, "checkpoint_1", []))))
+    path = write_results(
+        document(problem, checkpoint_result(problem, "checkpoint_1", [])), tmp_path
+    )
     run = scbench("summary", path, "--artifact-url", "javascript:alert(1)")
     assert run.returncode == 2
     assert run.stderr == (

@@ -24,7 +24,7 @@ from scbench_ci.executors.docker import (
 from scbench_ci.github.workflow import commands_stopped
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
-from scbench_ci.results import to_json, write_results
+from scbench_ci.results_file import write_results
 from scbench_ci.summary import write_summary
 
 
@@ -32,9 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--problem",
         required=True,
+        action="append",
         type=Path,
         metavar="DIR",
-        help="the problem folder (holds config.yaml and tests/)",
+        help="a problem folder (holds config.yaml and tests/), or a folder of problem folders "
+        "(a repository's problems/) to evaluate every problem in it; may be repeated",
     )
     parser.add_argument(
         "--checkpoint",
@@ -46,8 +48,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--submission",
         required=True,
         metavar="DIR",
-        help="the submission folder; `{checkpoint}` is replaced by each "
-        "checkpoint's name. It is only read, never written.",
+        help="the submission folder; `{problem}` is replaced by each problem's folder name and "
+        "`{checkpoint}` by each checkpoint's name (runs/x/{problem}/{checkpoint}/snapshot, "
+        "problems/{problem}/solutions/{checkpoint}). It is only read, never written.",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_positive_integer,
+        metavar="N",
+        help="evaluations side by side, each in its own container (default: as many as the "
+        "cores hold at --cpus each, at least 1)",
+    )
+    parser.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="reuse the results in --output of evaluations whose problem files, submission "
+        "files and settings are unchanged, instead of running them again",
     )
     prior = parser.add_mutually_exclusive_group()
     prior.add_argument(
@@ -162,7 +178,7 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
             f"--checkpoint: {args.checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
         )
     return EvaluationOptions(
-        problem=args.problem,
+        problems=tuple(args.problem),
         checkpoint=args.checkpoint,
         submission=args.submission,
         output_dir=args.output,
@@ -181,6 +197,8 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         session_timeout_s=args.session_timeout,
         policy=args.policy,
         pytest_args=tuple(args.pytest_args),
+        jobs=args.jobs,
+        skip_existing=args.skip_existing,
     )
 
 
@@ -198,11 +216,21 @@ def run(args: argparse.Namespace) -> int:
         with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
             result = evaluate(request, executor, echo=sys.stdout)
     results_path = write_results(result, request.output_dir)
-    write_summary(to_json(result), request.output_dir)
+    write_summary(result, request.output_dir)
     sys.stdout.write(render_report(result, results_path))
     if result.infrastructure_failure:
         return ExitCode.INFRASTRUCTURE
     return ExitCode.PASSED if result.passed else ExitCode.FAILED
+
+
+def _positive_integer(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
 
 
 def _seconds(text: str) -> float:

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from scbench_ci.errors import ExitCode, UsageError
-from scbench_ci.summary import load_results, render_summary
+from scbench_ci.results_file import load_results
+from scbench_ci.summary import render_summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ holds what the run left there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
@@ -34,6 +34,11 @@ class ExecutionRequest:
     """Where output is streamed live as it arrives, if anywhere."""
     image: str | None = None
     """The container image the environment file names, if any (container executors only)."""
+    default_environment: bool = False
+    """Whether the setup commands are SCBench's default environment's (`uv init`, `uv add -r
+    requirements.txt`, from environment.default_environment): a container executor may then
+    give the workspace what they make of its requirements.txt from a cache, where that is
+    provably the same."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class ExecutionResult:
     """Processes still running after their phase ended, killed by the executor."""
     limits_hit: tuple[str, ...] = ()
     """The resource limits the run ran into, one sentence each."""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Seconds spent in each of the executor's phases, in order."""
 
 
 class Executor(Protocol):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from scbench_ci import processes, pytest_runner
 from scbench_ci.child_env import installer_variables, run_environment
@@ -24,6 +24,11 @@ _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/
 class LocalExecutor:
     name = "local"
 
+    def __init__(self) -> None:
+        # Once, in the thread that makes the executor: sysconfig, which finding uv reads, is not
+        # safe to initialize from two threads at once (side by side jobs).
+        self.search_path = os.pathsep.join(_search_path())
+
     def workspace_dir(self, workspace: Path) -> str:
         return str(workspace)
 
@@ -32,7 +37,7 @@ class LocalExecutor:
         started = time.monotonic()
         with scratch_folder("scbench-home-") as home:
             env = run_environment(
-                path=os.pathsep.join(_search_path()),
+                path=self.search_path,
                 home=str(home),
                 extra={**installer_variables(os.environ), "UV_CACHE_DIR": str(_uv_cache_dir())},
                 variables=request.command.variables,
@@ -54,52 +59,42 @@ def _run(
     """Run to completion or to the deadline.
 
     Returns the exit code (None when the deadline killed it) and how many processes it left
-    behind. Either way, every process it started is dead when this returns.
+    behind. Either way, every process it started is dead when this returns (see
+    processes.ProcessTree for the one exception), and no other run's process was touched.
     """
-    preexisting = processes.children_of_self()
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    assert process.stdout is not None
-    reader = threading.Thread(target=_copy_output, args=(process.stdout, log), daemon=True)
+    tree = processes.ProcessTree(argv, cwd, env)
+    killed_all = threading.Event()
+    reader = threading.Thread(target=_copy_output, args=(tree.stdout, log, killed_all), daemon=True)
     reader.start()
-    exited = False
+    exit_code = None
     try:
-        exited = _wait_unreaped(process, deadline)
+        exit_code = tree.wait(deadline)
     finally:
-        # Also on KeyboardInterrupt. The root is not reaped yet, so its pid cannot be reused by
-        # an unrelated process while the tree is being killed.
-        killed = processes.kill_run(process.pid, preexisting)
-        exit_code = process.wait()
+        # Also on KeyboardInterrupt.
+        killed = tree.kill()
+        killed_all.set()
         reader.join()
-    return (exit_code, killed) if exited else (None, 0)
+        tree.stdout.close()
+    if tree.lost_subreaper:
+        log.note(
+            "the step's subreaper was killed: a process that left the step's session after "
+            "that, with its environment cleared, may be left running"
+        )
+    return (exit_code, killed) if exit_code is not None else (None, 0)
 
 
-def _wait_unreaped(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Wait until the process exits or the deadline passes; leave its exit status uncollected."""
-    if not hasattr(os, "waitid"):  # not on macOS: fall back to reaping
-        try:
-            process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-    while os.waitid(os.P_PID, process.pid, flags) is None:
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _copy_output(stream: object, log: LogSink) -> None:
-    read = stream.read1  # type: ignore[attr-defined]
-    while chunk := read(65536):
+def _copy_output(stream: IO[bytes], log: LogSink, killed_all: threading.Event) -> None:
+    """Copy until every writer has closed the pipe or, once `killed_all`, until the pipe runs
+    dry: a process the run could not tell as its own may still hold it open."""
+    descriptor = stream.fileno()
+    while True:
+        if not processes.wait_readable(descriptor, 0.1):
+            if killed_all.is_set():
+                return
+            continue
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            return
         log.write(chunk)
 
 

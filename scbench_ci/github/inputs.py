@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
-from scbench_ci.evaluation import CHECKPOINT_PLACEHOLDER
 from scbench_ci.executors.docker import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
@@ -17,8 +17,9 @@ from scbench_ci.executors.docker import (
     checked_size,
 )
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
+from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, fill_template, plan_jobs
 from scbench_ci.policy import DEFAULT_POLICY, POLICY_NAMES
-from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name, load_problem, real_path
+from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name, real_path
 from scbench_ci.workspace import REPORTS_DIR
 
 _TRUE = {"true", "yes", "on", "1"}
@@ -43,6 +44,8 @@ DEFAULTS: dict[str, str | None] = {
     "pass_policy": DEFAULT_POLICY,
     "fail_on_policy": "true",
     "pytest_args": "",
+    "jobs": "",
+    "skip_existing": "false",
     "job_summary": "true",
     "annotations": "true",
     "upload_artifact": "true",
@@ -97,9 +100,11 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise UsageError(
             f"input checkpoint: {checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
         )
-    problem = path("problem", value("problem"))
+    problems = tuple(
+        path("problem", line.strip()) for line in value("problem").splitlines() if line.strip()
+    )
     submission = value("submission")
-    if CHECKPOINT_PLACEHOLDER not in submission:
+    if PROBLEM_PLACEHOLDER not in submission and CHECKPOINT_PLACEHOLDER not in submission:
         _inside(workspace, "submission", submission)
     _check_output_folder(workspace / REPORTS_DIR)
     policy = value("pass_policy")
@@ -110,8 +115,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     environment = text("environment")
     include_prior_tests = text("include_prior_tests")
     timeout = text("timeout")
+    jobs = text("jobs")
     options = EvaluationOptions(
-        problem=problem,
+        problems=problems,
         checkpoint=checkpoint,
         submission=str(workspace / submission),
         output_dir=workspace / REPORTS_DIR,
@@ -134,6 +140,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         ),
         policy=policy,
         pytest_args=tuple(_split(value("pytest_args"))),
+        jobs=_whole_number("jobs", jobs, least=1) if jobs else None,
+        skip_existing=_boolean("skip_existing", value("skip_existing")),
     )
     retention_days = text("retention_days")
     inputs = ActionInputs(
@@ -148,12 +156,17 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
             _whole_number("retention_days", retention_days) if retention_days else None
         ),
     )
-    # Last, as it reads the problem: a bad input of any kind is one error before any output.
-    evaluated = load_problem(problem).select(checkpoint)
-    if CHECKPOINT_PLACEHOLDER in submission:
-        # Each checkpoint's own folder: `solutions/checkpoint_1` may be a symlink out.
-        for each in evaluated:
-            _inside(workspace, "submission", submission.replace(CHECKPOINT_PLACEHOLDER, each.name))
+    # Last, as it reads the problems: a bad input of any kind is one error before any output.
+    plan = plan_jobs(
+        options.problems,
+        checkpoint,
+        options.submission,
+        options.output_dir,
+        options.include_prior_tests,
+    )
+    for job in plan.jobs:
+        # Each job's own folder: `solutions/checkpoint_1` may be a symlink out.
+        _inside(workspace, "submission", fill_template(submission, job.problem, job.checkpoint))
     return inputs
 
 
@@ -166,9 +179,11 @@ def _check_output_folder(output: Path) -> None:
         return
     if not output.is_dir():
         raise UsageError(f"{output}: the output folder is not a folder; remove it")
-    for entry in sorted(output.iterdir()):
-        if entry.is_symlink():
-            raise UsageError(f"{entry}: a symlink in the output folder; remove it")
+    for folder, names, files in os.walk(output):
+        for name in sorted([*names, *files]):
+            entry = Path(folder) / name
+            if entry.is_symlink():
+                raise UsageError(f"{entry}: a symlink in the output folder; remove it")
 
 
 def _inside(workspace: Path, name: str, value: str) -> Path:

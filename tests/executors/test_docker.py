@@ -19,8 +19,7 @@ from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import (
-    CACHE_MOUNT,
-    CACHE_VOLUME,
+    CACHED_RUNNER_DIR,
     HOME_DIR,
     RUN_DIR,
     RUN_LABEL,
@@ -30,6 +29,7 @@ from scbench_ci.executors.docker import (
     DockerExecutor,
     docker_available,
 )
+from scbench_ci.processes import OWNER_LABEL, owner
 from scbench_ci.reports import Status
 from tests.conftest import (
     PROBE_KEY,
@@ -46,8 +46,11 @@ UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
 
 @pytest.fixture(autouse=True)
 def no_container_left(docker_client: docker.DockerClient) -> Iterator[None]:
+    """None of this process's containers outlives a test (other processes' runs on the daemon
+    are theirs)."""
     yield
-    left = docker_client.containers.list(all=True, filters={"label": RUN_LABEL})
+    mine: dict[str, str | list[str] | bool] = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
+    left = docker_client.containers.list(all=True, filters=mine)
     for container in left:
         container.remove(force=True)
     assert [container.name for container in left] == []
@@ -84,6 +87,13 @@ def execute(
 
 def reports(tmp_path: Path) -> Path:
     return tmp_path / "workspace" / ".scbench"
+
+
+def setup_commands_log(tmp_path: Path) -> str:
+    """setup.log after the test runner's line (and the building of its cached environment)."""
+    log = (tmp_path / "logs" / SETUP_LOG).read_text()
+    runner = log.index("[scbench-ci] test runner: ")
+    return log[log.index("\n", runner) + 1 :]
 
 
 CHECKPOINT_TESTS = """
@@ -124,7 +134,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
     monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "secret")
     problem_folder.write("tests/test_checkpoint_1.py", CHECKPOINT_TESTS)
     request = EvaluationRequest(
-        problem_dir=problem_folder.root,
+        problems=(problem_folder.root,),
         checkpoint="checkpoint_1",
         submission=str(submission),
         output_dir=tmp_path / "out",
@@ -134,7 +144,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
 
     result = evaluate(request, DockerExecutor(image=test_image), echo=None)
 
-    [checkpoint] = result.checkpoints
+    [(_, checkpoint)] = result.checkpoints()
     assert result.executor == "docker"
     assert checkpoint.failure is None, checkpoint.failure
     assert checkpoint.pytest_exit_code == 1
@@ -145,7 +155,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
         "test_fails_on_purpose": Status.FAILED,
     }
     assert not checkpoint.passed
-    out = tmp_path / "out"
+    out = tmp_path / "out" / problem_folder.root.name / "checkpoint_1"
     assert {"ctrf-report.json", "pytest-report.json", "pytest.log"} <= {
         path.name for path in out.iterdir()
     }
@@ -155,17 +165,30 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
     tmp_path: Path, test_image: str
 ) -> None:
     echo = io.StringIO()
-    # The --image flag beats the environment file's image (which does not exist).
+    # The --image flag beats the environment file's image (which does not exist). Without the
+    # caches, the runner is installed in the run.
     result = execute(
         tmp_path,
         UNPULLABLE,
         shell("echo out; echo err >&2; exit 7"),
-        executor=DockerExecutor(image=test_image),
+        executor=DockerExecutor(image=test_image, use_cache=False),
         echo=echo,
     )
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
     assert (tmp_path / "logs" / PYTEST_LOG).read_text() == f"{RUNNER_STARTED}out\nerr\n"
+    # Each phase timed, in order (cutting the network ends the setup).
+    assert list(result.phases) == [
+        "image",
+        "container",
+        "runner",
+        "setup",
+        "tests",
+        "collect",
+        "cleanup",
+    ]
+    assert all(seconds >= 0 for seconds in result.phases.values())
+    assert sum(result.phases.values()) <= result.duration_s + 0.01
     setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
     assert setup_log == (
         "[scbench-ci] $ uv venv --quiet /scbench/runner/venv\n"
@@ -274,6 +297,8 @@ def test_limits_labels_and_isolation(
     labels = attributes["Config"]["Labels"]
     assert set(labels) >= {RUN_LABEL, VERSION_LABEL}
     host = attributes["HostConfig"]
+    # Nothing to install (the runner's environment is cached, no setup): no network at all.
+    assert host["NetworkMode"] == "none"
     assert (host["Memory"], host["MemorySwap"]) == (512 * 1024**2, 512 * 1024**2)
     assert (host["NanoCpus"], host["PidsLimit"]) == (1_500_000_000, 256)
     assert (host["CapDrop"], host["SecurityOpt"], host["Init"]) == (
@@ -282,14 +307,12 @@ def test_limits_labels_and_isolation(
         True,
     )
     assert not host.get("Binds")
-    assert sorted(
-        (m["Type"], m.get("Name"), m["Destination"]) for m in attributes["Mounts"]
-    ) == sorted(
-        [
-            ("volume", CACHE_VOLUME, CACHE_MOUNT),
-            ("volume", attributes["Name"].lstrip("/"), RUN_DIR),
-        ]
-    )
+    mounts = {m["Destination"]: (m["Type"], m.get("Name"), m["RW"]) for m in attributes["Mounts"]}
+    assert set(mounts) == {RUN_DIR, CACHED_RUNNER_DIR}
+    assert mounts[RUN_DIR] == ("volume", attributes["Name"].lstrip("/"), True)
+    kind, runner_volume, writable = mounts[CACHED_RUNNER_DIR]
+    assert (kind, writable) == ("volume", False)
+    assert runner_volume in (tmp_path / "logs" / SETUP_LOG).read_text()
     assert host["ReadonlyRootfs"] is True
     assert set(host["Tmpfs"]) == {"/tmp"}
     seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
@@ -302,9 +325,15 @@ def test_limits_labels_and_isolation(
 
 
 def _running_container(client: docker.DockerClient) -> dict[str, Any]:
-    deadline = time.monotonic() + 30
+    """This process's run container (not a builder's, nor another process's run)."""
+    deadline = time.monotonic() + 120
+    mine: dict[str, str | list[str] | bool] = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
     while time.monotonic() < deadline:
-        running = client.containers.list(filters={"label": RUN_LABEL})
+        running = [
+            container
+            for container in client.containers.list(filters=mine)
+            if not str(container.name).startswith("scbench-ci-build-")
+        ]
         if running:
             return dict(running[0].attrs)
         time.sleep(0.1)
@@ -369,7 +398,7 @@ def test_a_failing_setup_command_stops_the_run(tmp_path: Path, test_image: str) 
     )
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
-    assert (tmp_path / "logs" / SETUP_LOG).read_text().split("\n", 2)[2] == (
+    assert setup_commands_log(tmp_path) == (
         "[scbench-ci] $ echo preparing\npreparing\n"
         "[scbench-ci] $ echo broken >&2; exit 3\nbroken\n"
         "[scbench-ci] setup command failed with exit code 3\n"
@@ -401,7 +430,7 @@ def test_what_setup_leaves_running_is_killed_before_the_tests(
     assert (result.exit_code, result.setup_exit_code) == (0, None)
     assert json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text()) == []
     assert result.leftover_processes == 1
-    assert (tmp_path / "logs" / SETUP_LOG).read_text().split("\n", 2)[2] == (
+    assert setup_commands_log(tmp_path) == (
         "[scbench-ci] $ sleep 300 & echo started\nstarted\n"
         "[scbench-ci] killed 1 process(es) still running after the setup ended\n"
     )
@@ -470,21 +499,21 @@ def test_docker_available_when_the_daemon_answers(docker_client: docker.DockerCl
 def test_cleanup_removes_labelled_containers_and_run_volumes(
     docker_client: docker.DockerClient, test_image: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    leftover = docker_client.containers.create(
-        test_image, ["sleep", "infinity"], labels={RUN_LABEL: "left-behind"}
-    )
-    left_volume = docker_client.volumes.create(labels={RUN_LABEL: "left-behind"})
+    # A run whose owner is gone: no process of this host has that pid (over Linux's pid_max).
+    labels = {RUN_LABEL: "left-behind", OWNER_LABEL: owner(4_194_305)}
+    leftover = docker_client.containers.create(test_image, ["sleep", "infinity"], labels=labels)
+    left_volume = docker_client.volumes.create(labels=labels)
     bystander = docker_client.containers.create(test_image, ["sleep", "infinity"])
     bystander_volume = docker_client.volumes.create()
     try:
         leftover.start()
 
-        assert cleanup.run(argparse.Namespace(volumes=False)) == 0
+        assert cleanup.run(argparse.Namespace(volumes=False, owner=None, all=False)) == 0
 
-        assert capsys.readouterr().out == (
-            f"removed container {leftover.name} ({leftover.short_id})\n1 container(s) removed\n"
-            f"removed volume {left_volume.name}\n"
-        )
+        # (Runs of other processes on the daemon, in progress, are kept and said so.)
+        said = capsys.readouterr().out.splitlines()
+        assert f"removed container {leftover.name} ({leftover.short_id})" in said
+        assert f"removed volume {left_volume.name}" in said
         with pytest.raises(docker.errors.NotFound):
             leftover.reload()
         with pytest.raises(docker.errors.NotFound):

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import pytest
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor
-from tests.conftest import PROBE_KEY, probe_command, shell
+from scbench_ci.processes import STEP_VARIABLE
+from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command, shell
 
 CANARY = "scbench-local-canary"
 
@@ -110,6 +112,7 @@ def test_runs_in_the_workspace_with_a_minimal_environment(
         "LC_CTYPE",
         "UV",  # set by uvx
         "PYTEST_VERSION",  # set by pytest
+        STEP_VARIABLE,  # tells the run's processes from other runs'
     }
     assert set(env) <= allowed
 
@@ -162,3 +165,62 @@ def test_setup_failure_stops_before_the_tests(tmp_path: Path) -> None:
 def test_setup_counts_against_the_session_timeout(tmp_path: Path) -> None:
     result = _execute(tmp_path, "pass", setup=("sleep 30",), timeout=1)
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, None, "setup")
+
+
+def _wait_for(path: Path) -> str:
+    """Probe code that waits (at most a minute) until `path` exists."""
+    return (
+        "import pathlib, time\n"
+        "_until = time.monotonic() + 60\n"
+        f"while not pathlib.Path({str(path)!r}).exists() and time.monotonic() < _until:\n"
+        "    time.sleep(0.05)\n"
+    )
+
+
+def test_runs_side_by_side_kill_only_their_own_processes(tmp_path: Path) -> None:
+    """One run leaves a daemon behind while another, started after it, is still running (a long
+    sleep with a child of its own): each kills its own leftovers and nothing of the other's."""
+    tag = f"{CANARY}-side-by-side-{os.getpid()}"
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    leaver = (
+        f"import pathlib; pathlib.Path({str(signals / 'leaver-started')!r}).touch()\n"
+        + _wait_for(signals / "long-started")
+        + "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        f"time.sleep(300)', '{tag}'], start_new_session=True, "
+        "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    )
+    long = (
+        "import pathlib, subprocess\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        f"pathlib.Path({str(signals / 'long-started')!r}).touch()\n"
+        + _wait_for(signals / "leaver-done")
+        + "time.sleep(1)\n"
+        "alive = child.poll() is None\n"
+        "child.kill()\n"
+        "pathlib.Path(PROBE_OUTPUT).write_text('child alive' if alive else 'child killed')\n"
+    )
+    results: dict[str, ExecutionResult] = {}
+
+    def run(name: str, code: str) -> None:
+        results[name] = _execute(tmp_path / name, code)
+
+    first = threading.Thread(target=run, args=("leaver", leaver))
+    first.start()
+    # The long run starts once the leaver's tests run: by a rule like "every child this process
+    # gained since the run started is the run's", it would be the leaver's.
+    until = time.monotonic() + 120
+    while not (signals / "leaver-started").exists() and time.monotonic() < until:
+        time.sleep(0.05)
+    second = threading.Thread(target=run, args=("long", long))
+    second.start()
+    first.join(timeout=120)
+    (signals / "leaver-done").touch()
+    second.join(timeout=120)
+
+    assert (results["leaver"].exit_code, results["leaver"].leftover_processes) == (0, 1)
+    assert _living_canaries(tag) == []
+    assert (results["long"].exit_code, results["long"].leftover_processes) == (0, 0)
+    assert (tmp_path / "long/workspace" / PROBE_OUTPUT).read_text() == "child alive"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import re
 import shutil
 from datetime import timedelta
@@ -65,12 +66,15 @@ def run_action(
     *,
     files: dict[str, str] | None = None,
     manifest: ActionManifest = MANIFEST,
+    problems: tuple[str, ...] = ("wordstat",),
 ) -> ActionRun:
     """One workflow step `uses:` the action `with:` problem, submission, checkpoint and `inputs`,
-    its job's `env:` holding GITHUB_TOKEN. `files` are written into the workspace."""
+    its job's `env:` holding GITHUB_TOKEN. `files` are written into the workspace, and the
+    examples named by `problems` into `problems/`."""
     host = RunnerHost(runner)
     host.create()
-    shutil.copytree(EXAMPLES / "wordstat", host.workspace / "problems/wordstat")
+    for problem in problems:
+        shutil.copytree(EXAMPLES / problem, host.workspace / "problems" / problem)
     shutil.copytree(EXAMPLES / submission, host.workspace / "submission")
     for relative, text in (files or {}).items():
         (host.workspace / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -172,12 +176,15 @@ def test_a_passing_submission(
         None,
     )
     assert sorted(blob_zip(artifact_service, artifact).namelist()) == [
-        "ctrf-report.json",
-        "pytest-report.json",
-        "pytest.log",
+        "checkpoint_results.jsonl",
         "results.json",
-        "setup.log",  # the test runner's installation
         "summary.md",
+        "wordstat/checkpoint_2/ctrf-report.json",
+        "wordstat/checkpoint_2/evaluation.json",
+        "wordstat/checkpoint_2/pytest-report.json",
+        "wordstat/checkpoint_2/pytest.log",
+        "wordstat/checkpoint_2/result.json",
+        "wordstat/checkpoint_2/setup.log",  # the test runner's installation
     ]
     assert "## ✅ PASSED" in run.summary
     assert outputs["artifact_url"] in run.summary
@@ -191,7 +198,10 @@ def test_a_passing_submission(
         "tests/test_checkpoint_2.py%3A%3Atest_top_matches_frequency_table,"
         "file=problems/wordstat/tests/test_checkpoint_2.py,line="
     )
-    assert "ghs_secret" not in (run.workspace / ".scbench/pytest.log").read_text()
+    assert (
+        "ghs_secret"
+        not in (run.workspace / ".scbench/wordstat/checkpoint_2/pytest.log").read_text()
+    )
 
 
 def test_a_failing_submission(
@@ -226,6 +236,47 @@ def test_a_failing_submission(
             r"file=problems/wordstat/tests/test_checkpoint_[12]\.py,line=\d+", properties
         ), properties
     assert run.outputs["artifact_id"]
+
+
+def test_a_problem_repository_side_by_side(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+) -> None:
+    """`problem` a folder of problems, `submission` a template, two jobs: one results.json."""
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {
+            "image": test_image,
+            "problem": "problems",
+            "checkpoint": "all",
+            "submission": "problems/{problem}/solutions/{checkpoint}",
+            "jobs": "2",
+        },
+        artifact_service,
+        problems=("kvserver", "wordstat"),
+    )
+    assert run.exit_code == 0, run.log
+    assert run.outputs["passed"] == "true"
+    # kvserver: Core 3 + 3; wordstat: Core 7 of 8 (one xfailed) + 7 + 7.
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("27", "28")
+    finished = re.findall(r"^\[(\d)/5\] (\w+) / (checkpoint_\d): passed", run.log, re.M)
+    assert len(finished) == 5
+    results = json.loads((run.workspace / ".scbench/results.json").read_text())
+    assert results["jobs"] == 2
+    assert [p["name"] for p in results["problems"]] == ["kvserver", "wordstat"]
+    assert "## ✅ PASSED: 2 problems, 5 checkpoints" in run.summary
+    assert "| wordstat | ✅ 87.5% | ✅ 100.0% | ✅ 100.0% |" in run.summary
+    (artifact,) = artifact_service.artifacts.values()
+    assert artifact.name == "scbench-problems-all-problems-problem-solutions-checkpoint"
+    names = blob_zip(artifact_service, artifact).namelist()
+    assert "kvserver/checkpoint_2/evaluation.json" in names
+    assert "wordstat/checkpoint_3/pytest.log" in names
+    assert "checkpoint_results.jsonl" in names
 
 
 def test_fail_on_policy_false_and_no_upload(
@@ -377,6 +428,8 @@ def test_every_input_set(
         "pass_policy": "any-case",
         "fail_on_policy": "false",
         "pytest_args": "-k 'not test_top_matches_frequency_table'",
+        "jobs": "1",
+        "skip_existing": "true",
         "job_summary": "true",
         "annotations": "false",
         "upload_artifact": "true",

@@ -123,6 +123,8 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         session_timeout="600",
         pass_policy="any-case",
         pytest_args="-k 'a and b' -x",
+        jobs="3",
+        skip_existing="true",
     ).options
     from_cli = _cli(
         *("--problem", str(workspace / "problem"), "--checkpoint", "all"),
@@ -132,11 +134,12 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--environment", str(workspace / "ci/env.yaml"), "--image", "python:3.12"),
         *("--memory", "1g", "--cpus", "0.5", "--pids-limit", "64", "--disk", "256m"),
         *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
-        *("--policy", "any-case", "--", "-k", "a and b", "-x"),
+        *("--policy", "any-case", "--jobs", "3", "--skip-existing"),
+        *("--", "-k", "a and b", "-x"),
     )
     assert from_cli == from_action
     # Every option was set away from its default: each one reaches both front ends.
-    defaults = EvaluationOptions(problem=Path(), checkpoint="", submission="", output_dir=Path())
+    defaults = EvaluationOptions(problems=(), checkpoint="", submission="", output_dir=Path())
     for option in dataclasses.fields(EvaluationOptions):
         if option.name != "executor":  # the action's is always docker
             assert getattr(from_action, option.name) != getattr(defaults, option.name), option

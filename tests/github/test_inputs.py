@@ -18,7 +18,7 @@ def test_defaults(tmp_path: Path) -> None:
     ProblemFolder(tmp_path / "problems/p")
     inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "))
     options = inputs.options
-    assert options.problem == tmp_path / "problems/p"
+    assert options.problems == (tmp_path / "problems/p",)
     assert options.checkpoint == "checkpoint_1"  # trimmed
     assert options.submission == str(tmp_path / ".")
     assert options.output_dir == tmp_path / ".scbench"

@@ -9,7 +9,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, checkpoint_documents
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 
 RUNS = [
@@ -20,7 +20,7 @@ RUNS = [
 
 
 def _per_test(results: dict) -> dict[str, tuple[str, str, str]]:
-    (checkpoint,) = results["checkpoints"]
+    (checkpoint,) = checkpoint_documents(results)
     return {t["id"]: (t["checkpoint"], t["group"], t["status"]) for t in checkpoint["tests"]}
 
 
@@ -108,7 +108,7 @@ def test_the_cli_inside_a_container_uses_no_host_paths(
     finally:
         container.remove(force=True)
     assert results["executor"] == "docker"
-    (checkpoint,) = results["checkpoints"]
+    (checkpoint,) = checkpoint_documents(results)
     expected = EXPECTED[("wordstat", "checkpoint_2", "solutions/checkpoint_2")][1]
     assert group_counts(checkpoint) == expected
     assert "Verdict: PASSED" in output

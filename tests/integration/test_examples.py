@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.conftest import EXAMPLES, REPO_ROOT
+from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 EXECUTOR = os.environ.get("SCBENCH_TEST_EXECUTOR", "local")
@@ -62,7 +62,9 @@ def scbench_evaluate(
     *extra: str,
     executor: str = EXECUTOR,
     cwd: Path | None = None,
+    tmpdir: Path | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """`tmpdir`: the TMPDIR of the run, where its scratch folders (the workspace) go."""
     run = subprocess.run(
         [
             sys.executable,
@@ -87,6 +89,7 @@ def scbench_evaluate(
         timeout=900,
         stdin=subprocess.DEVNULL,
         cwd=cwd,
+        env=None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)},
     )
     results = json.loads((output / "results.json").read_text())
     jsonschema.validate(results, SCHEMA)
@@ -105,17 +108,18 @@ def test_example(problem: str, checkpoint: str, submission: str, tmp_path: Path)
     exit_code, counts = EXPECTED[(problem, checkpoint, submission)]
     run, results = scbench_evaluate(problem, checkpoint, submission, tmp_path)
     assert run.returncode == exit_code, run.stdout + run.stderr
-    (result,) = results["checkpoints"]
+    (result,) = checkpoint_documents(results)
     assert group_counts(result) == counts
     assert result["failure"] is None
     assert results["passed"] is (exit_code == 0)
-    for name in ("ctrf-report.json", "pytest-report.json", "pytest.log", "results.json"):
-        assert (tmp_path / name).is_file()
+    assert (tmp_path / "results.json").is_file()
+    for name in ("ctrf-report.json", "pytest-report.json", "pytest.log", "result.json"):
+        assert (tmp_path / problem / checkpoint / name).is_file()
 
 
 def test_wordstat_rules_are_visible_per_test(tmp_path: Path) -> None:
     _, results = scbench_evaluate("wordstat", "checkpoint_2", "solutions/checkpoint_2", tmp_path)
-    tests = {t["id"]: t for t in results["checkpoints"][0]["tests"]}
+    tests = {t["id"]: t for t in checkpoint_documents(results)[0]["tests"]}
     by_name = {test_id.split("::", 1)[1]: t for test_id, t in tests.items()}
     # A parameter id equal to a marker name is a keyword, not a marker.
     assert by_name["test_counts[error]"]["group"] == "Regression"  # a checkpoint_1 file
@@ -135,7 +139,9 @@ def test_wordstat_rules_are_visible_per_test(tmp_path: Path) -> None:
 
 def test_wordstat_checkpoint_1_marker_named_ids_stay_core(tmp_path: Path) -> None:
     _, results = scbench_evaluate("wordstat", "checkpoint_1", "solutions/checkpoint_1", tmp_path)
-    groups = {t["id"].split("::", 1)[1]: t["group"] for t in results["checkpoints"][0]["tests"]}
+    groups = {
+        t["id"].split("::", 1)[1]: t["group"] for t in checkpoint_documents(results)[0]["tests"]
+    }
     assert groups["test_counts[error]"] == "Core"
     assert groups["test_counts[functionality]"] == "Core"
 
@@ -143,17 +149,19 @@ def test_wordstat_checkpoint_1_marker_named_ids_stay_core(tmp_path: Path) -> Non
 def test_wordstat_all_checkpoints(tmp_path: Path) -> None:
     run, results = scbench_evaluate("wordstat", "all", "solutions/{checkpoint}", tmp_path)
     assert run.returncode == 0
-    checkpoints = results["checkpoints"]
+    checkpoints = checkpoint_documents(results)
     assert [c["name"] for c in checkpoints] == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
     for checkpoint in checkpoints:
         key = ("wordstat", checkpoint["name"], f"solutions/{checkpoint['name']}")
         assert group_counts(checkpoint) == EXPECTED[key][1]
     assert [c["include_prior_tests"] for c in checkpoints] == [True, True, False]
     for checkpoint in checkpoints:
-        assert (tmp_path / checkpoint["name"] / "pytest-report.json").is_file()
+        assert (tmp_path / "wordstat" / checkpoint["name"] / "pytest-report.json").is_file()
 
 
-def _leftovers() -> list[str]:
+def _leftovers(tmpdir: Path) -> list[str]:
+    """The leaky server's processes still running in a workspace of this test's runs (another
+    test session's runs are elsewhere)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -161,22 +169,27 @@ def _leftovers() -> list[str]:
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cwd = os.readlink(entry / "cwd")
         except OSError:
             continue
-        if state != "Z" and ("kvserver-leak-canary" in cmdline or "kvserver.py --port" in cmdline):
+        leaky = "kvserver-leak-canary" in cmdline or "kvserver.py --port" in cmdline
+        if state != "Z" and leaky and cwd.startswith(str(tmpdir)):
             found.append(f"{entry.name}: {cmdline}")
     return found
 
 
 @pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
 def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path) -> None:
-    assert _leftovers() == []
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
     started = time.monotonic()
-    run, results = scbench_evaluate("kvserver", checkpoint, "submissions/leaky", tmp_path)
+    run, results = scbench_evaluate(
+        "kvserver", checkpoint, "submissions/leaky", tmp_path / "out", tmpdir=tmpdir
+    )
     assert run.returncode == 0, run.stdout
-    (result,) = results["checkpoints"]
+    (result,) = checkpoint_documents(results)
     assert group_counts(result) == EXPECTED[("kvserver", checkpoint, f"solutions/{checkpoint}")][1]
-    assert _leftovers() == []
+    assert _leftovers(tmpdir) == []
     if EXECUTOR == "local":
         assert any(
             "were still running after their command ended and were killed" in w

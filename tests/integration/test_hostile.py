@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +22,10 @@ import pytest
 
 from scbench_ci.executors.docker import RUN_LABEL
 from scbench_ci.executors.output import MAX_LOG_BYTES
+from scbench_ci.processes import OWNER_LABEL, owner
 from scbench_ci.reports import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS
 from scbench_ci.summary import MAX_BYTES as MAX_SUMMARY_BYTES
-from tests.conftest import EXAMPLES, REPO_ROOT
+from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 
 HOSTILE = REPO_ROOT / "tests/hostile"
@@ -34,35 +37,74 @@ EXECUTORS = ["local", "docker"]
 
 
 @pytest.fixture(autouse=True)
-def nothing_survives(docker_client: docker.DockerClient) -> Iterator[None]:
-    before = _leftovers(docker_client)
-    yield
-    assert _leftovers(docker_client) - before == set()
+def nothing_survives(
+    docker_client: docker.DockerClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Nothing of the test's runs outlives them: no run container or volume owned by the test's
+    process (in-process evaluations) or by a CLI it started, no process in a run's folder in the
+    test's own TMPDIR (the CLI's) or below the test's process. What other tests, or another test
+    session on this machine and daemon, are running is not looked at. Yields that TMPDIR."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # inherited by the CLI
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    started: list[int] = []
+
+    class Recorded(subprocess.Popen):
+        """Every process the test starts (the CLI, through subprocess.run), by pid."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self.pid)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    before = _leftovers(docker_client, {owner()}, scratch)
+    yield scratch
+    owners = {owner(), *map(owner, started)}
+    assert _leftovers(docker_client, owners, scratch) - before == set()
 
 
-def _leftovers(client: docker.DockerClient) -> set[str]:
-    """Run containers and volumes, and processes in a run's folder (what existed before a test
-    is someone else's)."""
-    containers = client.containers.list(all=True, filters={"label": RUN_LABEL})
-    volumes = client.volumes.list(filters={"label": RUN_LABEL})
-    return {
-        *(f"container {container.name}" for container in containers),
-        *(f"volume {volume.name}" for volume in volumes),
-        *_processes_in_run_folders(),
+def _leftovers(client: docker.DockerClient, owners: set[str], scratch: Path) -> set[str]:
+    """The run containers and volumes of these owners, and the test's processes in a run's
+    folder (what existed before the test is someone else's)."""
+    found = {
+        f"{pid}: {cwd}"
+        for pid, (cwd, _) in _processes_of_the_test(scratch).items()
+        if "scbench-run-" in cwd
     }
+    for value in owners:
+        mine = {"label": [RUN_LABEL, f"{OWNER_LABEL}={value}"]}
+        # Another session's container may go between the listing and its inspection.
+        containers = client.containers.list(all=True, filters=mine, ignore_removed=True)
+        found |= {f"container {container.name}" for container in containers}
+        found |= {f"volume {volume.name}" for volume in client.volumes.list(filters=mine)}
+    return found
 
 
-def _processes_in_run_folders() -> set[str]:
-    """Processes still working in a run's staged workspace (scbench-run-*), on this machine."""
-    found = set()
+def _processes_of_the_test(scratch: Path) -> dict[int, tuple[str, str]]:
+    """The processes working in the test's TMPDIR or below the test's process, by pid: their
+    working directory and command line."""
+    parents: dict[int, int] = {}
+    found: dict[int, tuple[str, str]] = {}
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            cwd = os.readlink(entry / "cwd") if entry.name.isdigit() else ""
+            stat = (entry / "stat").read_text()
+            cwd = os.readlink(entry / "cwd")
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if "scbench-run-" in cwd:
-            found.add(f"{entry.name}: {cwd}")
-    return found
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+            found[int(entry.name)] = (cwd, cmdline)
+    below, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
+        below |= frontier
+    inside = f"{scratch.resolve()}/"
+    return {pid: seen for pid, seen in found.items() if pid in below or seen[0].startswith(inside)}
 
 
 def hostile(tmp_path: Path, overlay: str, base: str = BROKEN) -> Path:
@@ -72,6 +114,10 @@ def hostile(tmp_path: Path, overlay: str, base: str = BROKEN) -> Path:
         (submission / "wordstat.py").rename(submission / "wordstat_base.py")
     shutil.copytree(HOSTILE / overlay, submission, dirs_exist_ok=True)
     return submission
+
+
+CHECKPOINT_OUT = "out/wordstat/checkpoint_1"
+"""The evaluated checkpoint's folder (reports, logs) in the test's tmp_path."""
 
 
 def evaluate(
@@ -97,7 +143,7 @@ def evaluate(
         cwd=cwd,
     )
     assert _digest(submission) == before
-    (checkpoint,) = results["checkpoints"]
+    (checkpoint,) = checkpoint_documents(results)
     return run.returncode, checkpoint, run.stdout + run.stderr
 
 
@@ -166,7 +212,7 @@ def test_runner_and_tests_cannot_be_changed_from_inside(tmp_path: Path, test_ima
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_a_submission_that_never_answers_times_out(
-    executor: str, tmp_path: Path, test_image: str
+    executor: str, tmp_path: Path, test_image: str, nothing_survives: Path
 ) -> None:
     code, checkpoint, output = evaluate(
         hostile(tmp_path, "timeouts"),
@@ -182,19 +228,9 @@ def test_a_submission_that_never_answers_times_out(
     assert code == 1, output
     assert checkpoint["failure"]["kind"] == "timeout"
     # Without the per-test timeout the first test would wait for the submission for 10 s.
-    assert (tmp_path / "out/pytest.log").read_text().count(" FAILED ") >= 3
-    assert not any("scbench-hostile-sleeper" in _cmdline(pid) for pid in _pids())
-
-
-def _pids() -> list[str]:
-    return [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return (Path("/proc") / pid / "cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return ""
+    assert (tmp_path / CHECKPOINT_OUT / "pytest.log").read_text().count(" FAILED ") >= 3
+    left = _processes_of_the_test(nothing_survives).values()
+    assert not any("scbench-hostile-sleeper" in cmdline for _, cmdline in left)
 
 
 def test_a_fork_bomb_hits_the_process_limit(tmp_path: Path, test_image: str) -> None:
@@ -240,7 +276,7 @@ def test_a_flood_is_capped_and_the_summary_stays_readable(tmp_path: Path, test_i
     assert checkpoint["failure"]["kind"] == "resources"
     assert "the disk limit (256m) was reached: /scbench full" in checkpoint["failure"]["message"]
     out = tmp_path / "out"
-    assert (out / "pytest.log").stat().st_size <= MAX_LOG_BYTES + 1024
+    assert (out / "wordstat/checkpoint_1/pytest.log").stat().st_size <= MAX_LOG_BYTES + 1024
     for test in checkpoint["tests"]:
         assert len(test["message"] or "") <= MAX_MESSAGE_CHARS + 100
         assert len(test["details"] or "") <= MAX_DETAILS_CHARS + 100
@@ -261,7 +297,7 @@ def test_the_tests_run_without_network_unless_allowed(tmp_path: Path, test_image
     )
     assert code == 1, output
     assert checkpoint["groups"]["Core"]["passed"] == 0
-    assert "escaped: internet" in (tmp_path / "out/pytest.log").read_text()
+    assert "escaped: internet" in (tmp_path / CHECKPOINT_OUT / "pytest.log").read_text()
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
@@ -277,15 +313,21 @@ def test_links_and_specials_in_the_reports_folder_stay_inside(
     assert code == 1, output
     assert group_counts(checkpoint) == BROKEN_COUNTS
     out = tmp_path / "out"
-    expected = {
-        "ctrf-report.json",
-        "pytest-report.json",
-        "pytest.log",
+    assert {path.name for path in out.iterdir()} == {
+        "checkpoint_results.jsonl",
         "results.json",
         "summary.md",
+        "wordstat",
+    }
+    expected = {
+        "ctrf-report.json",
+        "evaluation.json",
+        "pytest-report.json",
+        "pytest.log",
+        "result.json",
     }
     if executor == "docker":
         expected.add("setup.log")  # the test runner's installation
-    assert {path.name for path in out.iterdir()} == expected
+    assert {path.name for path in (out / "wordstat/checkpoint_1").iterdir()} == expected
     assert not any(path.is_symlink() for path in out.rglob("*"))
     assert list(outside.iterdir()) == []

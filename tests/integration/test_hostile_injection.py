@@ -21,6 +21,8 @@ from typing import Any
 import docker
 import jsonschema
 
+from tests.conftest import checkpoint_documents
+
 # Fixtures: the artifact service double and its Azurite, as tests/github/ has them.
 from tests.github.conftest import artifact_service, azurite, loopback_without_proxy  # noqa: F401
 from tests.github.test_action import run_action
@@ -112,7 +114,7 @@ def escaped_id(name: str) -> str:
 def assert_faithful(results: dict[str, Any], output: Path) -> None:
     """results.json has the hostile text as pytest and the submission wrote it."""
     jsonschema.validate(results, SCHEMA)
-    names, collection, crashed = results["checkpoints"]
+    names, collection, crashed = checkpoint_documents(results)
     report = json.loads(raw(output / "checkpoint_1/pytest-report.json"))
     assert [t["id"] for t in names["tests"]] == [t["nodeid"] for t in report["tests"]]
     assert [t["id"] for t in names["tests"]] == [escaped_id(name) for name in NAMES]
@@ -163,7 +165,7 @@ def test_the_cli(tmp_path: Path) -> None:
     )
     assert run.returncode == FAILED_EXIT, run.stdout + run.stderr
     results = json.loads(raw(output / "results.json"))
-    assert_faithful(results, output)
+    assert_faithful(results, output / PROBLEM.name)
     summary = scbench("summary", output / "results.json")
     assert summary.returncode == 0, summary.stderr
     assert summary.stdout == (output / "summary.md").read_text(encoding="utf-8")
@@ -201,7 +203,7 @@ def test_the_action(
     assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
     reports = run.workspace / ".scbench"
     results = json.loads(raw(reports / "results.json"))
-    assert_faithful(results, reports)
+    assert_faithful(results, reports / "submission")
     assert_renders_as_text(run.summary, links=1)
     assert f"]({run.outputs['artifact_url']})" in run.summary
 
@@ -214,9 +216,10 @@ def test_the_action(
         ("endgroup", ""),
     ]
     # Then only the annotations, each carrying its title and message as they are.
-    checkpoints = results["checkpoints"]
+    checkpoints = checkpoint_documents(results)
+    # The problem is named by its folder in the workspace.
     expected = [
-        (f"injection / {c['name']}: {c['failure']['kind']}", c["failure"]["message"])
+        (f"submission / {c['name']}: {c['failure']['kind']}", c["failure"]["message"])
         for c in checkpoints
         if c["failure"]
     ] + [(f"checkpoint_1 · Core · {t['id']}", t["message"]) for t in checkpoints[0]["tests"]]

@@ -19,6 +19,8 @@ from pathlib import Path
 import docker
 import pytest
 
+from tests.conftest import checkpoint_documents
+
 # Fixtures: the artifact service double and its Azurite, as tests/github/ has them.
 from tests.github.conftest import artifact_service, azurite, loopback_without_proxy  # noqa: F401
 from tests.github.test_action import run_action
@@ -107,7 +109,7 @@ def run_cli(submission: Path, output: Path, *extra: str, executor: str) -> dict[
         executor=executor,
     )
     assert run.returncode == 1, run.stdout + run.stderr
-    (checkpoint,) = results["checkpoints"]
+    (checkpoint,) = checkpoint_documents(results)
     assert group_counts(checkpoint) == BROKEN_COUNTS
     assert checkpoint["failure"] is None
     return {"stdout": run.stdout, "stderr": run.stderr}
@@ -123,7 +125,7 @@ def test_the_cli_in_docker_keeps_every_secret_out_of_reach(
     output = tmp_path / "out"
     console = run_cli(folder, output, "--image", test_image, executor="docker")
     # Nothing that looks like a secret but the decoy, in all the submission could read.
-    assert findings((output / "pytest.log").read_text()) == DECOY_FINDINGS
+    assert findings((output / "wordstat/checkpoint_2/pytest.log").read_text()) == DECOY_FINDINGS
     everything = [*texts(output), *console.items()]
     assert {"results.json", "pytest.log", "summary.md"} <= {Path(n).name for n, _ in everything}
     for value in (*caller_secrets.values(), git_token):
@@ -141,7 +143,7 @@ def test_the_cli_locally_keeps_secrets_out_of_the_test_processes(
     folder, git_token = submission
     output = tmp_path / "out"
     run_cli(folder, output, executor="local")
-    log = (output / "pytest.log").read_text()
+    log = (output / "wordstat/checkpoint_2/pytest.log").read_text()
     in_run = {finding for finding, scope in findings(log) if scope == "in"}
     for value in (*caller_secrets.values(), git_token):
         assert not any(value in finding for finding in in_run), value
@@ -183,7 +185,7 @@ def test_the_action_keeps_every_secret_out_of_reach(
             str(total),
         )
     reports = run.workspace / ".scbench"
-    assert findings((reports / "pytest.log").read_text()) == DECOY_FINDINGS
+    assert findings((reports / "wordstat/checkpoint_2/pytest.log").read_text()) == DECOY_FINDINGS
     (artifact,) = artifact_service.artifacts.values()
     archive = blob_zip(artifact_service, artifact)
     everything = [

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import checkpoint_documents
 from tests.integration.test_examples import scbench_evaluate
 
 EXECUTORS = ["local", "docker"]
@@ -59,7 +60,7 @@ def groups_of(tmp_path: Path, checkpoint: str, executor: str, test_image: str) -
         *image,
         executor=executor,
     )
-    (result,) = results["checkpoints"]
+    (result,) = checkpoint_documents(results)
     assert result["failure"] is None, run.stdout + run.stderr
     assert not any("differ from pytest's" in w for w in result["warnings"]), result["warnings"]
     return {t["id"].split("::", 1)[1]: (t["group"], t["status"]) for t in result["tests"]}

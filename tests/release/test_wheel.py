@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from scbench_ci import __version__
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, checkpoint_documents
 from tests.integration.test_examples import EXPECTED, group_counts
 
 INSTALL_TIMEOUT_S = 600
@@ -63,7 +63,7 @@ def test_the_wheel_in_a_fresh_environment_evaluates_the_example(
     assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
     results = json.loads((tmp_path / "out/results.json").read_text())
     assert results["tool_versions"]["scbench-ci"] == __version__
-    (checkpoint,) = results["checkpoints"]
+    (checkpoint,) = checkpoint_documents(results)
     assert (
         group_counts(checkpoint)
         == EXPECTED[("wordstat", "checkpoint_2", "solutions/checkpoint_2")][1]

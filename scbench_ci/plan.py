@@ -1,0 +1,170 @@
+"""Plan a run: problems x checkpoints -> jobs, each one checkpoint with its submission folder.
+
+Everything the user can get wrong is found here, before any test runs, and reported all at once:
+problems that do not load, checkpoints that do not exist, test files that are missing, two
+problems that would share an output folder. A submission folder that does not exist is not an
+error of the run: that job's result says so (failure kind `missing`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from scbench_ci.errors import ProblemError, ScbenchError, UsageError
+from scbench_ci.problem import CONFIG_NAME, Checkpoint, Problem, load_problem, real_path
+from scbench_ci.workspace import tested_checkpoints
+
+PROBLEM_PLACEHOLDER = "{problem}"
+CHECKPOINT_PLACEHOLDER = "{checkpoint}"
+MAX_LISTED_ERRORS = 20
+
+
+@dataclass(frozen=True)
+class Job:
+    """One evaluation: a checkpoint of a problem against one submission folder."""
+
+    problem: Problem
+    checkpoint: Checkpoint
+    include_prior_tests: bool
+    submission: Path
+    """Resolved; it may not exist (the job's result is then `missing`)."""
+    artifacts: str
+    """The job's folder in the output folder, relative: `<problem>/<checkpoint>`."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.problem.root.name} / {self.checkpoint.name}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    problems: tuple[Problem, ...]
+    jobs: tuple[Job, ...]
+    """In order: problem by problem, each problem's checkpoints in their order."""
+
+
+def problem_folders(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Each path is a problem (it holds config.yaml) or a folder of problems (a repository's
+    `problems/`): then every sub-folder holding a config.yaml, by name."""
+    folders: list[Path] = []
+    for path in paths:
+        if not path.is_dir() or _has_config(path):
+            folders.append(path)
+            continue
+        found = sorted(child for child in path.iterdir() if child.is_dir() and _has_config(child))
+        if not found:
+            raise UsageError(
+                f"--problem: {path} holds no {CONFIG_NAME} and no problem folders with one"
+            )
+        folders += found
+    return tuple(dict.fromkeys(real_path(folder) for folder in folders))
+
+
+def _has_config(folder: Path) -> bool:
+    """Whether a config.yaml is there: a bad one (a link loop, a folder) is load_problem's to
+    refuse, with its reason."""
+    return os.path.lexists(folder / CONFIG_NAME)
+
+
+def plan_jobs(
+    problem_paths: tuple[Path, ...],
+    checkpoint: str,
+    submission_template: str,
+    output_dir: Path,
+    include_prior_tests: bool | None,
+) -> Plan:
+    problems, errors = _load_problems(problem_folders(problem_paths))
+    jobs: list[Job] = []
+    for problem in problems:
+        try:
+            selected = problem.select(checkpoint)
+        except ProblemError as error:
+            errors.append(error)
+            continue
+        for chosen in selected:
+            include = (
+                chosen.include_prior_tests if include_prior_tests is None else include_prior_tests
+            )
+            errors += _missing_tests(problem, chosen, include)
+            jobs.append(
+                Job(
+                    problem=problem,
+                    checkpoint=chosen,
+                    include_prior_tests=include,
+                    submission=real_path(Path(fill_template(submission_template, problem, chosen))),
+                    artifacts=f"{problem.root.name}/{chosen.name}",
+                )
+            )
+    errors += _output_conflicts(jobs, real_path(output_dir))
+    if errors:
+        _raise_all(errors)
+    return Plan(problems=tuple(problems), jobs=tuple(jobs))
+
+
+def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[ScbenchError]]:
+    problems: list[Problem] = []
+    errors: list[ScbenchError] = []
+    names: dict[str, Path] = {}
+    for folder in folders:
+        try:
+            problem = load_problem(folder)
+        except ScbenchError as error:
+            errors.append(error)
+            continue
+        if folder.name in names:
+            errors.append(
+                UsageError(
+                    f"--problem: {folder} and {names[folder.name]} have the same folder name, "
+                    "and so would share an output folder"
+                )
+            )
+            continue
+        names[folder.name] = folder
+        problems.append(problem)
+    return problems, errors
+
+
+def fill_template(template: str, problem: Problem, checkpoint: Checkpoint) -> str:
+    """A `--submission` value with `{problem}` and `{checkpoint}` replaced."""
+    return template.replace(PROBLEM_PLACEHOLDER, problem.root.name).replace(
+        CHECKPOINT_PLACEHOLDER, checkpoint.name
+    )
+
+
+def _missing_tests(
+    problem: Problem, checkpoint: Checkpoint, include_prior: bool
+) -> list[ScbenchError]:
+    return [
+        ProblemError(
+            problem.tests_dir / tested.test_file,
+            None,
+            f"missing (the tests of checkpoint {tested.name!r})",
+        )
+        for tested in tested_checkpoints(problem, checkpoint, include_prior)
+        if not (problem.tests_dir / tested.test_file).is_file()
+    ]
+
+
+def _output_conflicts(jobs: list[Job], output_dir: Path) -> list[ScbenchError]:
+    return [
+        UsageError(
+            f"--output: {output_dir} would write over the submission {job.submission} ({job.label})"
+        )
+        for job in jobs
+        if output_dir == job.submission or job.submission.is_relative_to(output_dir)
+    ]
+
+
+def _raise_all(errors: list[ScbenchError]) -> None:
+    """The one error as it is, or one error that lists them all."""
+    by_text = {str(error): error for error in errors}
+    if len(by_text) == 1:
+        raise errors[0]
+    unique = list(by_text)
+    shown = unique[:MAX_LISTED_ERRORS]
+    more = len(unique) - len(shown)
+    lines = "\n".join(f"  - {error}" for error in shown)
+    tail = f"\n  … and {more} more" if more else ""
+    raise UsageError(f"{len(unique)} problems with the run:\n{lines}{tail}")

@@ -1,0 +1,387 @@
+"""results.json: the writer and the one typed reader (its inverse), both held to the shipped schema.
+
+A run writes each checkpoint's result to its own `result.json` in the checkpoint's folder as soon
+as the checkpoint is judged, and keeps only its counts in memory: the checkpoint's tests are read
+back from that file when something iterates over them (`StoredTests`). The run's results.json is
+then written one checkpoint at a time, so neither grows the evaluator's memory with the run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, overload
+
+import jsonschema
+
+from scbench_ci import policy
+from scbench_ci.errors import UsageError
+from scbench_ci.files import replace_file
+from scbench_ci.policy import GroupCounts
+from scbench_ci.problem import Group
+from scbench_ci.reports import Status
+from scbench_ci.results import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    ProblemResult,
+    RunResult,
+    TestResult,
+    add_counts,
+)
+
+SCHEMA_VERSION = 2
+RESULTS_FILE = "results.json"
+CHECKPOINT_RESULT_FILE = "result.json"
+"""Each checkpoint's entry of results.json, alone, in the checkpoint's folder."""
+_SCHEMA_FILES = {1: "results.v1.schema.json", 2: "results.schema.json"}
+
+
+class ResultsError(UsageError):
+    """A results file that cannot be read, or is not what scbench-ci writes."""
+
+
+# Writing.
+
+
+def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
+    failure = result.failure
+    return {
+        "name": result.name,
+        "include_prior_tests": result.include_prior_tests,
+        "passed": result.passed,
+        "failure": None
+        if failure is None
+        else {
+            "kind": failure.kind.value,
+            "message": failure.message,
+            "log_tail": failure.log_tail,
+        },
+        "pytest_exit_code": result.pytest_exit_code,
+        "duration_s": result.duration_s,
+        "totals": _counts_json(result.counts),
+        "groups": {group.value: _counts_json(counts) for group, counts in result.groups.items()},
+        "warnings": list(result.warnings),
+        "submission": result.submission,
+        "artifacts": result.artifacts,
+        "started_at": result.started_at,
+        "fingerprint": result.fingerprint,
+        "reused": result.reused,
+        "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
+        "tests": [_test_json(test) for test in result.tests],
+    }
+
+
+def write_checkpoint(result: CheckpointResult, path: Path) -> CheckpointResult:
+    """Write the checkpoint's result.json; the same result, its tests now read from the file."""
+    document = checkpoint_to_json(result)
+    _validator("checkpoint").validate(document)
+    replace_file(path, _dumps(document).encode())
+    return replace(result, tests=StoredTests(path, len(document["tests"])))
+
+
+def run_header(run: RunResult) -> dict[str, Any]:
+    """results.json without its problems: the run's settings, verdict and totals."""
+    checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
+    totals = run.group_totals()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "policy": run.policy,
+        "policy_description": policy.describe(run.policy),
+        "passed": run.passed,
+        "infrastructure_failure": run.infrastructure_failure,
+        "executor": run.executor,
+        "jobs": run.jobs,
+        "started_at": run.started_at,
+        "duration_s": round(run.duration_s, 3),
+        "tool_versions": run.tool_versions,
+        "totals": {
+            "problems": len(run.problems),
+            "checkpoints": len(checkpoints),
+            "checkpoints_passed": sum(c.passed for c in checkpoints),
+            "groups": {group.value: _counts_json(counts) for group, counts in totals.items()},
+            "all": _counts_json(add_counts(totals.values())),
+        },
+    }
+
+
+def write_results(run: RunResult, output_dir: Path) -> Path:
+    """results.json, written one checkpoint at a time."""
+    header = run_header(run)
+    _validator("envelope").validate({**header, "problems": []})
+    path = output_dir / RESULTS_FILE
+    replace_file(path, (chunk.encode() for chunk in _results_text(header, run)))
+    return path
+
+
+def _results_text(header: dict[str, Any], run: RunResult) -> Iterator[str]:
+    yield _dumps(header)[: -len("\n}\n")] + ',\n  "problems": ['
+    for index, problem in enumerate(run.problems):
+        head = {
+            "name": problem.name,
+            "path": problem.path,
+            "version": problem.version,
+            "passed": problem.passed,
+            "infrastructure_failure": problem.infrastructure_failure,
+        }
+        _validator("problem_head").validate({**head, "checkpoints": []})
+        yield ("," if index else "") + "\n    " + _indent(_dumps(head), 4)[: -len("\n    }")]
+        yield ',\n      "checkpoints": ['
+        for number, checkpoint in enumerate(problem.checkpoints):
+            document = checkpoint_to_json(checkpoint)
+            _validator("checkpoint").validate(document)
+            yield ("," if number else "") + "\n        " + _indent(_dumps(document), 8)
+        yield "\n      ]\n    }"
+    yield "\n  ]\n}\n"
+
+
+def _dumps(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _indent(text: str, spaces: int) -> str:
+    """JSON text nested `spaces` deep: every line but the first indented, no final newline."""
+    return text.rstrip("\n").replace("\n", "\n" + " " * spaces)
+
+
+def _counts_json(counts: GroupCounts) -> dict[str, Any]:
+    return {
+        "passed": counts.passed,
+        "failed": counts.failed,
+        "skipped": counts.skipped,
+        "total": counts.total,
+        "pass_rate": counts.pass_rate,
+    }
+
+
+def _test_json(test: TestResult) -> dict[str, Any]:
+    return {
+        "id": test.id,
+        "checkpoint": test.checkpoint,
+        "group": test.group.value,
+        "status": test.status.value,
+        "duration_s": test.duration_s,
+        "markers": list(test.markers),
+        "message": test.message,
+        "details": test.details,
+        "file": test.file,
+        "line": test.line,
+    }
+
+
+# Reading.
+
+
+def load_results(path: Path) -> RunResult:
+    """A results.json of this or the earlier schema version, checked against its schema.
+
+    Anything else is a ResultsError naming the file and the field."""
+    document = _read_json(path)
+    if not isinstance(document, dict):
+        raise ResultsError(f"{path}: not a scbench-ci results.json (not a JSON object)")
+    version = document.get("schema_version")
+    if type(version) is not int or version not in _SCHEMA_FILES:
+        known = " and ".join(str(v) for v in _SCHEMA_FILES)
+        raise ResultsError(
+            f"{path}: schema_version {version!r} is not supported (this scbench-ci reads {known})"
+        )
+    _check(path, document, _schema(version))
+    return run_from_json(document if version == SCHEMA_VERSION else _upgrade_v1(document))
+
+
+def read_checkpoint(path: Path) -> CheckpointResult:
+    """A checkpoint's own result.json (as `write_checkpoint` wrote it)."""
+    document = _read_json(path)
+    _check(path, document, _schema_of("checkpoint"))
+    return checkpoint_from_json(document)
+
+
+def run_from_json(document: Mapping[str, Any]) -> RunResult:
+    """The inverse of what write_results writes (a document that passed the schema)."""
+    return RunResult(
+        policy=document["policy"],
+        executor=document["executor"],
+        jobs=document["jobs"],
+        started_at=document["started_at"],
+        duration_s=document["duration_s"],
+        problems=tuple(
+            ProblemResult(
+                name=problem["name"],
+                path=problem["path"],
+                version=problem["version"],
+                checkpoints=tuple(checkpoint_from_json(c) for c in problem["checkpoints"]),
+            )
+            for problem in document["problems"]
+        ),
+        tool_versions=dict(document["tool_versions"]),
+    )
+
+
+def checkpoint_from_json(document: Mapping[str, Any]) -> CheckpointResult:
+    failure = document["failure"]
+    return CheckpointResult(
+        name=document["name"],
+        include_prior_tests=document["include_prior_tests"],
+        passed=document["passed"],
+        failure=None
+        if failure is None
+        else Failure(FailureKind(failure["kind"]), failure["message"], failure["log_tail"]),
+        pytest_exit_code=document["pytest_exit_code"],
+        duration_s=document["duration_s"],
+        groups={group: _counts_from_json(document["groups"][group.value]) for group in Group},
+        tests=tuple(_test_from_json(test) for test in document["tests"]),
+        warnings=tuple(document["warnings"]),
+        submission=document["submission"],
+        artifacts=document["artifacts"],
+        started_at=document["started_at"],
+        fingerprint=document["fingerprint"],
+        reused=document["reused"],
+        phases=dict(document["phases"]),
+    )
+
+
+class StoredTests(Sequence[TestResult]):
+    """A checkpoint's tests, read from its result.json each time they are gone through."""
+
+    def __init__(self, path: Path, count: int) -> None:
+        self.path = path
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[TestResult]:
+        document = _read_json(self.path)
+        _check(self.path, document, _schema_of("checkpoint"))
+        for test in document["tests"]:
+            yield _test_from_json(test)
+
+    @overload
+    def __getitem__(self, index: int) -> TestResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TestResult]: ...
+    def __getitem__(self, index: int | slice) -> TestResult | Sequence[TestResult]:
+        return tuple(self)[index]
+
+    def __repr__(self) -> str:
+        return f"StoredTests({str(self.path)!r}, {self._count})"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: a folder, not a results file") from None
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot read it: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise ResultsError(f"{path}: not JSON: nested too deeply") from None
+    except ValueError as error:
+        raise ResultsError(f"{path}: not JSON: {error}") from None
+
+
+def _check(path: Path, document: Any, schema: Mapping[str, Any]) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = error.json_path.removeprefix("$").lstrip(".") or "the document"
+        raise ResultsError(f"{path}: not a scbench-ci results file: {where}: {_short(error)}")
+
+
+def _short(error: jsonschema.ValidationError) -> str:
+    message = str(error.message)
+    return message if len(message) <= 300 else message[:299] + "…"
+
+
+def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 1 document (one problem) as version 2 sees it."""
+    checkpoints = [
+        {
+            **checkpoint,
+            "submission": "",
+            "artifacts": "",
+            "started_at": document["started_at"],
+            "fingerprint": None,
+            "reused": False,
+            "phases": {},
+        }
+        for checkpoint in document["checkpoints"]
+    ]
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "jobs": 1,
+        "problems": [
+            {
+                **document["problem"],
+                "path": "",
+                "passed": document["passed"],
+                "infrastructure_failure": document["infrastructure_failure"],
+                "checkpoints": checkpoints,
+            }
+        ],
+    }
+
+
+def _counts_from_json(document: Mapping[str, Any]) -> GroupCounts:
+    return GroupCounts(
+        passed=document["passed"],
+        failed=document["failed"],
+        skipped=document["skipped"],
+        total=document["total"],
+    )
+
+
+def _test_from_json(document: Mapping[str, Any]) -> TestResult:
+    return TestResult(
+        id=document["id"],
+        checkpoint=document["checkpoint"],
+        group=Group(document["group"]),
+        status=Status(document["status"]),
+        duration_s=document["duration_s"],
+        markers=tuple(document["markers"]),
+        message=document["message"],
+        details=document["details"],
+        file=document["file"],
+        line=document["line"],
+    )
+
+
+# The schema.
+
+
+@cache
+def _schema(version: int) -> dict[str, Any]:
+    text = resources.files("scbench_ci").joinpath("schema", _SCHEMA_FILES[version]).read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _schema_of(part: str) -> dict[str, Any]:
+    """The current schema's definition `part` on its own, or one of the parts a streamed
+    results.json is checked by: `envelope` (no problems), `problem_head` (no checkpoints)."""
+    full = _schema(SCHEMA_VERSION)
+    defs = copy.deepcopy(full["$defs"])
+    if part == "envelope":
+        envelope = copy.deepcopy(full)
+        envelope["properties"]["problems"] = {"type": "array", "maxItems": 0}
+        return envelope
+    if part == "problem_head":
+        defs["problem_head"] = copy.deepcopy(defs["problem"])
+        defs["problem_head"]["properties"]["checkpoints"] = {"type": "array", "maxItems": 0}
+    return {"$schema": full["$schema"], "$defs": defs, "$ref": f"#/$defs/{part}"}
+
+
+@cache
+def _validator(part: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(_schema_of(part))

@@ -1,0 +1,98 @@
+"""Planning a run: folders of problems, submission templates, every error at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.errors import ProblemError, UsageError
+from scbench_ci.plan import plan_jobs, problem_folders
+from tests.conftest import ProblemFolder
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A problem repository: problems/{alpha,beta} and a folder that is not a problem."""
+    ProblemFolder(tmp_path / "problems/beta")
+    ProblemFolder(
+        tmp_path / "problems/alpha",
+        {"name": "alpha", "entry_file": "main", "checkpoints": {"one": {}, "two": {}}},
+    )
+    (tmp_path / "problems/docs").mkdir()
+    return tmp_path
+
+
+def test_a_folder_of_problems_is_every_problem_in_it_by_name(repository: Path) -> None:
+    problems = repository / "problems"
+    assert problem_folders((problems,)) == (problems / "alpha", problems / "beta")
+    # A problem given twice (as itself and in its folder) is evaluated once.
+    assert problem_folders((problems / "beta", problems)) == (
+        problems / "beta",
+        problems / "alpha",
+    )
+
+
+def test_jobs_in_order_with_their_submissions_and_folders(repository: Path) -> None:
+    plan = plan_jobs(
+        (repository / "problems",),
+        "all",
+        str(repository / "runs/x/{problem}/{checkpoint}/snapshot"),
+        repository / "out",
+        None,
+    )
+    assert [(job.label, job.artifacts) for job in plan.jobs] == [
+        ("alpha / one", "alpha/one"),
+        ("alpha / two", "alpha/two"),
+        ("beta / checkpoint_1", "beta/checkpoint_1"),
+        ("beta / checkpoint_2", "beta/checkpoint_2"),
+        ("beta / checkpoint_3", "beta/checkpoint_3"),
+    ]
+    assert plan.jobs[1].submission == repository / "runs/x/alpha/two/snapshot"
+    assert [job.include_prior_tests for job in plan.jobs] == [True] * 5
+
+
+def test_a_named_checkpoint_must_be_in_every_problem(repository: Path) -> None:
+    problems = (repository / "problems/alpha", repository / "problems/beta")
+    with pytest.raises(ProblemError, match=r"beta/config\.yaml: checkpoints: no checkpoint 'two'"):
+        plan_jobs(problems, "two", ".", repository / "o", None)
+
+
+def test_every_error_is_reported_at_once(repository: Path) -> None:
+    (repository / "problems/beta/tests/test_checkpoint_2.py").unlink()
+    (repository / "problems/gamma").mkdir()
+    (repository / "problems/gamma/config.yaml").write_text("name: [")
+    with pytest.raises(UsageError) as raised:
+        plan_jobs((repository / "problems",), "all", str(repository), repository, None)
+    message = str(raised.value)
+    # One config.yaml, one test file (needed by two jobs, said once), five jobs' submissions.
+    assert message.startswith("7 problems with the run:\n  - ")
+    assert "gamma/config.yaml" in message
+    assert "beta/tests/test_checkpoint_2.py: missing (the tests of checkpoint 'checkpoint_2')" in (
+        message
+    )
+    assert "would write over the submission" in message
+
+
+def test_two_problems_with_one_folder_name_would_share_an_output_folder(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "a/demo")
+    ProblemFolder(tmp_path / "b/demo")
+    with pytest.raises(UsageError, match="have the same folder name"):
+        plan_jobs((tmp_path / "a/demo", tmp_path / "b/demo"), "all", ".", tmp_path / "o", None)
+
+
+def test_a_folder_without_problems_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"holds no config\.yaml and no problem folders"):
+        plan_jobs((tmp_path,), "all", ".", tmp_path / "o", None)
+
+
+def test_a_missing_submission_is_planned_not_refused(repository: Path) -> None:
+    plan = plan_jobs(
+        (repository / "problems/alpha",),
+        "one",
+        str(repository / "nowhere"),
+        repository / "o",
+        False,
+    )
+    assert plan.jobs[0].submission == repository / "nowhere"
+    assert plan.jobs[0].include_prior_tests is False

@@ -1,0 +1,214 @@
+"""results.json written and read back: the typed reader is the writer's inverse."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from scbench_ci.policy import GroupCounts
+from scbench_ci.problem import Group
+from scbench_ci.reports import Status
+from scbench_ci.results import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    ProblemResult,
+    RunResult,
+    TestResult,
+)
+from scbench_ci.results_file import (
+    ResultsError,
+    StoredTests,
+    load_results,
+    read_checkpoint,
+    write_checkpoint,
+    write_results,
+)
+from tests.conftest import REPO_ROOT, make_run
+
+SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
+SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
+
+
+def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
+    results = tuple(
+        TestResult(
+            id=f"tests/test_{name}.py::test_{i}",
+            checkpoint=name,
+            group=Group.CORE if i % 2 else Group.ERROR,
+            status=Status.FAILED if i % 3 == 0 else Status.PASSED,
+            duration_s=0.25,
+            markers=("error",) if i % 2 == 0 else (),
+            message=message if i % 3 == 0 else None,
+            details="tb" if i % 3 == 0 else None,
+            file=f"tests/test_{name}.py",
+            line=i + 1,
+        )
+        for i in range(tests)
+    )
+    groups = {group: GroupCounts() for group in Group}
+    for test in results:
+        passed = test.status is Status.PASSED
+        groups[test.group] += GroupCounts(passed=int(passed), failed=int(not passed), total=1)
+    return CheckpointResult(
+        name=name,
+        include_prior_tests=True,
+        passed=False,
+        failure=None,
+        pytest_exit_code=1,
+        duration_s=1.5,
+        groups=groups,
+        tests=results,
+        warnings=("w",),
+        submission=f"/runs/{name}",
+        artifacts=f"demo/{name}",
+        started_at="2026-01-01T00:00:00+00:00",
+        fingerprint="ab" * 32,
+        phases={"stage": 0.01, "tests": 1.2},
+    )
+
+
+def test_write_then_load_is_the_same_run(tmp_path: Path) -> None:
+    missing = replace(
+        checkpoint("checkpoint_2", 0),
+        failure=Failure(FailureKind.MISSING, "the submission folder /x does not exist"),
+        pytest_exit_code=None,
+        fingerprint=None,
+        phases={},
+    )
+    run = RunResult(
+        policy="core-cases",
+        executor="docker",
+        jobs=2,
+        started_at="2026-01-01T00:00:00+00:00",
+        duration_s=3.0,
+        problems=(
+            ProblemResult("demo", "/p/demo", 1, (checkpoint("checkpoint_1"), missing)),
+            ProblemResult("other", "/p/other", 3, (checkpoint("checkpoint_1", 7),)),
+        ),
+        tool_versions={"scbench-ci": "1"},
+    )
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert document["totals"]["checkpoints"] == 3
+    assert document["totals"]["all"]["total"] == 10
+    assert load_results(path) == run
+
+
+def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) -> None:
+    result = checkpoint("checkpoint_1", 5)
+    stored = write_checkpoint(result, tmp_path / "result.json")
+    assert isinstance(stored.tests, StoredTests)
+    assert len(stored.tests) == 5
+    assert tuple(stored.tests) == result.tests
+    assert stored.tests[2] == result.tests[2]
+    assert replace(read_checkpoint(tmp_path / "result.json"), tests=stored.tests) == stored
+
+
+def _peak_writing(folder: Path, checkpoints: int) -> int:
+    """The memory peak of writing the results.json of a run of `checkpoints` checkpoints of 500
+    tests each (with 2 KB messages), whose tests were written to their own files first."""
+    folder.mkdir()
+    stored = []
+    for index in range(checkpoints):
+        result = checkpoint(f"c{index}", 500, message="x" * 2000)
+        stored.append(write_checkpoint(result, folder / f"c{index}.json"))
+    run = make_run(*stored)
+    tracemalloc.start()
+    path = write_results(run, folder)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert load_results(path).problems[0].checkpoints[-1].tests == tuple(stored[-1].tests)
+    return peak
+
+
+def test_writing_results_json_holds_one_checkpoint_at_a_time(tmp_path: Path) -> None:
+    few, many = _peak_writing(tmp_path / "few", 2), _peak_writing(tmp_path / "many", 8)
+    assert many < few * 1.25, (few, many)
+
+
+def test_a_version_1_document_is_read_as_one_problem(tmp_path: Path) -> None:
+    document = {
+        "schema_version": 1,
+        "problem": {"name": "wordstat", "version": 2},
+        "policy": "core-cases",
+        "policy_description": "there are Core tests and none of them fails",
+        "passed": True,
+        "infrastructure_failure": False,
+        "executor": "docker",
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "duration_s": 2.0,
+        "tool_versions": {},
+        "checkpoints": [
+            {
+                "name": "checkpoint_1",
+                "include_prior_tests": True,
+                "passed": True,
+                "failure": None,
+                "pytest_exit_code": 0,
+                "duration_s": 1.0,
+                "totals": {"passed": 1, "failed": 0, "skipped": 0, "total": 1, "pass_rate": 1.0},
+                "groups": {
+                    group.value: {
+                        "passed": int(group is Group.CORE),
+                        "failed": 0,
+                        "skipped": 0,
+                        "total": int(group is Group.CORE),
+                        "pass_rate": 1.0 if group is Group.CORE else None,
+                    }
+                    for group in Group
+                },
+                "warnings": [],
+                "tests": [
+                    {
+                        "id": "tests/test_checkpoint_1.py::test_a",
+                        "checkpoint": "checkpoint_1",
+                        "group": "Core",
+                        "status": "passed",
+                        "duration_s": 0.1,
+                        "markers": [],
+                        "message": None,
+                        "details": None,
+                        "file": "tests/test_checkpoint_1.py",
+                        "line": 3,
+                    }
+                ],
+            }
+        ],
+    }
+    jsonschema.validate(document, SCHEMA_V1)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    run = load_results(path)
+    assert (run.passed, run.jobs, [p.name for p in run.problems]) == (True, 1, ["wordstat"])
+    assert run.problems[0].version == 2
+    assert run.problems[0].checkpoints[0].tests[0].status is Status.PASSED
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (b"\xff", "not UTF-8 text"),
+        (b"[" * 100_000, "nested too deeply"),
+        (b'{"schema_version": true}', "schema_version True is not supported"),
+        (b'{"schema_version": 2, "problems": []}', "not a scbench-ci results file: the document"),
+    ],
+)
+def test_what_is_not_a_results_file_is_one_error(
+    tmp_path: Path, content: bytes, error: str
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_bytes(content)
+    with pytest.raises(ResultsError, match=error):
+        load_results(path)
+
+
+def test_a_folder_is_not_a_results_file(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="a folder, not a results file"):
+        load_results(tmp_path)
