@@ -115,7 +115,9 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
     def work(job: Job) -> CheckpointResult:
         return _run_job(request, job, output_dir, environment_file, executor, streamed)
 
-    results = run_jobs(plan.jobs, work, workers, progress.started, progress.finished)
+    results = run_jobs(
+        plan.jobs, work, workers, progress.started, progress.finished, executor.cancel
+    )
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
     for job, result in zip(plan.jobs, results, strict=True):

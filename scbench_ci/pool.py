@@ -2,7 +2,9 @@
 
 With one worker it is a plain loop. A job that raises stops the run (its caller turns
 everything a submission can cause into a result, so what raises is the evaluator's own
-trouble); the jobs not yet started are cancelled and the running ones finish first.
+trouble); the jobs not yet started are cancelled and the running ones finish first. Ctrl-C or
+SIGTERM does the same, but first `cancel` stops the running ones, so that the run ends now rather
+than when their tests do.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ def run_jobs(
     workers: int,
     started: Callable[[Job], None],
     finished: Callable[[Job, Result], None],
+    cancel: Callable[[], None],
 ) -> list[Result]:
-    """`started` and `finished` are called from the worker threads."""
+    """`started` and `finished` are called from the worker threads, `cancel` from this one."""
 
     def run_one(job: Job) -> Result:
         started(job)
@@ -43,8 +46,14 @@ def run_jobs(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scbench-job")
     futures: list[Future[Result]] = []
     try:
-        futures = [pool.submit(run_one, job) for job in jobs]
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        try:
+            futures += (pool.submit(run_one, job) for job in jobs)
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:  # KeyboardInterrupt, signals.Terminated
+            for future in futures:
+                future.cancel()
+            cancel()
+            raise
         for future in done:
             error = future.exception()
             if error is not None:

@@ -182,6 +182,12 @@ class ProcessTree:
             else:
                 wait_readable(self._reports, timeout)
 
+    def terminate(self) -> None:
+        """From another thread: have the subreaper kill the command and everything below it, and
+        exit (a cancelled run); `wait` then returns, and `kill` still follows."""
+        with contextlib.suppress(ProcessLookupError):
+            self._reaper.send_signal(signal.SIGTERM)
+
     def kill(self) -> int:
         """SIGKILL the command and everything it started, wait for them to be gone, and collect
         those that were handed to this process. Returns how many were running."""

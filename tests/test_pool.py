@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -32,6 +33,7 @@ def test_results_keep_the_jobs_order_and_run_side_by_side() -> None:
         2,
         lambda job: events.append(f"start {job}"),
         lambda job, result: events.append(f"end {job}"),
+        lambda: None,
     )
     assert results == [10, 20, 30, 40]
     assert most == 2
@@ -47,7 +49,10 @@ def test_one_worker_is_a_plain_loop_in_this_thread() -> None:
         threads.add(threading.current_thread())
         return job
 
-    assert run_jobs([1, 2], work, 1, lambda job: None, lambda job, result: None) == [1, 2]
+    assert run_jobs([1, 2], work, 1, lambda job: None, lambda job, result: None, _no_cancel) == [
+        1,
+        2,
+    ]
     assert threads == {threading.current_thread()}
 
 
@@ -62,5 +67,35 @@ def test_a_job_that_raises_stops_the_run_and_cancels_what_has_not_started() -> N
         return job
 
     with pytest.raises(RuntimeError, match="own trouble"):
-        run_jobs(list(range(1, 20)), work, 2, lambda job: None, lambda job, result: None)
+        run_jobs(
+            list(range(1, 20)), work, 2, lambda job: None, lambda job, result: None, _no_cancel
+        )
     assert len(started) < 19
+
+
+def _ignore(job: int) -> None:
+    pass
+
+
+def _no_cancel() -> None:
+    raise AssertionError("nothing to cancel")
+
+
+def test_ctrl_c_cancels_the_running_jobs_and_the_rest() -> None:
+    """SIGINT while the jobs run: `cancel` stops the running ones (here: releases them), the
+    others never start, and KeyboardInterrupt goes on."""
+    release = threading.Event()
+    started: list[int] = []
+
+    def work(job: int) -> int:
+        started.append(job)
+        if len(started) == 2:
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        release.wait(30)
+        return job
+
+    begun = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs(list(range(10)), work, 2, lambda job: None, lambda job, result: None, release.set)
+    assert sorted(started) == [0, 1]
+    assert time.monotonic() - begun < 10

@@ -14,8 +14,9 @@ from docker.models.containers import Container
 from docker.models.volumes import Volume
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.docker import CACHE_VOLUME, RUN_LABEL, connect, docker_errors
+from scbench_ci.executors.docker import CACHE_VOLUME, RUN_LABEL
 from scbench_ci.executors.docker_cache import CACHE_LABEL, remove_all
+from scbench_ci.executors.docker_daemon import connect, docker_errors
 from scbench_ci.processes import OWNER_LABEL, parse_owner, running_since, this_host
 
 _CLOCK_SLACK_S = 1.0

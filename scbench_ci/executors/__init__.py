@@ -12,8 +12,8 @@ from scbench_ci.executors.docker import (
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
     DockerExecutor,
-    docker_available,
 )
+from scbench_ci.executors.docker_daemon import docker_available
 from scbench_ci.executors.local import LocalExecutor
 
 EXECUTOR_NAMES = ("auto", "docker", "local")

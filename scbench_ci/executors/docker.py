@@ -43,7 +43,7 @@ from typing import Any, Protocol, TextIO
 
 import docker
 import requests
-from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.errors import APIError, DockerException, NotFound
 from docker.models.containers import Container
 from docker.types import Mount
 from docker.utils import parse_bytes
@@ -55,6 +55,7 @@ from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.executors import docker_cache
 from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker_cache import DEPENDENCIES, RUNNER, Cached
+from scbench_ci.executors.docker_daemon import connect, docker_errors, ensure_image, say
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, Step, run_phases, with_phases
 from scbench_ci.problem import TESTS_DIR
@@ -102,9 +103,6 @@ _BARE_ENV = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 _CACHE_CHECK_PREFIX = "[scbench-ci] cache check failed: "
 _CACHE_CHECK_FAILED = 125
 _DEFAULT_SETUP_SHOWN = tuple(f"`{command}`" for command in docker_cache.DEFAULT_SETUP)
-DEFAULT_SOCKET = "/var/run/docker.sock"
-API_TIMEOUT_S = 120
-PING_TIMEOUT_S = 3
 _EXIT_POLL_S = 0.005
 # Docker carries stdout and stderr apart and may deliver them out of order: one pipe keeps the
 # log in the order it was written, as the local executor's is.
@@ -216,6 +214,18 @@ class DockerExecutor:
         self.disk = checked_size("--disk", disk)
         self.use_cache = use_cache
         self.test_network = test_network
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Kill every container this process made (its runs and cache builds): their steps end,
+        and each run removes its container as it always does."""
+        self._cancelled.set()
+        failures = (DockerException, requests.RequestException, InfrastructureError)
+        with contextlib.suppress(*failures), contextlib.closing(connect()) as client:
+            mine = f"{processes.OWNER_LABEL}={processes.owner()}"
+            for container in client.containers.list(filters={"label": mine}):
+                with contextlib.suppress(*failures):
+                    container.kill()
 
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
@@ -243,6 +253,8 @@ class DockerExecutor:
         """One container's run; _CacheRejected before any of the submission's code ran when a
         cached environment, mounted, turns out not to be whole."""
         client, request, clock = attempt.client, attempt.request, attempt.clock
+        if self._cancelled.is_set():
+            raise InfrastructureError("the evaluation was cancelled")
         run_id = uuid.uuid4().hex
         name = _run_name(run_id)
         installs = caches.runner is None or (
@@ -393,6 +405,32 @@ class DockerExecutor:
             return None
         return RUNNER_CACHE_DIR if self.use_cache else UNCACHED_RUNNER_CACHE_DIR
 
+    def _container(
+        self,
+        client: docker.DockerClient,
+        image: str,
+        name: str,
+        run_id: str,
+        mounts: list[Mount],
+        **options: Any,
+    ) -> Container:
+        """A container that idles until it is used (a run's, or a builder's), labelled with the
+        run and its owner, confined as every container is."""
+        return client.containers.create(
+            image,
+            entrypoint=["sleep", "infinity"],
+            name=name,
+            labels={
+                RUN_LABEL: run_id,
+                VERSION_LABEL: __version__,
+                processes.OWNER_LABEL: processes.owner(),
+            },
+            tmpfs={"/tmp": f"{self._tmpfs_limits},mode=1777,exec"},
+            mounts=mounts,
+            **self._confinement(),
+            **options,
+        )
+
     def _confinement(self) -> dict[str, Any]:
         """The limits and privileges of every container: the run's and the builders'."""
         return {
@@ -449,19 +487,8 @@ class DockerExecutor:
                     read_only=True,
                 )
             )
-        return client.containers.create(
-            image,
-            entrypoint=["sleep", "infinity"],
-            name=name,
-            labels={
-                RUN_LABEL: run_id,
-                VERSION_LABEL: __version__,
-                processes.OWNER_LABEL: processes.owner(),
-            },
-            tmpfs={"/tmp": f"{self._tmpfs_limits},mode=1777,exec"},
-            mounts=mounts,
-            network_mode=None if online else "none",
-            **self._confinement(),
+        return self._container(
+            client, image, name, run_id, mounts, network_mode=None if online else "none"
         )
 
     def _plan(
@@ -604,19 +631,7 @@ class DockerExecutor:
             if run_dir:
                 self._create_volume(client, name, build_id)
                 mounts = [Mount(RUN_DIR, name, type="volume"), *mounts]
-            yield client.containers.create(
-                image,
-                entrypoint=["sleep", "infinity"],
-                name=name,
-                labels={
-                    RUN_LABEL: build_id,
-                    VERSION_LABEL: __version__,
-                    processes.OWNER_LABEL: processes.owner(),
-                },
-                tmpfs={"/tmp": f"{self._tmpfs_limits},mode=1777,exec"},
-                mounts=mounts,
-                **self._confinement(),
-            )
+            yield self._container(client, image, name, build_id, mounts)
         finally:
             with contextlib.suppress(NotFound):
                 client.api.remove_container(name, force=True, v=True)
@@ -835,97 +850,6 @@ def checked_size(option: str, text: str) -> str:
     return text
 
 
-def docker_available() -> bool:
-    """Whether a Docker daemon answers right now (for `--executor auto`)."""
-    try:
-        with contextlib.closing(docker.from_env(timeout=PING_TIMEOUT_S)) as client:
-            return bool(client.ping())
-    except (DockerException, requests.RequestException):
-        return False
-
-
-def connect() -> docker.DockerClient:
-    """A client for the daemon DOCKER_HOST names (else the local socket), or a one-line error."""
-    try:
-        return docker.from_env(timeout=API_TIMEOUT_S)
-    except DockerException as error:
-        host = os.environ.get("DOCKER_HOST")
-        where = f"DOCKER_HOST={host}" if host else DEFAULT_SOCKET
-        if "Permission denied" in str(error):
-            raise InfrastructureError(
-                f"permission denied on the Docker socket ({where}): "
-                "add your user to the docker group, or run as root"
-            ) from None
-        raise InfrastructureError(
-            f"cannot reach the Docker daemon at {where}: start Docker, or use --executor local"
-        ) from None
-
-
-@contextlib.contextmanager
-def docker_errors() -> Iterator[None]:
-    """Turn whatever the Docker SDK raises into a one-line InfrastructureError."""
-    try:
-        yield
-    except (DockerException, requests.RequestException) as error:
-        raise InfrastructureError(f"Docker failed: {_reason(error)}") from None
-
-
-def ensure_image(client: docker.DockerClient, image: str, echo: TextIO | None) -> str:
-    """Pull the image unless it is already here, showing the progress on `echo`; its id."""
-    try:
-        return str(client.images.get(image).id)
-    except ImageNotFound:
-        pass
-    except APIError as error:  # a malformed name
-        raise InfrastructureError(f"cannot use image {image!r}: {_reason(error)}") from None
-    _say(echo, f"pulling {image} ...")
-    try:
-        _show_progress(client.api.pull(image, stream=True, decode=True), echo)
-    except (DockerException, requests.RequestException) as error:
-        raise _pull_failed(image, _reason(error)) from None
-    except _PullError as error:
-        raise _pull_failed(image, str(error)) from None
-    return str(client.images.get(image).id)
-
-
-class _PullError(Exception):
-    """An error the daemon reported in the middle of the pull's progress stream."""
-
-
-def _show_progress(events: Iterable[Mapping[str, Any]], echo: TextIO | None) -> None:
-    shown = set()
-    for event in events:
-        if "error" in event:
-            raise _PullError(_first_line(event["error"]))
-        status = event.get("status", "")
-        line = f"{event['id']}: {status}" if event.get("id") else status
-        if line and line not in shown:
-            shown.add(line)
-            _say(echo, f"  {line}")
-
-
-def _pull_failed(image: str, reason: str) -> InfrastructureError:
-    return InfrastructureError(
-        f"could not pull {image}: {reason}; pull or build it yourself, or pass --image"
-    )
-
-
-def _reason(error: Exception) -> str:
-    explanation = getattr(error, "explanation", None)
-    return _first_line(str(explanation or error))
-
-
-def _first_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[0] if lines else "unknown error"
-
-
-def _say(echo: TextIO | None, text: str) -> None:
-    if echo is not None:
-        echo.write(f"{text}\n")
-        echo.flush()
-
-
 def _run_name(run_id: str) -> str:
     """The name of the run's container and of its volume."""
     return f"scbench-ci-{run_id}"
@@ -1117,7 +1041,7 @@ def _write_reports(collected: _Collected, target: Path, echo: TextIO | None) -> 
     """Each report taken, as a regular file, into the empty folder `target`."""
     for name, content in collected.reports.items():
         if isinstance(content, str):
-            _say(echo, f"warning: {REPORTS_DIR}/{name} was not copied back: {content}")
+            say(echo, f"warning: {REPORTS_DIR}/{name} was not copied back: {content}")
         else:
             pytest_runner.write_new(target / name, content)
 

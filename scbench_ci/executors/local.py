@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -28,6 +30,10 @@ class LocalExecutor:
         # Once, in the thread that makes the executor: sysconfig, which finding uv reads, is not
         # safe to initialize from two threads at once (side by side jobs).
         self.search_path = os.pathsep.join(_search_path())
+        self._running = _RunningTrees()
+
+    def cancel(self) -> None:
+        self._running.cancel()
 
     def workspace_dir(self, workspace: Path) -> str:
         return str(workspace)
@@ -44,7 +50,8 @@ class LocalExecutor:
             )
 
             def run(step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
-                return _run(step.argv, request.workspace, {**env, **step.extra_env}, log, deadline)
+                step_env = {**env, **step.extra_env}
+                return _run(step.argv, request.workspace, step_env, log, deadline, self._running)
 
             # uvx builds the runner's environment as it starts the tests.
             test_argv = request.command.uvx_argv(
@@ -53,8 +60,43 @@ class LocalExecutor:
             return run_phases(request, Plan(run, (), test_argv), started)
 
 
+class _RunningTrees:
+    """The process trees of the steps running now, so that `cancel` can stop them all."""
+
+    def __init__(self) -> None:
+        self._trees: set[processes.ProcessTree] = set()
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    @contextlib.contextmanager
+    def start(
+        self, argv: list[str], cwd: Path, env: dict[str, str]
+    ) -> Iterator[processes.ProcessTree]:
+        with self._lock:
+            if self._cancelled:
+                raise InfrastructureError("the evaluation was cancelled")
+            tree = processes.ProcessTree(argv, cwd, env)
+            self._trees.add(tree)
+        try:
+            yield tree
+        finally:
+            with self._lock:
+                self._trees.discard(tree)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            for tree in self._trees:
+                tree.terminate()
+
+
 def _run(
-    argv: list[str], cwd: Path, env: dict[str, str], log: LogSink, deadline: float
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    log: LogSink,
+    deadline: float,
+    running: _RunningTrees,
 ) -> tuple[int | None, int]:
     """Run to completion or to the deadline.
 
@@ -62,7 +104,11 @@ def _run(
     behind. Either way, every process it started is dead when this returns (see
     processes.ProcessTree for the one exception), and no other run's process was touched.
     """
-    tree = processes.ProcessTree(argv, cwd, env)
+    with running.start(argv, cwd, env) as tree:
+        return _follow(tree, log, deadline)
+
+
+def _follow(tree: processes.ProcessTree, log: LogSink, deadline: float) -> tuple[int | None, int]:
     killed_all = threading.Event()
     reader = threading.Thread(target=_copy_output, args=(tree.stdout, log, killed_all), daemon=True)
     reader.start()

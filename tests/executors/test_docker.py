@@ -27,8 +27,8 @@ from scbench_ci.executors.docker import (
     VERSION_LABEL,
     WORKSPACE_DIR,
     DockerExecutor,
-    docker_available,
 )
+from scbench_ci.executors.docker_daemon import docker_available
 from scbench_ci.processes import OWNER_LABEL, owner
 from scbench_ci.reports import Status
 from tests.conftest import (

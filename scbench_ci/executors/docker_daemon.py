@@ -1,0 +1,109 @@
+"""The Docker daemon: a client for it, its errors as one line each, and the image a run needs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TextIO
+
+import docker
+import requests
+from docker.errors import APIError, DockerException, ImageNotFound
+
+from scbench_ci.errors import InfrastructureError
+
+DEFAULT_SOCKET = "/var/run/docker.sock"
+API_TIMEOUT_S = 120
+PING_TIMEOUT_S = 3
+
+
+def docker_available() -> bool:
+    """Whether a Docker daemon answers right now (for `--executor auto`)."""
+    try:
+        with contextlib.closing(docker.from_env(timeout=PING_TIMEOUT_S)) as client:
+            return bool(client.ping())
+    except (DockerException, requests.RequestException):
+        return False
+
+
+def connect() -> docker.DockerClient:
+    """A client for the daemon DOCKER_HOST names (else the local socket), or a one-line error."""
+    try:
+        return docker.from_env(timeout=API_TIMEOUT_S)
+    except DockerException as error:
+        host = os.environ.get("DOCKER_HOST")
+        where = f"DOCKER_HOST={host}" if host else DEFAULT_SOCKET
+        if "Permission denied" in str(error):
+            raise InfrastructureError(
+                f"permission denied on the Docker socket ({where}): "
+                "add your user to the docker group, or run as root"
+            ) from None
+        raise InfrastructureError(
+            f"cannot reach the Docker daemon at {where}: start Docker, or use --executor local"
+        ) from None
+
+
+@contextlib.contextmanager
+def docker_errors() -> Iterator[None]:
+    """Turn whatever the Docker SDK raises into a one-line InfrastructureError."""
+    try:
+        yield
+    except (DockerException, requests.RequestException) as error:
+        raise InfrastructureError(f"Docker failed: {reason(error)}") from None
+
+
+def ensure_image(client: docker.DockerClient, image: str, echo: TextIO | None) -> str:
+    """Pull the image unless it is already here, showing the progress on `echo`; its id."""
+    try:
+        return str(client.images.get(image).id)
+    except ImageNotFound:
+        pass
+    except APIError as error:  # a malformed name
+        raise InfrastructureError(f"cannot use image {image!r}: {reason(error)}") from None
+    say(echo, f"pulling {image} ...")
+    try:
+        _show_progress(client.api.pull(image, stream=True, decode=True), echo)
+    except (DockerException, requests.RequestException) as error:
+        raise _pull_failed(image, reason(error)) from None
+    except _PullError as error:
+        raise _pull_failed(image, str(error)) from None
+    return str(client.images.get(image).id)
+
+
+class _PullError(Exception):
+    """An error the daemon reported in the middle of the pull's progress stream."""
+
+
+def _show_progress(events: Iterable[Mapping[str, Any]], echo: TextIO | None) -> None:
+    shown = set()
+    for event in events:
+        if "error" in event:
+            raise _PullError(_first_line(event["error"]))
+        status = event.get("status", "")
+        line = f"{event['id']}: {status}" if event.get("id") else status
+        if line and line not in shown:
+            shown.add(line)
+            say(echo, f"  {line}")
+
+
+def _pull_failed(image: str, reason: str) -> InfrastructureError:
+    return InfrastructureError(
+        f"could not pull {image}: {reason}; pull or build it yourself, or pass --image"
+    )
+
+
+def reason(error: Exception) -> str:
+    explanation = getattr(error, "explanation", None)
+    return _first_line(str(explanation or error))
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else "unknown error"
+
+
+def say(echo: TextIO | None, text: str) -> None:
+    if echo is not None:
+        echo.write(f"{text}\n")
+        echo.flush()
