@@ -2,9 +2,8 @@
 
 With one worker it is a plain loop. A job that raises stops the run (its caller turns
 everything a submission can cause into a result, so what raises is the evaluator's own
-trouble); the jobs not yet started are cancelled and the running ones finish first. Ctrl-C or
-SIGTERM does the same, but first `cancel` stops the running ones, so that the run ends now rather
-than when their tests do.
+trouble), and so do Ctrl-C and SIGTERM: the jobs not yet started never start, and `cancel` stops
+the running ones, so that the run ends now rather than when their tests do.
 """
 
 from __future__ import annotations
@@ -57,6 +56,7 @@ def run_jobs(
         for future in done:
             error = future.exception()
             if error is not None:
+                cancel()
                 raise error
         return [future.result() for future in futures]
     finally:

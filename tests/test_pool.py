@@ -56,7 +56,7 @@ def test_one_worker_is_a_plain_loop_in_this_thread() -> None:
     assert threads == {threading.current_thread()}
 
 
-def test_a_job_that_raises_stops_the_run_and_cancels_what_has_not_started() -> None:
+def test_a_job_that_raises_stops_the_run_and_every_other_job() -> None:
     started: list[int] = []
 
     def work(job: int) -> int:
@@ -66,11 +66,11 @@ def test_a_job_that_raises_stops_the_run_and_cancels_what_has_not_started() -> N
         time.sleep(0.2)
         return job
 
+    cancelled = threading.Event()
     with pytest.raises(RuntimeError, match="own trouble"):
-        run_jobs(
-            list(range(1, 20)), work, 2, lambda job: None, lambda job, result: None, _no_cancel
-        )
+        run_jobs(list(range(1, 20)), work, 2, _ignore, lambda job, result: None, cancelled.set)
     assert len(started) < 19
+    assert cancelled.is_set()  # the running job is stopped too
 
 
 def _ignore(job: int) -> None:
