@@ -1024,17 +1024,12 @@ def _after_tests(container: Container) -> tuple[int, _Collected]:
 
 
 def _collect_now(container: Container) -> _Collected | None:
-    """What a run whose tests never ended by themselves left (a failed setup): None when the
-    container is stopped (the session timeout), and its volume gone."""
+    """What a run whose tests never ended by themselves left (a failed setup), taken as after
+    the tests: None when the container is stopped (the session timeout), and its volume gone."""
     container.reload()
     if container.status != "running":
         return None
-    reports: dict[str, bytes | str] = {}
-    for name in REPORT_NAMES:
-        content = _fetch_report(container, name)
-        if content is not None:
-            reports[name] = content
-    return _Collected(_limit_counters(container), reports)
+    return _after_tests(container)[1]
 
 
 def _write_reports(collected: _Collected, target: Path, echo: TextIO | None) -> None:
@@ -1044,15 +1039,6 @@ def _write_reports(collected: _Collected, target: Path, echo: TextIO | None) -> 
             say(echo, f"warning: {REPORTS_DIR}/{name} was not copied back: {content}")
         else:
             pytest_runner.write_new(target / name, content)
-
-
-def _fetch_report(container: Container, name: str) -> bytes | str | None:
-    """The report's content, why it is not taken, or None when there is none."""
-    try:
-        chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REPORTS_DIR}/{name}")
-    except NotFound:
-        return None
-    return archive.read_member(chunks, name, MAX_REPORT_BYTES)
 
 
 def _run(
@@ -1120,15 +1106,6 @@ def _kill_leftovers(container: Container, user: str) -> int:
     """Kill what the command left running (any process of its user), and count it."""
     count = _exec_output(container, _KILL_LEFTOVERS, user).strip()
     return int(count) if count.isdigit() else 0
-
-
-def _limit_counters(container: Container) -> dict[str, int]:
-    """`oom_kill` (processes the OOM killer ended), `max` (forks refused at the PID limit) and
-    `full <folder>` (under 1 MiB left)."""
-    counters: dict[str, int] = {}
-    for line in _exec_output(container, _LIMIT_COUNTERS, IDLE_USER).splitlines():
-        _count_limit(line.split(), counters)
-    return counters
 
 
 def _count_limit(words: list[str], counters: dict[str, int]) -> None:
