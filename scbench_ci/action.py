@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -9,10 +10,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from scbench_ci.baseline import Baseline, compared, load_baseline, results_files
 from scbench_ci.console import render_report
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import evaluate
+from scbench_ci.exit_status import exit_code
+from scbench_ci.files import scratch_folder
 from scbench_ci.github.annotations import error_annotations
 from scbench_ci.github.artifacts import (
     FORBIDDEN_IN_NAME,
@@ -20,7 +24,9 @@ from scbench_ci.github.artifacts import (
     UploadedArtifact,
     upload_artifact,
 )
-from scbench_ci.github.inputs import ActionInputs, read_inputs, workspace_of
+from scbench_ci.github.baseline_artifact import download_baseline
+from scbench_ci.github.inputs import ARTIFACT_BASELINE, ActionInputs, read_inputs, workspace_of
+from scbench_ci.github.pr_comment import comment_tag, upsert_comment
 from scbench_ci.github.workflow import (
     append_summary,
     command,
@@ -29,7 +35,11 @@ from scbench_ci.github.workflow import (
     inert,
     write_outputs,
 )
+from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matrix
+from scbench_ci.merge import merged_output
+from scbench_ci.plan import plan_jobs
 from scbench_ci.policy import GroupCounts
+from scbench_ci.reports import Status
 from scbench_ci.results import RunResult
 from scbench_ci.results_file import write_results
 from scbench_ci.signals import Terminated, raise_on_sigterm
@@ -60,34 +70,104 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
 
 def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     inputs = read_inputs(env)
-    request = inputs.options.request()
-    executor = inputs.options.make_executor(
-        warn=lambda notice: print(command("warning", notice, title="scbench-ci"), file=stdout)
-    )
-    output_dir = request.output_dir
-    with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
-        result = evaluate(request, executor, echo=stdout)
-    results_path = write_results(result, output_dir)
-    artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
-    write_summary(result, output_dir, artifact_name=artifact_name)
-    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
-    if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
-        append_summary(
-            Path(env["GITHUB_STEP_SUMMARY"]),
-            render_summary(
-                result,
-                artifact_name=artifact_name,
-                artifact_url=artifact.url if artifact else None,
-            ),
+    if inputs.command == "plan":
+        return _plan(inputs, env, stdout)
+    with scratch_folder("scbench-baseline-") as scratch:
+        baseline = _baseline(inputs, env, stdout, scratch)
+    output_dir = inputs.options.output_dir
+    if inputs.command == "merge":
+        artifact_name = inputs.artifact_name or "scbench-merged"
+        files = [file for path in inputs.results for file in results_files(path, "input results")]
+        result, results_path = merged_output(
+            files, output_dir, lambda run: compared(run, baseline), artifact_name
         )
+    else:
+        request = inputs.options.request()
+        executor = inputs.options.make_executor(warn=lambda notice: _warn(stdout, notice))
+        with group("scbench-ci: evaluation", stdout), commands_stopped(stdout):
+            result = evaluate(request, executor, echo=stdout)
+        result = compared(result, baseline)
+        results_path = write_results(result, output_dir)
+        artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
+        write_summary(result, output_dir, artifact_name=artifact_name)
+    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
+    summary = render_summary(
+        result, artifact_name=artifact_name, artifact_url=artifact.url if artifact else None
+    )
+    if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
+        append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary)
+    if inputs.comment:
+        _comment(inputs, env, stdout, summary, artifact_name)
     _write_outputs(env, step_outputs(result, results_path.relative_to(inputs.workspace), artifact))
     if inputs.annotations:
         for line in error_annotations(result, inputs.workspace):
             stdout.write(line + "\n")
     stdout.write(render_report(result, results_path.relative_to(inputs.workspace)))
-    if result.infrastructure_failure:
-        return ExitCode.INFRASTRUCTURE
-    return ExitCode.FAILED if inputs.fail_on_policy and not result.passed else ExitCode.PASSED
+    return exit_code(result, inputs.fail_on)
+
+
+def _plan(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
+    with scratch_folder("scbench-baseline-") as scratch:
+        baseline = _baseline(inputs, env, stdout, scratch)
+    plan = plan_jobs(
+        inputs.options.problems,
+        inputs.options.checkpoint,
+        inputs.options.submission,
+        inputs.options.output_dir,
+        inputs.options.include_prior_tests,
+        select=inputs.options.select,
+    )
+    if inputs.shards is None:
+        matrix = checkpoint_matrix(plan.jobs)
+    else:
+        matrix = shard_matrix(plan.jobs, inputs.shards, baseline_durations(baseline))
+    text = json.dumps(matrix, separators=(",", ":"))
+    stdout.write(inert(f"matrix: {text}") + "\n")
+    _write_outputs(env, {"matrix": text})
+    return ExitCode.PASSED
+
+
+def _baseline(
+    inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO, scratch: Path
+) -> Baseline | None:
+    """The run to compare with; a warning and None when an artifact cannot be had, or the
+    baseline file is not there (yet): a first run has nothing to compare with."""
+    if inputs.baseline is None:
+        return None
+    if inputs.baseline.startswith(ARTIFACT_BASELINE):
+        name = inputs.baseline.removeprefix(ARTIFACT_BASELINE).strip()
+        download = download_baseline(
+            name, inputs.baseline_branch, env, inputs.github_token, scratch
+        )
+        if download.results is None:
+            _warn(stdout, f"no baseline to compare with: {download.warning}")
+            return None
+        stdout.write(inert(f"Baseline: {download.source}") + "\n")
+        return load_baseline(download.results, "input baseline", source=download.source)
+    path = inputs.workspace / inputs.baseline
+    if not path.exists():
+        _warn(stdout, f"no baseline to compare with: {inputs.baseline} does not exist")
+        return None
+    return load_baseline(path, "input baseline", source=inputs.baseline)
+
+
+def _comment(
+    inputs: ActionInputs,
+    env: Mapping[str, str],
+    stdout: TextIO,
+    summary: str,
+    artifact_name: str,
+) -> None:
+    tag = comment_tag(env, artifact_name)
+    outcome = upsert_comment(summary, tag, env, inputs.github_token)
+    if outcome.warning:
+        _warn(stdout, f"no pull request comment: {outcome.warning}")
+    elif outcome.url:
+        stdout.write(inert(f"Pull request comment {outcome.action}: {outcome.url}") + "\n")
+
+
+def _warn(stdout: TextIO, text: str) -> None:
+    stdout.write(command("warning", text, title="scbench-ci") + "\n")
 
 
 def default_artifact_name(result: RunResult, inputs: ActionInputs) -> str:
@@ -133,8 +213,13 @@ def step_outputs(
 ) -> dict[str, str]:
     totals = result.group_totals()
     overall = sum(totals.values(), GroupCounts())
+    comparison = result.comparison
+    flaky = [t for _, c in result.checkpoints() for t in c.tests if t.status is Status.FLAKY]
     outputs = {
         "passed": str(result.passed).lower(),
+        "regressions": str(len(comparison.regressions)) if comparison else "",
+        "fixed": str(len(comparison.fixed)) if comparison else "",
+        "flaky": str(len(flaky)),
         "results_path": str(results_path),
         "artifact_id": str(artifact.id) if artifact else "",
         "artifact_url": artifact.url if artifact else "",

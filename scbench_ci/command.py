@@ -15,6 +15,9 @@ PYTEST_PLUGINS = (
     "jsonschema",
     "deepdiff",
 )
+RERUN_PLUGIN = "pytest-rerunfailures"
+"""Only in the runner's environment of a run with reruns: without them, the environment (and the
+Docker executor's cache key for it) is what it always was."""
 CTRF_REPORT = "ctrf-report.json"
 PYTEST_REPORT = "pytest-report.json"
 
@@ -50,8 +53,13 @@ def build_command(
     environment_env: dict[str, str],
     test_timeout_s: float | None = None,
     pytest_args: tuple[str, ...] = (),
+    reruns: int = 0,
 ) -> TestCommand:
-    """`workspace_dir` is the workspace as the test process sees it (it differs per executor)."""
+    """`workspace_dir` is the workspace as the test process sees it (it differs per executor).
+    `reruns`: how many times a failing test is run again in the same session (pytest-rerunfailures);
+    the runner records each rerun test's first failure in the JSON report."""
+    if reruns < 0:
+        raise ValueError(f"reruns must be 0 or more, not {reruns}")
     timeout = test_timeout_s or checkpoint.timeout_s
     # An explicit ini file: none of the submission's (pytest.ini, tox.ini, setup.cfg,
     # pyproject.toml) is ever looked for. No cache: nothing of an earlier run steers this one.
@@ -68,6 +76,7 @@ def build_command(
         f"--json-report-file={REPORTS_DIR}/{PYTEST_REPORT}",
         f"--timeout={_seconds(timeout)}",
         "-vv",
+        *([f"--reruns={reruns}"] if reruns else []),
         *pytest_args,
     ]
     assets_dir = f"{workspace_dir.rstrip('/')}/{ASSETS_DIR}"
@@ -80,7 +89,11 @@ def build_command(
     for asset in problem.static_assets:
         variables[asset.env_name] = f"{assets_dir}/{asset.save_path}"
     return TestCommand(
-        requirements=(*PYTEST_PLUGINS, *problem.test_dependencies),
+        requirements=(
+            *PYTEST_PLUGINS,
+            *([RERUN_PLUGIN] if reruns else []),
+            *problem.test_dependencies,
+        ),
         pytest_args=tuple(args),
         variables=variables,
         test_timeout_s=timeout,

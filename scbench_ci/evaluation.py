@@ -26,6 +26,7 @@ from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.pool import run_jobs
 from scbench_ci.problem import real_path
 from scbench_ci.progress import FinishedLines, Headers, LiveStatus
+from scbench_ci.repeats import combine_runs
 from scbench_ci.reports import read_reports
 from scbench_ci.results import (
     CheckpointResult,
@@ -89,6 +90,15 @@ class EvaluationRequest:
     skip_existing: bool = False
     settings: Mapping[str, object] = field(default_factory=dict)
     """How the tests are run (executor, image, limits): part of each job's fingerprint."""
+    reruns: int = 0
+    """Rerun a failing test up to this many times in its session; one that then passes is
+    flaky."""
+    repeat: int = 1
+    """Run each checkpoint whole this many times; a test whose outcome differs is flaky."""
+    flaky_passes: bool = False
+    """Count flaky tests as passed for the policy (else as failed)."""
+    select: tuple[str, ...] = ()
+    """Only these `<problem>/<checkpoint>` (a shard of `scbench-ci plan`)."""
 
 
 def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None) -> RunResult:
@@ -103,6 +113,8 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
         request.submission,
         output_dir,
         request.include_prior_tests,
+        select=request.select,
+        repeat=request.repeat,
     )
     environment_file = (
         load_environment(request.environment_file) if request.environment_file else None
@@ -118,9 +130,17 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
     results = run_jobs(
         plan.jobs, work, workers, progress.started, progress.finished, executor.cancel
     )
+    runs: dict[tuple[Path, str], list[CheckpointResult]] = {}
+    jobs: dict[tuple[Path, str], Job] = {}
+    for job, result in zip(plan.jobs, results, strict=True):
+        runs.setdefault((job.problem.root, job.checkpoint.name), []).append(result)
+        jobs.setdefault((job.problem.root, job.checkpoint.name), job)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    for job, result in zip(plan.jobs, results, strict=True):
+    for key, job in jobs.items():
+        result = runs[key][0]
+        if request.repeat > 1:
+            result = _combined(request, job, runs[key], output_dir)
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
         rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
@@ -138,12 +158,26 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
                 str(problem.root),
                 problem.version,
                 tuple(by_problem[problem.root]),
+                tuple(checkpoint.name for checkpoint in problem.checkpoints),
             )
             for problem in plan.problems
             if problem.root in by_problem
         ),
         tool_versions=_tool_versions(),
+        reruns=request.reruns,
+        repeat=request.repeat,
+        flaky_passes=request.flaky_passes,
     )
+
+
+def _combined(
+    request: EvaluationRequest, job: Job, runs: list[CheckpointResult], output_dir: Path
+) -> CheckpointResult:
+    """A repeated checkpoint's result over its runs, written to the checkpoint's folder."""
+    folder = job.artifacts.rsplit("/", 1)[0]
+    result = combine_runs(runs, request.policy, request.flaky_passes)
+    result = replace(result, artifacts=folder)
+    return write_checkpoint(result, _job_folder(output_dir, folder) / CHECKPOINT_RESULT_FILE)
 
 
 def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | FinishedLines:
@@ -172,7 +206,7 @@ def _run_job(
 ) -> CheckpointResult:
     """Evaluate one job and write its files; the result's tests are then read from its file."""
     started_at = _now()
-    artifacts_dir = _job_folder(output_dir, job)
+    artifacts_dir = _job_folder(output_dir, job.artifacts)
     environment = environment_file or default_environment(job.submission)
     entrypoint = request.entrypoint or environment.entrypoint(job.problem.entry_file)
     if not job.submission.is_dir():
@@ -190,15 +224,17 @@ def _run_job(
     result = replace(
         result, submission=str(job.submission), artifacts=job.artifacts, started_at=started_at
     )
-    evaluation = evaluation_json(job.problem, result, entrypoint=entrypoint)
+    evaluation = evaluation_json(
+        job.problem, result, entrypoint=entrypoint, flaky_passes=request.flaky_passes
+    )
     if evaluation is not None:
         write_evaluation(artifacts_dir, evaluation)
     return write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
 
 
-def _job_folder(output_dir: Path, job: Job) -> Path:
+def _job_folder(output_dir: Path, artifacts: str) -> Path:
     folder = output_dir
-    for part in Path(job.artifacts).parts:
+    for part in Path(artifacts).parts:
         folder = folder / part
         if folder.is_symlink():
             raise UsageError(f"--output: {folder} is a symlink; give a plain folder")
@@ -261,6 +297,7 @@ def _evaluate_checkpoint(
             environment_env=environment.env,
             test_timeout_s=request.test_timeout_s,
             pytest_args=request.pytest_args,
+            reruns=request.reruns,
         )
         fingerprint = _fingerprint(request, job, workspace.root, command, environment)
         phases["stage"] = time.monotonic() - clock
@@ -307,6 +344,7 @@ def _evaluate_checkpoint(
             policy_name=request.policy,
             session_timeout_s=request.session_timeout_s,
             warnings=workspace.warnings,
+            flaky_passes=request.flaky_passes,
         )
         _collect_artifacts(files, log_dir, artifacts_dir)
         phases["reports"] = time.monotonic() - clock
@@ -324,6 +362,7 @@ def _fingerprint(
         "scbench-ci": __version__,
         "executor": dict(request.settings),
         "policy": request.policy,
+        "flaky_passes": request.flaky_passes,
         "session_timeout_s": request.session_timeout_s,
         "include_prior_tests": job.include_prior_tests,
         "command": dataclasses.asdict(command),

@@ -7,12 +7,18 @@ import sys
 from collections.abc import Sequence
 
 from scbench_ci import __version__
-from scbench_ci.commands import cleanup, evaluate, summary
+from scbench_ci.commands import cleanup, evaluate, merge, plan, summary
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.signals import Terminated, raise_on_sigterm
 
-COMMANDS = {"evaluate": evaluate, "summary": summary, "cleanup": cleanup}
+COMMANDS = {
+    "evaluate": evaluate,
+    "plan": plan,
+    "merge": merge,
+    "summary": summary,
+    "cleanup": cleanup,
+}
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:

@@ -53,6 +53,11 @@ class EvaluationOptions:
     jobs: int | None = None
     """Evaluations side by side; None: as many as the cores hold at `cpus` each."""
     skip_existing: bool = False
+    reruns: int = 0
+    repeat: int = 1
+    flaky_passes: bool = False
+    select: tuple[str, ...] = ()
+    """Only these `<problem>/<checkpoint>`: a shard of `scbench-ci plan`."""
 
     def request(self) -> EvaluationRequest:
         return EvaluationRequest(
@@ -70,6 +75,10 @@ class EvaluationOptions:
             jobs=self.jobs or default_jobs(self.cpus if self.executor != "local" else 1.0),
             skip_existing=self.skip_existing,
             settings=self.executor_settings(),
+            reruns=self.reruns,
+            repeat=self.repeat,
+            flaky_passes=self.flaky_passes,
+            select=self.select,
         )
 
     def executor_settings(self) -> dict[str, object]:

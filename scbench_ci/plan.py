@@ -31,11 +31,21 @@ class Job:
     submission: Path
     """Resolved; it may not exist (the job's result is then `missing`)."""
     artifacts: str
-    """The job's folder in the output folder, relative: `<problem>/<checkpoint>`."""
+    """The job's folder in the output folder, relative: `<problem>/<checkpoint>`, and
+    `<problem>/<checkpoint>/run-<n>` for each run of a repeated checkpoint."""
+    run: int = 1
+    runs: int = 1
+    """With `--repeat`: this job is run `run` of the checkpoint's `runs`."""
+
+    @property
+    def key(self) -> str:
+        """`<problem>/<checkpoint>`, as `--select` names it."""
+        return f"{self.problem.root.name}/{self.checkpoint.name}"
 
     @property
     def label(self) -> str:
-        return f"{self.problem.root.name} / {self.checkpoint.name}"
+        label = f"{self.problem.root.name} / {self.checkpoint.name}"
+        return f"{label} (run {self.run}/{self.runs})" if self.runs > 1 else label
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,11 @@ def plan_jobs(
     submission_template: str,
     output_dir: Path,
     include_prior_tests: bool | None,
+    select: tuple[str, ...] = (),
+    repeat: int = 1,
 ) -> Plan:
+    """`select`: only these `<problem>/<checkpoint>` of the problems and checkpoints named (a
+    shard of `scbench-ci plan`); `repeat`: each checkpoint that many times."""
     problems, errors = _load_problems(problem_folders(problem_paths))
     jobs: list[Job] = []
     for problem in problems:
@@ -87,16 +101,31 @@ def plan_jobs(
             include = (
                 chosen.include_prior_tests if include_prior_tests is None else include_prior_tests
             )
+            submission = real_path(Path(fill_template(submission_template, problem, chosen)))
+            folder = f"{problem.root.name}/{chosen.name}"
+            if select and folder not in select:
+                continue
             errors += _missing_tests(problem, chosen, include)
-            jobs.append(
+            jobs += [
                 Job(
                     problem=problem,
                     checkpoint=chosen,
                     include_prior_tests=include,
-                    submission=real_path(Path(fill_template(submission_template, problem, chosen))),
-                    artifacts=f"{problem.root.name}/{chosen.name}",
+                    submission=submission,
+                    artifacts=f"{folder}/run-{run}" if repeat > 1 else folder,
+                    run=run,
+                    runs=repeat,
                 )
-            )
+                for run in range(1, repeat + 1)
+            ]
+    known = {job.key for job in jobs}
+    errors += [
+        UsageError(
+            f"--select: {key!r} is not a checkpoint of the problems given (PROBLEM/CHECKPOINT)"
+        )
+        for key in dict.fromkeys(select)
+        if key not in known
+    ]
     errors += _output_conflicts(jobs, real_path(output_dir))
     if errors:
         _raise_all(errors)

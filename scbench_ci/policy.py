@@ -17,6 +17,9 @@ class GroupCounts:
     skipped: int = 0
     """skipped and xfailed: the test author's choice, neither pass nor failure"""
     total: int = 0
+    flaky: int = 0
+    """tests that failed and then passed on a rerun or a repeat: already counted in `failed`,
+    or in `passed` when flaky tests pass (`--flaky-passes`)"""
 
     def __add__(self, other: GroupCounts) -> GroupCounts:
         return GroupCounts(
@@ -24,6 +27,7 @@ class GroupCounts:
             self.failed + other.failed,
             self.skipped + other.skipped,
             self.total + other.total,
+            self.flaky + other.flaky,
         )
 
     @property

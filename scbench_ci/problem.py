@@ -6,6 +6,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -136,19 +137,95 @@ class Problem:
         return (self.checkpoint(name),)
 
 
+class ConfigError(ProblemError):
+    """A bad config.yaml, with the line (from 1) of the offending key where there is one."""
+
+    def __init__(self, path: Path, field: str | None, message: str, line: int | None) -> None:
+        super().__init__(path, field, message)
+        self.line = line
+
+
+class YamlLines:
+    """The line (from 1) of each key of a loaded YAML document's mappings and of each item of
+    its lists, looked up by the loaded container and the key or index."""
+
+    def __init__(self) -> None:
+        # id() -> (the container, kept so that its id is not reused; its start; its keys' lines)
+        self._lines: dict[int, tuple[object, int | None, dict[Any, int]]] = {}
+
+    def record(self, container: object, start: int | None, lines: dict[Any, int]) -> None:
+        self._lines[id(container)] = (container, start, lines)
+
+    def share(self, part: object, container: object) -> None:
+        """Place `part`, a copy of some of a loaded `container`, where `container` is."""
+        entry = self._lines.get(id(container))
+        if entry is not None:
+            _, start, lines = entry
+            self._lines[id(part)] = (part, start, lines)
+
+    def of(self, container: object, key: object) -> int | None:
+        """The line of `key` in `container`; for a key it does not hold, the container's own."""
+        entry = self._lines.get(id(container))
+        if entry is None:
+            return None
+        _, start, lines = entry
+        return lines.get(key, start)
+
+
+@dataclass(frozen=True)
+class ProblemCheck:
+    """What `check_problem` found: the problem, or every error that keeps it from loading."""
+
+    problem: Problem | None
+    """None when there is any error."""
+    errors: tuple[ProblemError, ...]
+    config: Any
+    """config.yaml as loaded, None when it could not be."""
+    lines: YamlLines
+
+    def line(self, *keys: str) -> int | None:
+        """The line in config.yaml of the key that `keys` leads to, mapping by mapping."""
+        container = self.config
+        for key in keys[:-1]:
+            container = container.get(key) if isinstance(container, dict) else None
+        return self.lines.of(container, keys[-1])
+
+
 def load_problem(root: Path) -> Problem:
-    """Read `root/config.yaml` and check the folder around it; raise ProblemError on bad input."""
-    root = real_path(root)
+    """Read `root/config.yaml` and check the folder around it; raise ProblemError on the first
+    bad input (`check_problem` finds them all)."""
+    return _read_problem(real_path(root), None)[0]
+
+
+def check_problem(root: Path) -> ProblemCheck:
+    """Every error `load_problem` would raise, at once: the problem folder's and config.yaml's
+    (a field's with the line it is on). Only a folder or a config.yaml that cannot be read at
+    all stops the check at its first error."""
+    errors: list[ProblemError] = []
+    try:
+        problem, config, lines = _read_problem(real_path(root), errors)
+    except ProblemError as error:
+        return ProblemCheck(problem=None, errors=(error,), config=None, lines=YamlLines())
+    return ProblemCheck(
+        problem=None if errors else problem, errors=tuple(errors), config=config, lines=lines
+    )
+
+
+def _read_problem(
+    root: Path, errors: list[ProblemError] | None
+) -> tuple[Problem, dict[str, Any], YamlLines]:
+    """Without `errors` the first bad input raises; with it, bad fields are kept there and the
+    Problem returned is built from defaults where they were."""
     if not root.is_dir():
         raise ProblemError(root, None, "problem folder does not exist or is not a folder")
     config_path = root / CONFIG_NAME
     if not config_path.exists() and not config_path.is_symlink():
         raise ProblemError(config_path, None, "missing (every problem needs a config.yaml)")
     _check_inside(root, config_path)
-    raw = read_yaml(config_path)
+    raw, lines = read_yaml_lines(config_path)
     if not isinstance(raw, dict):
-        raise ProblemError(config_path, None, "must be a YAML mapping of fields")
-    reader = _FieldReader(config_path)
+        raise ConfigError(config_path, None, "must be a YAML mapping of fields", 1)
+    reader = _FieldReader(config_path, lines, errors)
 
     name = reader.string(raw, "name", required=True)
     problem_timeout = reader.positive_number(raw, "timeout")
@@ -167,13 +244,23 @@ def load_problem(root: Path) -> Problem:
         static_assets=_read_assets(reader, raw, root),
         checkpoints=checkpoints,
     )
-    _check_tests_folder(problem)
-    return problem
+    try:
+        _check_tests_folder(problem)
+    except ProblemError as error:
+        if errors is None:
+            raise
+        errors.append(error)
+    return problem, raw, lines
 
 
 def read_yaml(path: Path) -> Any:
     """Safely load a small YAML file: at most MAX_CONFIG_BYTES, UTF-8, no Python tags, and
     bounded in depth and in size once its aliases are expanded (no "billion laughs")."""
+    return read_yaml_lines(path)[0]
+
+
+def read_yaml_lines(path: Path) -> tuple[Any, YamlLines]:
+    """`read_yaml`, and the line of each key and item it loaded."""
     try:
         mode = path.stat().st_mode
     except OSError as error:
@@ -191,25 +278,28 @@ def read_yaml(path: Path) -> Any:
     try:
         loader = _GuardedLoader(text)
         try:
-            return loader.get_single_data()
+            return loader.get_single_data(), loader.lines
         finally:
             loader.dispose()
     except ReaderError as error:
         # Raised on the whole text before parsing: it knows only the character's index.
         line = text.count("\n", 0, error.position) + 1
         column = error.position - text.rfind("\n", 0, error.position)
-        raise ProblemError(
+        raise ConfigError(
             path,
             None,
             f"invalid YAML at line {line}, column {column}: "
             f"character U+{error.character:04X} is not allowed",
+            line,
         ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         verdict = "refused" if isinstance(error, _RefusedYaml) else "invalid"
-        raise ProblemError(path, None, f"{verdict} YAML{where}: {problem}") from None
+        raise ConfigError(
+            path, None, f"{verdict} YAML{where}: {problem}", mark.line + 1 if mark else None
+        ) from None
 
 
 class _RefusedYaml(ComposerError):
@@ -230,6 +320,7 @@ class _GuardedLoader(yaml.SafeLoader):
         self._composed = 0
         self._extent: dict[int, tuple[int, int]] = {}
         """id(node) -> (values, levels) of a fully composed node, aliases expanded."""
+        self.lines = YamlLines()
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         is_alias = self.check_event(yaml.AliasEvent)
@@ -284,6 +375,26 @@ class _GuardedLoader(yaml.SafeLoader):
             # Scalars Python refuses: an integer past its digit limit, a date like 2024-13-01.
             raise ConstructorError(problem=str(error), problem_mark=node.start_mark) from None
 
+    # SafeLoader's own map and list constructors, recording where each key and item is.
+    def construct_yaml_map(self, node: yaml.MappingNode) -> Generator[dict[Any, Any], None, None]:
+        data: dict[Any, Any] = {}
+        yield data
+        data.update(self.construct_mapping(node))
+        # construct_mapping has merged any `<<` keys into node.value, and built every key.
+        lines = {self.construct_object(key): key.start_mark.line + 1 for key, _ in node.value}
+        self.lines.record(data, node.start_mark.line + 1, lines)
+
+    def construct_yaml_seq(self, node: yaml.SequenceNode) -> Generator[list[Any], None, None]:
+        data: list[Any] = []
+        yield data
+        data.extend(self.construct_sequence(node))
+        lines = {index: item.start_mark.line + 1 for index, item in enumerate(node.value)}
+        self.lines.record(data, node.start_mark.line + 1, lines)
+
+
+_GuardedLoader.add_constructor("tag:yaml.org,2002:map", _GuardedLoader.construct_yaml_map)
+_GuardedLoader.add_constructor("tag:yaml.org,2002:seq", _GuardedLoader.construct_yaml_seq)
+
 
 def _check_inside(root: Path, path: Path) -> None:
     if not real_path(path).is_relative_to(root):
@@ -291,19 +402,38 @@ def _check_inside(root: Path, path: Path) -> None:
 
 
 class _FieldReader:
-    """Typed access to YAML fields that names the file and field in every error."""
+    """Typed access to config.yaml's fields that names the file, the field and its line in
+    every error.
 
-    def __init__(self, path: Path) -> None:
+    Without `errors` a bad field raises. With it, the error is kept there and reading goes on:
+    each method returns its default, and a bad entry of a mapping or a list is left out.
+    """
+
+    def __init__(self, path: Path, lines: YamlLines, errors: list[ProblemError] | None) -> None:
         self.path = path
+        self.lines = lines
+        self.errors = errors
+        self.rejected = 0
+        """How many errors so far: a reader that goes on compares it to skip the errors that
+        would only follow from an earlier one."""
 
-    def fail(self, field_name: str, message: str) -> ProblemError:
+    def reject(self, field_name: str, message: str, data: object, key: object) -> None:
+        """Report field `field_name`, the value of `key` in `data` (a mapping or a list)."""
         # Field names hold the file's own keys: keep them on one line and short.
-        return ProblemError(self.path, _field(field_name), message)
+        error = ConfigError(self.path, _field(field_name), message, self.lines.of(data, key))
+        self.rejected += 1
+        if self.errors is None:
+            raise error
+        self.errors.append(error)
 
-    def text(self, field_name: str, value: str) -> str:
+    def plain(self, field_name: str, value: str, data: object, key: object) -> bool:
+        """Whether `value` is free of NUL characters (rejected otherwise)."""
         if "\0" in value:
-            raise self.fail(field_name, f"must not hold a NUL character, got {_shown(value)}")
-        return value
+            self.reject(
+                field_name, f"must not hold a NUL character, got {_shown(value)}", data, key
+            )
+            return False
+        return True
 
     def string(
         self,
@@ -317,11 +447,12 @@ class _FieldReader:
         value = data.get(key)
         if value is None:
             if required:
-                raise self.fail(prefix + key, "is required")
+                self.reject(prefix + key, "is required", data, key)
             return default
         if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-            raise self.fail(prefix + key, f"must be a non-empty string, got {_shown(value)}")
-        return self.text(prefix + key, str(value))
+            self.reject(prefix + key, f"must be a non-empty string, got {_shown(value)}", data, key)
+            return default
+        return str(value) if self.plain(prefix + key, str(value), data, key) else default
 
     def integer(self, data: dict[str, Any], key: str, *, prefix: str = "", default: int) -> int:
         value = data.get(key)
@@ -332,7 +463,8 @@ class _FieldReader:
             or not isinstance(value, int | float)
             or (isinstance(value, float) and not value.is_integer())
         ):
-            raise self.fail(prefix + key, f"must be an integer, got {_shown(value)}")
+            self.reject(prefix + key, f"must be an integer, got {_shown(value)}", data, key)
+            return default
         return int(value)
 
     def positive_number(self, data: dict[str, Any], key: str, *, prefix: str = "") -> float | None:
@@ -345,9 +477,13 @@ class _FieldReader:
             or not math.isfinite(value)
             or value <= 0
         ):
-            raise self.fail(
-                prefix + key, f"must be a positive number of seconds, got {_shown(value)}"
+            self.reject(
+                prefix + key,
+                f"must be a positive number of seconds, got {_shown(value)}",
+                data,
+                key,
             )
+            return None
         return float(value)
 
     def boolean(self, data: dict[str, Any], key: str, *, prefix: str = "", default: bool) -> bool:
@@ -355,7 +491,8 @@ class _FieldReader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.fail(prefix + key, f"must be true or false, got {_shown(value)}")
+            self.reject(prefix + key, f"must be true or false, got {_shown(value)}", data, key)
+            return default
         return value
 
     def mapping(self, data: dict[str, Any], key: str, *, prefix: str = "") -> dict[str, Any]:
@@ -363,24 +500,44 @@ class _FieldReader:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            raise self.fail(prefix + key, f"must be a mapping, got {type(value).__name__}")
-        for inner in value:
+            self.reject(prefix + key, f"must be a mapping, got {type(value).__name__}", data, key)
+            return {}
+        kept = {}
+        for inner, item in value.items():
             if not isinstance(inner, str) or not inner:
-                raise self.fail(
-                    prefix + key, f"keys must be non-empty strings, got {_shown(inner)}"
+                self.reject(
+                    prefix + key,
+                    f"keys must be non-empty strings, got {_shown(inner)}",
+                    value,
+                    inner,
                 )
-            self.text(f"{prefix}{key}.{inner}", inner)
-        return value
+            elif self.plain(f"{prefix}{key}.{inner}", inner, value, inner):
+                kept[inner] = item
+        if len(kept) == len(value):
+            return value
+        self.lines.share(kept, value)
+        return kept
+
+    def entry(self, data: dict[str, Any], key: str) -> Any:
+        """The value of `key`, an empty mapping for none (placed where the key is)."""
+        value = data[key]
+        if value is not None:
+            return value
+        empty: dict[str, Any] = {}
+        self.lines.record(empty, self.lines.of(data, key), {})
+        return empty
 
     def string_map(self, data: dict[str, Any], key: str, *, prefix: str = "") -> dict[str, str]:
         result = {}
-        for name, value in self.mapping(data, key, prefix=prefix).items():
+        values = self.mapping(data, key, prefix=prefix)
+        for name, value in values.items():
             where = f"{prefix}{key}.{name}"
             if isinstance(value, bool) or not isinstance(value, str | int | float):
-                raise self.fail(where, f"must be a string, got {_shown(value)}")
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                raise self.fail(where, "is not a valid environment variable name")
-            result[name] = self.text(where, str(value))
+                self.reject(where, f"must be a string, got {_shown(value)}", values, name)
+            elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                self.reject(where, "is not a valid environment variable name", values, name)
+            elif self.plain(where, str(value), values, name):
+                result[name] = str(value)
         return result
 
     def string_list(self, data: dict[str, Any], key: str) -> list[str]:
@@ -388,14 +545,20 @@ class _FieldReader:
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.fail(key, f"must be a list of strings, got {type(value).__name__}")
+            self.reject(key, f"must be a list of strings, got {type(value).__name__}", data, key)
+            return []
+        result = []
         for index, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
-                raise self.fail(
-                    f"{key}[{index}]", f"must be a non-empty string, got {_shown(item)}"
+                self.reject(
+                    f"{key}[{index}]",
+                    f"must be a non-empty string, got {_shown(item)}",
+                    value,
+                    index,
                 )
-            self.text(f"{key}[{index}]", item)
-        return [item.strip() for item in value]
+            elif self.plain(f"{key}[{index}]", item, value, index):
+                result.append(item.strip())
+        return result
 
 
 def _shown(value: object) -> str:
@@ -416,22 +579,32 @@ def _read_markers(reader: _FieldReader, raw: dict[str, Any]) -> tuple[Marker, ..
     groups = {group.value.lower(): group for group in Group}
     builtin_names = {marker.name for marker in BUILTIN_MARKERS}
     markers = []
-    for name, spec in reader.mapping(raw, "markers").items():
+    specs = reader.mapping(raw, "markers")
+    for name in specs:
         where = f"markers.{name}"
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise reader.fail(where, "is not a valid pytest marker name")
+            reader.reject(where, "is not a valid pytest marker name", specs, name)
+            continue
         if name in builtin_names:
-            raise reader.fail(where, "is a built-in marker and cannot be redefined")
-        spec = spec if spec is not None else {}
+            reader.reject(where, "is a built-in marker and cannot be redefined", specs, name)
+            continue
+        spec = reader.entry(specs, name)
         if not isinstance(spec, dict):
-            raise reader.fail(where, "must be a mapping with description and group")
+            reader.reject(where, "must be a mapping with description and group", specs, name)
+            continue
         group_text = reader.string(spec, "group", prefix=where + ".", required=True)
+        if not group_text:
+            continue
         group = groups.get(group_text.lower())
         if group is None:
             allowed = ", ".join(g.value for g in Group)
-            raise reader.fail(
-                where + ".group", f"unknown group {_shown(group_text)} (one of {allowed})"
+            reader.reject(
+                where + ".group",
+                f"unknown group {_shown(group_text)} (one of {allowed})",
+                spec,
+                "group",
             )
+            continue
         description = reader.string(spec, "description", prefix=where + ".", default=name)
         markers.append(Marker(name, " ".join(description.split()), group))
     return tuple(markers)
@@ -440,69 +613,112 @@ def _read_markers(reader: _FieldReader, raw: dict[str, Any]) -> tuple[Marker, ..
 def _read_assets(reader: _FieldReader, raw: dict[str, Any], root: Path) -> tuple[StaticAsset, ...]:
     assets: list[StaticAsset] = []
     env_names: dict[str, str] = {}
-    for name, spec in reader.mapping(raw, "static_assets").items():
+    specs = reader.mapping(raw, "static_assets")
+    for name, spec in specs.items():
         where = f"static_assets.{name}"
         if not isinstance(spec, dict):
-            raise reader.fail(where, "must be a mapping with path (and optional save_path)")
-        relative = reader.string(spec, "path", prefix=where + ".", required=True)
-        source = real_path(root / relative)
-        if not source.is_relative_to(root):
-            raise reader.fail(where + ".path", f"{_shown(relative)} leaves the problem folder")
-        try:
-            source.stat()
-        except FileNotFoundError:
-            raise reader.fail(where + ".path", f"{_shown(relative)} does not exist") from None
-        except OSError as error:
-            raise reader.fail(where + ".path", f"{_shown(relative)}: {error.strerror}") from None
-        save_text = reader.string(spec, "save_path", prefix=where + ".", default=name)
-        save_path = PurePosixPath(save_text)
-        if save_path.is_absolute() or ".." in save_path.parts or save_path == PurePosixPath("."):
-            raise reader.fail(
-                where + ".save_path", f"{_shown(save_text)} must stay inside {TESTS_ASSETS_DIR}"
+            reader.reject(
+                where, "must be a mapping with path (and optional save_path)", specs, name
             )
-        if any(len(part.encode()) > MAX_NAME_BYTES for part in save_path.parts):
-            raise reader.fail(
+            continue
+        asset = _read_asset(reader, where, name, spec, root)
+        if asset is None:
+            continue
+        overlapping = next((other for other in assets if _overlap(asset, other)), None)
+        if overlapping is not None:
+            reader.reject(
                 where + ".save_path",
-                f"{_shown(save_text)} holds a name longer than {MAX_NAME_BYTES} bytes",
+                f"{_shown(str(asset.save_path))} overlaps static_assets."
+                f"{_field(overlapping.name)}'s {_shown(str(overlapping.save_path))}",
+                spec,
+                "save_path",
             )
-        _check_asset_target(reader, where + ".save_path", root, save_path)
-        for other in assets:
-            shorter = min(len(save_path.parts), len(other.save_path.parts))
-            if save_path.parts[:shorter] == other.save_path.parts[:shorter]:
-                raise reader.fail(
-                    where + ".save_path",
-                    f"{_shown(save_text)} overlaps static_assets.{_field(other.name)}'s "
-                    f"{_shown(str(other.save_path))}",
-                )
-        asset = StaticAsset(name=name, source=source, save_path=save_path)
-        if asset.env_name in env_names:
-            raise reader.fail(
+        elif asset.env_name in env_names:
+            reader.reject(
                 where,
                 f"its variable {asset.env_name} clashes with "
                 f"static_assets.{_field(env_names[asset.env_name])}",
+                specs,
+                name,
             )
-        env_names[asset.env_name] = name
-        assets.append(asset)
+        else:
+            env_names[asset.env_name] = name
+            assets.append(asset)
     return tuple(assets)
 
 
-def _check_asset_target(
-    reader: _FieldReader, field_name: str, root: Path, save_path: PurePosixPath
-) -> None:
+def _overlap(asset: StaticAsset, other: StaticAsset) -> bool:
+    """Whether one lands inside the other (or on it)."""
+    shorter = min(len(asset.save_path.parts), len(other.save_path.parts))
+    return asset.save_path.parts[:shorter] == other.save_path.parts[:shorter]
+
+
+def _read_asset(
+    reader: _FieldReader, where: str, name: str, spec: dict[str, Any], root: Path
+) -> StaticAsset | None:
+    """One asset on its own (None when it is bad): its source and where it lands."""
+    relative = reader.string(spec, "path", prefix=where + ".", required=True)
+    if not relative:
+        return None
+    source = real_path(root / relative)
+    if not source.is_relative_to(root):
+        reader.reject(
+            where + ".path", f"{_shown(relative)} leaves the problem folder", spec, "path"
+        )
+        return None
+    try:
+        source.stat()
+    except FileNotFoundError:
+        reader.reject(where + ".path", f"{_shown(relative)} does not exist", spec, "path")
+        return None
+    except OSError as error:
+        reader.reject(where + ".path", f"{_shown(relative)}: {error.strerror}", spec, "path")
+        return None
+    rejected = reader.rejected
+    save_text = reader.string(spec, "save_path", prefix=where + ".", default=name)
+    if reader.rejected > rejected:
+        return None
+    save_path = PurePosixPath(save_text)
+    field_name = where + ".save_path"
+    if save_path.is_absolute() or ".." in save_path.parts or save_path == PurePosixPath("."):
+        reader.reject(
+            field_name,
+            f"{_shown(save_text)} must stay inside {TESTS_ASSETS_DIR}",
+            spec,
+            "save_path",
+        )
+        return None
+    if any(len(part.encode()) > MAX_NAME_BYTES for part in save_path.parts):
+        reader.reject(
+            field_name,
+            f"{_shown(save_text)} holds a name longer than {MAX_NAME_BYTES} bytes",
+            spec,
+            "save_path",
+        )
+        return None
+    problem = _asset_target_problem(root, save_path)
+    if problem is not None:
+        reader.reject(field_name, problem, spec, "save_path")
+        return None
+    return StaticAsset(name=name, source=source, save_path=save_path)
+
+
+def _asset_target_problem(root: Path, save_path: PurePosixPath) -> str | None:
     """The asset lands in a copy of the problem's tests/ folder: a symlink there on its way
     would have it written outside the workspace."""
     tests_dir = root / TESTS_DIR
     target = root / TESTS_ASSETS_DIR / save_path
     for path in (target, *target.parents):
         if path == tests_dir:
-            return
+            return None
         shown = path.relative_to(root)
         if path.is_symlink():
-            raise reader.fail(field_name, f"{shown} is a symlink in the problem folder")
+            return f"{shown} is a symlink in the problem folder"
         if path == target and path.exists():
-            raise reader.fail(field_name, f"{shown} already exists in the problem folder")
+            return f"{shown} already exists in the problem folder"
         if path.exists() and not path.is_dir():
-            raise reader.fail(field_name, f"{shown} is a file in the problem folder")
+            return f"{shown} is a file in the problem folder"
+    return None
 
 
 def _read_checkpoints(
@@ -511,17 +727,20 @@ def _read_checkpoints(
     problem_timeout: float | None,
     problem_env: dict[str, str],
 ) -> tuple[Checkpoint, ...]:
+    rejected = reader.rejected
     specs = reader.mapping(raw, "checkpoints")
-    if not specs:
-        raise reader.fail("checkpoints", "must name at least one checkpoint")
+    if not specs and reader.rejected == rejected:
+        reader.reject("checkpoints", "must name at least one checkpoint", raw, "checkpoints")
     checkpoints = []
-    for position, (name, spec) in enumerate(specs.items(), start=1):
+    for position, name in enumerate(specs, start=1):
         where = f"checkpoints.{name}."
         if not is_checkpoint_name(name):
-            raise reader.fail(f"checkpoints.{name}", CHECKPOINT_NAME_RULE)
-        spec = spec if spec is not None else {}
+            reader.reject(f"checkpoints.{name}", CHECKPOINT_NAME_RULE, specs, name)
+            continue
+        spec = reader.entry(specs, name)
         if not isinstance(spec, dict):
-            raise reader.fail(f"checkpoints.{name}", "must be a mapping")
+            reader.reject(f"checkpoints.{name}", "must be a mapping", specs, name)
+            continue
         timeout = reader.positive_number(spec, "timeout", prefix=where)
         checkpoints.append(
             Checkpoint(

@@ -17,6 +17,11 @@ plugins can be imported (never scbench_ci):
 - It writes pytest-json-report's report itself, from the plugin's data in memory (with each
   test's marks as pytest knows them), and lets the CTRF plugin write its own into the fresh
   folder.
+- With pytest-rerunfailures (`--reruns`), it records each failed attempt that is run again: the
+  JSON report keeps only a test's last attempt, so the runner adds, to each test that was rerun,
+  how many times (`reruns`) and its first failed attempt's stage (`rerun_failure`, as the plugin
+  writes a stage). It gives each rerun attempt pytest-timeout's full timeout: that plugin arms one
+  timer around all the attempts of a test, so once it fired the later attempts had none.
 - It prints one seal line: an HMAC, keyed with the run's secret, of the exit code, the number of
   processes killed and both reports' digests. A report changed after it was written, or a forged
   line, does not match.
@@ -70,6 +75,20 @@ def mark_names(marks: Iterator[Any]) -> list[str]:
     """A test's marks by name, once each, in pytest's order; `parametrize` is how its cases were
     made, not a mark of the test."""
     return list(dict.fromkeys(mark.name for mark in marks if mark.name != "parametrize"))
+
+
+def restart_timeout(item: Any) -> None:
+    """Arm pytest-timeout's timer for `item` anew, as its `pytest_runtest_protocol` does for the
+    first attempt (pytest-dev/pytest-rerunfailures#99). A timeout of the call alone
+    (`func_only`) is armed by each attempt's call already."""
+    settings_of = getattr(sys.modules.get("pytest_timeout"), "_get_item_settings", None)
+    hook = item.config.pluginmanager.hook
+    if settings_of is None or not hasattr(hook, "pytest_timeout_set_timer"):
+        return
+    settings = settings_of(item)
+    if settings.timeout and not settings.func_only:
+        hook.pytest_timeout_cancel_timer(item=item)
+        hook.pytest_timeout_set_timer(item=item, settings=settings)
 
 
 def kill_others() -> int:
@@ -233,6 +252,12 @@ def main() -> int:
             self.killed = 0
             self.marks: dict[str, list[str]] = {}
             self.json_report: dict[str, Any] | None = None
+            self.rerun_attempts: dict[str, set[object]] = {}
+            self.rerun_failures: dict[str, dict[str, Any]] = {}
+            self.config: pytest.Config | None = None
+
+        def pytest_configure(self, config: pytest.Config) -> None:
+            self.config = config
 
         def pytest_collection_finish(self, session: pytest.Session) -> None:
             for item in session.items:
@@ -243,6 +268,26 @@ def main() -> int:
             yield
             # Marks a test added to itself while it ran count too.
             self.marks[item.nodeid] = mark_names(item.iter_markers())
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_setup(self, item: pytest.Item) -> None:
+            if item.nodeid in self.rerun_attempts:
+                restart_timeout(item)
+
+        @pytest.hookimpl(trylast=True)  # after pytest-json-report's, which prepares the report
+        def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+            # pytest-rerunfailures' outcome of a failed attempt that it runs again.
+            if str(report.outcome) != "rerun":
+                return
+            # One attempt may log two (its call and its teardown failed): pytest-rerunfailures
+            # numbers the attempts.
+            self.rerun_attempts.setdefault(report.nodeid, set()).add(getattr(report, "rerun", 0))
+            if report.nodeid in self.rerun_failures or self.config is None:
+                return
+            make_stage = getattr(self.config.hook, "pytest_json_runtest_stage", None)
+            stage = make_stage(report=report) if make_stage is not None else None
+            if isinstance(stage, dict):
+                self.rerun_failures[report.nodeid] = stage
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_sessionfinish(self) -> Iterator[None]:
@@ -264,7 +309,8 @@ def main() -> int:
 
     guard = Guard()
     exit_code = int(pytest.main(pytest_args, plugins=[guard]))
-    json_bytes = _json_report_bytes(guard.json_report, guard.marks)
+    reruns = {node_id: len(attempts) for node_id, attempts in guard.rerun_attempts.items()}
+    json_bytes = json_report_bytes(guard.json_report, guard.marks, reruns, guard.rerun_failures)
     if json_path is not None and json_bytes is not None:
         try:
             write_new(json_path, json_bytes)
@@ -285,12 +331,23 @@ def _note(text: str) -> None:
     sys.stdout.flush()
 
 
-def _json_report_bytes(report: dict[str, Any] | None, marks: dict[str, list[str]]) -> bytes | None:
-    """The report as the plugin saves it (`default=str`), each test with its `markers`."""
+def json_report_bytes(
+    report: dict[str, Any] | None,
+    marks: dict[str, list[str]],
+    reruns: dict[str, int],
+    rerun_failures: dict[str, dict[str, Any]],
+) -> bytes | None:
+    """The report as the plugin saves it (`default=str`), each test with its `markers`, and a
+    test that was rerun with its `reruns` and `rerun_failure`."""
     if report is None:
         return None
     for test in report.get("tests", []):
-        test["markers"] = marks.get(test.get("nodeid"), [])
+        node_id = test.get("nodeid")
+        test["markers"] = marks.get(node_id, [])
+        if node_id in reruns:
+            test["reruns"] = reruns[node_id]
+        if node_id in rerun_failures:
+            test["rerun_failure"] = rerun_failures[node_id]
     try:
         return json.dumps(report, default=str).encode()
     except (TypeError, ValueError, RecursionError) as error:  # a test's metadata, say

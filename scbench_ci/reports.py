@@ -1,5 +1,10 @@
 """Read the two reports pytest's runner writes: exact outcomes and marks from pytest-json-report's
-report (the runner adds each test's marks as pytest knows them), CTRF as a cross-check.
+report (the runner adds each test's marks as pytest knows them, and what was rerun), CTRF as a
+cross-check.
+
+With `--reruns` (pytest-rerunfailures), a test that passed on a rerun has pytest-json-report's
+outcome `rerun` and is flaky here; its message is its first failed attempt's, which the runner
+keeps (`rerun_failure`). CTRF writes such a test `passed` with `flaky: true`.
 
 Parsing never raises: whatever the bytes hold gives outcomes, or the reason there are none.
 """
@@ -22,6 +27,7 @@ MAX_MARKERS = 64
 MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
 MAX_DURATION_S = 10**7
+MAX_RERUNS = 10**6
 _MAX_LITERAL_CHARS = 100_000
 _PHASES = ("setup", "call", "teardown")
 
@@ -33,10 +39,17 @@ class Status(StrEnum):
     SKIPPED = "skipped"
     XFAILED = "xfailed"
     XPASSED = "xpassed"
+    FLAKY = "flaky"
+    """Failed, then passed when it was run again in the same session."""
 
 
 PASSING = frozenset({Status.PASSED, Status.XPASSED})
 FAILING = frozenset({Status.FAILED, Status.ERROR})
+"""FLAKY is in neither: how it counts is the policy's choice."""
+_OUTCOMES = {status.value: status for status in Status if status is not Status.FLAKY} | {
+    "rerun": Status.FLAKY
+}
+"""pytest-json-report's outcome of a test that failed, then passed on a rerun, is `rerun`."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,9 @@ class TestOutcome:
     message: str | None
     details: str | None
     """pytest's longer report of a failure (traceback), capped."""
+    reruns: int = 0
+    """How many times the test was run again after failing: a flaky test passed on attempt
+    `reruns + 1`; a failed one failed all of them."""
 
 
 @dataclass(frozen=True)
@@ -168,9 +184,8 @@ def _from_json_report(
         if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
             continue
         node_id = test["nodeid"]
-        try:
-            status = Status(str(test.get("outcome")))
-        except ValueError:
+        status = _OUTCOMES.get(str(test.get("outcome")))
+        if status is None:
             problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")
             status = Status.ERROR
         ctrf_test = ctrf_tests.get(node_id)
@@ -178,7 +193,14 @@ def _from_json_report(
             problems.append(f"{node_id} is missing from {CTRF_REPORT}")
         file = node_id.split("::", 1)[0]
         phases = [test[phase] for phase in _PHASES if isinstance(test.get(phase), dict)]
-        message, details, crash_line = _failure_text(status, phases, file, ctrf_test)
+        reruns = _reruns(test, status, problems)
+        if status is Status.FLAKY:
+            # The last attempt passed: what is worth telling is why the first one failed.
+            first = test.get("rerun_failure")
+            failed = [first] if isinstance(first, dict) else []
+            message, details, crash_line = _failure_text(Status.FAILED, failed, file, None)
+        else:
+            message, details, crash_line = _failure_text(status, phases, file, ctrf_test)
         lineno = test.get("lineno")
         line = crash_line or (lineno + 1 if _is_int(lineno) and 0 <= lineno < MAX_LINE else None)
         outcomes.append(
@@ -191,9 +213,20 @@ def _from_json_report(
                 markers=_markers(test, ctrf_test, problems),
                 message=message,
                 details=details,
+                reruns=reruns,
             )
         )
     return outcomes
+
+
+def _reruns(test: dict[str, Any], status: Status, problems: list[str]) -> int:
+    """The runner writes `reruns` only for a test that was rerun; a flaky test was, at least
+    once."""
+    value = test.get("reruns", 0)
+    if not _is_int(value) or not 0 <= value <= MAX_RERUNS:
+        problems.append(f"{test['nodeid']}: unreadable reruns {cap(str(value), 100)!r}")
+        value = 0
+    return max(value, 1) if status is Status.FLAKY else value
 
 
 def _failure_text(

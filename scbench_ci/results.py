@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scbench_ci import policy
 from scbench_ci.categorize import group_of, owning_checkpoint
@@ -14,6 +15,9 @@ from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status
 from scbench_ci.seal import Broken, Seal
+
+if TYPE_CHECKING:
+    from scbench_ci.compare import Comparison
 
 LOG_TAIL_LINES = 40
 LOG_TAIL_CHARS = 6000
@@ -52,6 +56,14 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class RepeatCount:
+    """How often a test passed when its checkpoint was run several times (`--repeat`)."""
+
+    passed: int
+    runs: int
+
+
+@dataclass(frozen=True)
 class TestResult:
     __test__ = False  # not a pytest test class
 
@@ -65,6 +77,10 @@ class TestResult:
     details: str | None
     file: str
     line: int | None
+    reruns: int = 0
+    """Failed attempts rerun in the same session (`--reruns`) before the last one."""
+    repeat: RepeatCount | None = None
+    """With `--repeat`: in how many of the runs that ran the test it passed."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +124,9 @@ class ProblemResult:
     path: str
     version: int
     checkpoints: tuple[CheckpointResult, ...]
+    checkpoint_order: tuple[str, ...] = ()
+    """Every checkpoint of the problem in its order, evaluated or not: how merged shards
+    are put back in order."""
 
     @property
     def passed(self) -> bool:
@@ -129,6 +148,14 @@ class RunResult:
     duration_s: float
     problems: tuple[ProblemResult, ...]
     tool_versions: dict[str, str]
+    reruns: int = 0
+    """Times a failing test was rerun in its session (`--reruns`)."""
+    repeat: int = 1
+    """Times each checkpoint was run whole (`--repeat`)."""
+    flaky_passes: bool = False
+    """Whether a flaky test counts as passed for the policy (else as failed)."""
+    comparison: Comparison | None = None
+    """The run against a baseline (`--baseline`), when it was given one."""
 
     @property
     def passed(self) -> bool:
@@ -163,6 +190,7 @@ def judge_checkpoint(
     policy_name: str,
     session_timeout_s: float,
     warnings: tuple[str, ...],
+    flaky_passes: bool = False,
 ) -> CheckpointResult:
     """Outcomes count only from sealed reports: `reports` is ignored unless `seal` is a Seal; as
     a string, it says why there are no outcomes."""
@@ -179,10 +207,11 @@ def judge_checkpoint(
             details=outcome.details,
             file=outcome.file,
             line=outcome.line,
+            reruns=outcome.reruns,
         )
         for outcome in (trusted.tests if trusted else ())
     )
-    groups = {group: _count(t for t in tests if t.group is group) for group in Group}
+    groups = count_groups(tests, flaky_passes)
     failure = detect_failure(execution, seal, reports, log_dir, session_timeout_s)
     return CheckpointResult(
         name=checkpoint.name,
@@ -346,17 +375,21 @@ def log_tail(path: Path) -> str | None:
     return tail[-LOG_TAIL_CHARS:]
 
 
-def _count(tests: Iterable[TestResult]) -> GroupCounts:
-    passed = failed = skipped = total = 0
+def count_groups(tests: Iterable[TestResult], flaky_passes: bool) -> dict[Group, GroupCounts]:
+    """Each group's counts; a flaky test counts as failed unless flaky tests pass."""
+    counts = {group: GroupCounts() for group in Group}
     for test in tests:
-        total += 1
-        if test.status in PASSING:
-            passed += 1
-        elif test.status in FAILING:
-            failed += 1
-        else:
-            skipped += 1
-    return GroupCounts(passed=passed, failed=failed, skipped=skipped, total=total)
+        flaky = test.status is Status.FLAKY
+        passed = test.status in PASSING or (flaky and flaky_passes)
+        failed = test.status in FAILING or (flaky and not flaky_passes)
+        counts[test.group] += GroupCounts(
+            passed=int(passed),
+            failed=int(failed),
+            skipped=int(not passed and not failed),
+            total=1,
+            flaky=int(flaky),
+        )
+    return counts
 
 
 def add_counts(counts: Iterable[GroupCounts]) -> GroupCounts:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Any, overload
 import jsonschema
 
 from scbench_ci import policy
+from scbench_ci.compare import CheckpointDelta, Comparison, TestChange
 from scbench_ci.errors import UsageError
 from scbench_ci.files import replace_file
 from scbench_ci.policy import GroupCounts
@@ -30,16 +31,21 @@ from scbench_ci.results import (
     Failure,
     FailureKind,
     ProblemResult,
+    RepeatCount,
     RunResult,
     TestResult,
     add_counts,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RESULTS_FILE = "results.json"
 CHECKPOINT_RESULT_FILE = "result.json"
 """Each checkpoint's entry of results.json, alone, in the checkpoint's folder."""
-_SCHEMA_FILES = {1: "results.v1.schema.json", 2: "results.schema.json"}
+_SCHEMA_FILES = {
+    1: "results.v1.schema.json",
+    2: "results.v2.schema.json",
+    3: "results.schema.json",
+}
 
 
 class ResultsError(UsageError):
@@ -100,6 +106,10 @@ def run_header(run: RunResult) -> dict[str, Any]:
         "started_at": run.started_at,
         "duration_s": round(run.duration_s, 3),
         "tool_versions": run.tool_versions,
+        "reruns": run.reruns,
+        "repeat": run.repeat,
+        "flaky_passes": run.flaky_passes,
+        "comparison": None if run.comparison is None else comparison_to_json(run.comparison),
         "totals": {
             "problems": len(run.problems),
             "checkpoints": len(checkpoints),
@@ -126,6 +136,7 @@ def _results_text(header: dict[str, Any], run: RunResult) -> Iterator[str]:
             "name": problem.name,
             "path": problem.path,
             "version": problem.version,
+            "checkpoint_order": list(problem.checkpoint_order),
             "passed": problem.passed,
             "infrastructure_failure": problem.infrastructure_failure,
         }
@@ -155,6 +166,7 @@ def _counts_json(counts: GroupCounts) -> dict[str, Any]:
         "failed": counts.failed,
         "skipped": counts.skipped,
         "total": counts.total,
+        "flaky": counts.flaky,
         "pass_rate": counts.pass_rate,
     }
 
@@ -171,7 +183,55 @@ def _test_json(test: TestResult) -> dict[str, Any]:
         "details": test.details,
         "file": test.file,
         "line": test.line,
+        "reruns": test.reruns,
+        "repeat": None
+        if test.repeat is None
+        else {"passed": test.repeat.passed, "runs": test.repeat.runs},
     }
+
+
+def comparison_to_json(comparison: Comparison) -> dict[str, Any]:
+    def changes(items: tuple[TestChange, ...]) -> list[dict[str, Any]]:
+        return [{**asdict(item), "group": item.group.value} for item in items]
+
+    return {
+        "baseline": comparison.baseline,
+        "baseline_started_at": comparison.baseline_started_at,
+        "totals": {
+            "regressions": len(comparison.regressions),
+            "fixed": len(comparison.fixed),
+            "new": len(comparison.new),
+            "removed": len(comparison.removed),
+            "flaky": len(comparison.flaky),
+            "verdict_changes": len(comparison.verdict_changes),
+        },
+        "regressions": changes(comparison.regressions),
+        "fixed": changes(comparison.fixed),
+        "new": changes(comparison.new),
+        "removed": changes(comparison.removed),
+        "flaky": changes(comparison.flaky),
+        "checkpoints": [
+            {
+                "problem": delta.problem,
+                "checkpoint": delta.checkpoint,
+                "passed_before": delta.passed_before,
+                "passed_after": delta.passed_after,
+                "groups": {
+                    group.value: {
+                        "before": _optional_counts(delta.groups_before.get(group)),
+                        "after": _optional_counts(delta.groups_after.get(group)),
+                    }
+                    for group in Group
+                },
+            }
+            for delta in comparison.checkpoints
+        ],
+        "selection_notes": list(comparison.selection_notes),
+    }
+
+
+def _optional_counts(counts: GroupCounts | None) -> dict[str, Any] | None:
+    return None if counts is None else _counts_json(counts)
 
 
 # Reading.
@@ -191,7 +251,11 @@ def load_results(path: Path) -> RunResult:
             f"{path}: schema_version {version!r} is not supported (this scbench-ci reads {known})"
         )
     _check(path, document, _schema(version))
-    return run_from_json(document if version == SCHEMA_VERSION else _upgrade_v1(document))
+    if version == 1:
+        document = _upgrade_v1(document)
+    if version <= 2:
+        document = _upgrade_v2(document)
+    return run_from_json(document)
 
 
 def read_checkpoint(path: Path) -> CheckpointResult:
@@ -215,10 +279,17 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
                 path=problem["path"],
                 version=problem["version"],
                 checkpoints=tuple(checkpoint_from_json(c) for c in problem["checkpoints"]),
+                checkpoint_order=tuple(problem["checkpoint_order"]),
             )
             for problem in document["problems"]
         ),
         tool_versions=dict(document["tool_versions"]),
+        reruns=document["reruns"],
+        repeat=document["repeat"],
+        flaky_passes=document["flaky_passes"],
+        comparison=None
+        if document["comparison"] is None
+        else comparison_from_json(document["comparison"]),
     )
 
 
@@ -303,7 +374,7 @@ def _short(error: jsonschema.ValidationError) -> str:
 
 
 def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
-    """A schema_version 1 document (one problem) as version 2 sees it."""
+    """A schema_version 1 document (one problem) as version 2 has it."""
     checkpoints = [
         {
             **checkpoint,
@@ -318,7 +389,7 @@ def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
     ]
     return {
         **document,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 2,
         "jobs": 1,
         "problems": [
             {
@@ -332,12 +403,80 @@ def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _upgrade_v2(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 2 document as version 3 has it: nothing was flaky, rerun or repeated,
+    and there was no comparison."""
+
+    def counts(old: Mapping[str, Any]) -> dict[str, Any]:
+        return {**old, "flaky": 0}
+
+    def checkpoint(old: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            **old,
+            "totals": counts(old["totals"]),
+            "groups": {name: counts(value) for name, value in old["groups"].items()},
+            "tests": [{**test, "reruns": 0, "repeat": None} for test in old["tests"]],
+        }
+
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "reruns": 0,
+        "repeat": 1,
+        "flaky_passes": False,
+        "comparison": None,
+        "problems": [
+            {
+                **problem,
+                "checkpoint_order": [c["name"] for c in problem["checkpoints"]],
+                "checkpoints": [checkpoint(c) for c in problem["checkpoints"]],
+            }
+            for problem in document["problems"]
+        ],
+    }
+
+
+def comparison_from_json(document: Mapping[str, Any]) -> Comparison:
+    def changes(items: list[Mapping[str, Any]]) -> tuple[TestChange, ...]:
+        return tuple(TestChange(**{**item, "group": Group(item["group"])}) for item in items)
+
+    def groups(delta: Mapping[str, Any], side: str) -> dict[Group, GroupCounts]:
+        return {
+            Group(name): _counts_from_json(pair[side])
+            for name, pair in delta["groups"].items()
+            if pair[side] is not None
+        }
+
+    return Comparison(
+        baseline=document["baseline"],
+        baseline_started_at=document["baseline_started_at"],
+        regressions=changes(document["regressions"]),
+        fixed=changes(document["fixed"]),
+        new=changes(document["new"]),
+        removed=changes(document["removed"]),
+        flaky=changes(document["flaky"]),
+        checkpoints=tuple(
+            CheckpointDelta(
+                problem=delta["problem"],
+                checkpoint=delta["checkpoint"],
+                passed_before=delta["passed_before"],
+                passed_after=delta["passed_after"],
+                groups_before=groups(delta, "before"),
+                groups_after=groups(delta, "after"),
+            )
+            for delta in document["checkpoints"]
+        ),
+        selection_notes=tuple(document["selection_notes"]),
+    )
+
+
 def _counts_from_json(document: Mapping[str, Any]) -> GroupCounts:
     return GroupCounts(
         passed=document["passed"],
         failed=document["failed"],
         skipped=document["skipped"],
         total=document["total"],
+        flaky=document["flaky"],
     )
 
 
@@ -353,6 +492,10 @@ def _test_from_json(document: Mapping[str, Any]) -> TestResult:
         details=document["details"],
         file=document["file"],
         line=document["line"],
+        reruns=document["reruns"],
+        repeat=None
+        if document["repeat"] is None
+        else RepeatCount(document["repeat"]["passed"], document["repeat"]["runs"]),
     )
 
 

@@ -13,6 +13,12 @@ What SCBench writes and reads, from its code (the code wins where its docs diffe
   `xfailed` is SCBench's `skipped` and `xpassed` is `passed`; every test counts in `total_counts`,
   only passed ones in `pass_counts`. That is what our `GroupCounts` holds (passed = passed and
   xpassed, total = every test), so the counts come from the checkpoint's groups.
+- SCBench has no reruns and no flaky status: its runner runs each test once and files it under
+  "passed" or "failed". A flaky test (failed, then passed on a rerun, or passed in only some of
+  `--repeat`'s runs) is filed as failed, as the one run SCBench makes could have seen it (our
+  first attempt, made as SCBench makes its run, did), unless flaky tests pass (`--flaky-passes`):
+  then as passed. Either way it is filed where the checkpoint's counts have it, so the ids agree
+  with `pass_counts` and SCBench's metrics read from our files are our own pass rates.
 - A row of `checkpoint_results.jsonl` is built by `create_problem_reports`
   (`src/slop_code/entrypoints/evaluation/metrics.py`) from the problem's config, the checkpoint's
   position and `get_evaluation_metrics` (`src/slop_code/metrics/checkpoint/extractors.py`) applied
@@ -58,15 +64,18 @@ STATUSES: Mapping[Status, str] = {
     Status.SKIPPED: "skipped",
     Status.XFAILED: "skipped",
     Status.XPASSED: "passed",
+    Status.FLAKY: "failed",
 }
-"""SCBench's `TestResult.status` for each of our statuses, as its runner maps pytest's outcomes."""
+"""SCBench's `TestResult.status` for each of our statuses, as its runner maps pytest's outcomes
+(flaky: see the module's docstring)."""
 
 
 def evaluation_json(
-    problem: Problem, checkpoint: CheckpointResult, *, entrypoint: str
+    problem: Problem, checkpoint: CheckpointResult, *, entrypoint: str, flaky_passes: bool = False
 ) -> dict[str, Any] | None:
     """SCBench's `evaluation.json` for one evaluated checkpoint of `problem`; `entrypoint` is the
-    command that runs the submission (what the tests got as `--entrypoint`).
+    command that runs the submission (what the tests got as `--entrypoint`); `flaky_passes` as
+    the checkpoint's counts were made (`--flaky-passes`).
 
     None when pytest never ran to an exit code (the test runner did not start, or the session
     timeout killed it): SCBench requires an integer `pytest_exit_code`, and its own evaluation
@@ -85,7 +94,7 @@ def evaluation_json(
         "checkpoint_version": problem.checkpoint(checkpoint.name).version,
         "duration": checkpoint.duration_s,
         "entrypoint": entrypoint,
-        "tests": _grouped_tests(checkpoint.tests),
+        "tests": _grouped_tests(checkpoint.tests, flaky_passes),
         "pass_counts": pass_counts,
         "total_counts": total_counts,
         "pytest_exit_code": checkpoint.pytest_exit_code,
@@ -164,7 +173,9 @@ def _counts(checkpoint: CheckpointResult) -> tuple[dict[str, int], dict[str, int
     )
 
 
-def _grouped_tests(tests: Iterable[TestResult]) -> dict[str, dict[str, list[str]]]:
+def _grouped_tests(
+    tests: Iterable[TestResult], flaky_passes: bool
+) -> dict[str, dict[str, list[str]]]:
     """SCBench's compact `tests`: ids by `<checkpoint>-<GroupType>`, then passed or not. The id is
     the node id without its file, as SCBench's runner takes it."""
     grouped: dict[str, dict[str, list[str]]] = {}
@@ -172,7 +183,8 @@ def _grouped_tests(tests: Iterable[TestResult]) -> dict[str, dict[str, list[str]
         buckets = grouped.setdefault(
             f"{test.checkpoint}-{GROUP_TYPES[test.group]}", {"passed": [], "failed": []}
         )
-        bucket = "passed" if STATUSES[test.status] == "passed" else "failed"
+        passed = STATUSES[test.status] == "passed" or (flaky_passes and test.status is Status.FLAKY)
+        bucket = "passed" if passed else "failed"
         buckets[bucket].append(test.id.split("::", 1)[-1])
     return grouped
 

@@ -1,10 +1,12 @@
 """The markdown job summary of a run's results, kept under GitHub's size limit.
 
 It renders the typed results (`results.RunResult`), as `results_file.load_results` also reads
-them back from a results.json, so a results.json file gives the same summary. With several
-problems, a matrix of problems x checkpoints comes first and the details of what failed after.
+them back from a results.json, so a results.json file gives the same summary. Against a baseline,
+the changes come first (templates/changes.md.j2), and the group tables show how the counts moved.
+With several problems, a matrix of problems x checkpoints comes first and the details of what
+failed after.
 Every value that came from the submission or the tests passes one of the escaping filters
-below; the template (templates/summary.md.j2) says which one where.
+below; the templates say which one where.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -21,6 +24,15 @@ from urllib.parse import quote, urlsplit
 import jinja2
 
 from scbench_ci import policy
+from scbench_ci.compare import Comparison
+from scbench_ci.console import (
+    baseline_date,
+    change_counts,
+    flaky_counting,
+    flaky_outcome,
+    flaky_tests,
+    headline,
+)
 from scbench_ci.files import replace_file
 from scbench_ci.problem import Group
 from scbench_ci.reports import FAILING, cap
@@ -38,7 +50,8 @@ MAX_BYTES = 1_000_000
 """GitHub refuses a step summary over 1 MiB; this leaves room for what others append."""
 MIN_BYTES = 1024
 MAX_WARNINGS = 10
-HEADLINE_CHARS = 120
+MAX_NOTE_CHARS = 500
+"""A note on how the runs' selections differ can name many checkpoints."""
 GROUPS = tuple(group.value for group in Group)
 
 
@@ -56,11 +69,22 @@ class Level:
     """The cap on the end of a log shown with a failure kind."""
     left_out: str
     """What this level leaves out, for the note that says the summary was shortened."""
+    listed_changes: int
+    """How many entries of each list of changes (and of flaky tests) are shown; each list
+    says how many more it leaves out."""
 
 
 LEVELS = (
-    Level(None, 2000, True, 40, 6000, ""),
-    Level(None, 500, False, 40, 6000, "tracebacks are left out and messages cut to 500 characters"),
+    Level(None, 2000, True, 40, 6000, "", 100),
+    Level(
+        None,
+        500,
+        False,
+        40,
+        6000,
+        "tracebacks are left out and messages cut to 500 characters",
+        100,
+    ),
     Level(
         10,
         500,
@@ -68,8 +92,9 @@ LEVELS = (
         40,
         6000,
         "only the first 10 failing tests of each group are listed, without tracebacks",
+        20,
     ),
-    Level(0, 0, False, 10, 1000, "failing tests are not listed and logs are cut to their end"),
+    Level(0, 0, False, 10, 1000, "failing tests are not listed and logs are cut to their end", 5),
 )
 
 
@@ -185,6 +210,9 @@ class Section:
     problem: ProblemResult
     checkpoint: CheckpointResult
     failing: list[FailingGroup]
+    deltas: dict[str, tuple[int, int]]
+    """Per group and for "All", the change in passed and in total tests since the baseline;
+    empty without one."""
 
     @property
     def failing_count(self) -> int:
@@ -226,6 +254,10 @@ def render_summary(
             for problem in run.problems
         ],
         "totals": run.group_totals(),
+        "comparison": run.comparison,
+        "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
+        "flaky_counting": flaky_counting(run),
+        "max_note_chars": MAX_NOTE_CHARS,
         "artifact": _artifact(artifact_url, artifact_name),
         "max_bytes": max_bytes,
         "groups": GROUPS,
@@ -233,15 +265,10 @@ def render_summary(
         "max_warnings": MAX_WARNINGS,
     }
     for level in LEVELS[:-1]:
-        # The sections read each checkpoint's tests as they are rendered: one at a time.
-        sections = _sections(run, only_failed=len(run.problems) > 1)
-        markdown = _render_within(
-            template, {**context, "sections": sections, "level": level}, max_bytes
-        )
+        markdown = _render_within(template, {**context, **_read(run, level)}, max_bytes)
         if markdown is not None:
             return markdown
-    sections = _sections(run, only_failed=len(run.problems) > 1)
-    return _cut(template.render({**context, "sections": sections, "level": LEVELS[-1]}), max_bytes)
+    return _cut(template.render({**context, **_read(run, LEVELS[-1])}), max_bytes)
 
 
 def write_summary(run: RunResult, output_dir: Path, *, artifact_name: str | None = None) -> Path:
@@ -254,11 +281,53 @@ def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:
     return next((c for c in problem.checkpoints if c.name == name), None)
 
 
+def _read(run: RunResult, level: Level) -> dict[str, Any]:
+    """What the template reads of the checkpoints' tests at a level: the sections read them as
+    they are rendered, one checkpoint at a time."""
+    return {
+        "level": level,
+        "sections": _sections(run, only_failed=len(run.problems) > 1),
+        "flaky": list(islice(flaky_tests(run), level.listed_changes)),
+    }
+
+
 def _sections(run: RunResult, *, only_failed: bool) -> Iterator[Section]:
+    deltas = _checkpoint_deltas(run.comparison)
     for problem, checkpoint in run.checkpoints():
         if only_failed and checkpoint.passed and not checkpoint.warnings:
             continue
-        yield Section(problem, checkpoint, _failing_groups(checkpoint))
+        yield Section(
+            problem,
+            checkpoint,
+            _failing_groups(checkpoint),
+            deltas.get((problem.name, checkpoint.name), {}),
+        )
+
+
+def _checkpoint_deltas(
+    comparison: Comparison | None,
+) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
+    """Per checkpoint that both runs evaluated, Section.deltas."""
+    if comparison is None:
+        return {}
+    deltas = {}
+    for delta in comparison.checkpoints:
+        if delta.passed_before is None or delta.passed_after is None:
+            continue
+        before, after = delta.groups_before, delta.groups_after
+        changes = {
+            group.value: (
+                after[group].passed - before[group].passed,
+                after[group].total - before[group].total,
+            )
+            for group in Group
+        }
+        changes["All"] = (
+            sum(passed for passed, _ in changes.values()),
+            sum(total for _, total in changes.values()),
+        )
+        deltas[(delta.problem, delta.checkpoint)] = changes
+    return deltas
 
 
 # Rendering.
@@ -282,13 +351,17 @@ def _environment() -> jinja2.Environment:
         fenced=fenced,
         rate=_rate,
         duration=_duration,
-        headline=_headline,
+        headline=headline,
         tail=_tail,
         failure_text=_failure_text,
         verdict=_verdict,
         cell=_cell,
         describe_policy=policy.describe,
+        changed=_changed,
+        flaky_outcome=flaky_outcome,
+        group_deltas=_group_deltas,
     )
+    environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)
     return environment
 
 
@@ -397,12 +470,6 @@ def _failure_text(test: TestResult, level: Level) -> str:
     return f"{head}\n\n{_end_of(details, level.test_chars - len(head))}".strip()
 
 
-def _headline(message: str | None) -> str:
-    """The first line of a message, short enough for a <summary>."""
-    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
-    return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
-
-
 def _tail(log: str, level: Level) -> str:
     return _end_of("\n".join(log.splitlines()[-level.log_lines :]), level.log_chars)
 
@@ -445,3 +512,19 @@ def _cell(checkpoint: CheckpointResult | None) -> str:
     core = checkpoint.groups[Group.CORE]
     kind = f" {checkpoint.failure.kind.value}" if checkpoint.failure is not None else ""
     return f"{mark} {_rate(core.pass_rate)}{kind}"
+
+
+def _changed(value: int, difference: int) -> str:
+    """A count and, when it moved since the baseline, by how much: `7 (+2)`."""
+    return f"{value} ({difference:+d})" if difference else str(value)
+
+
+def _group_deltas(comparison: Comparison) -> str:
+    """The groups whose counts moved over the checkpoints both runs evaluated:
+    `Core +2 passed; Error -1 passed, +1 tests`, or ''."""
+    moved = []
+    for group, (passed, total) in comparison.group_deltas().items():
+        parts = [f"{passed:+d} passed" if passed else "", f"{total:+d} tests" if total else ""]
+        if passed or total:
+            moved.append(f"{group.value} {', '.join(part for part in parts if part)}")
+    return "; ".join(moved)

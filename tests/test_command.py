@@ -1,4 +1,6 @@
-from scbench_ci.command import build_command
+import pytest
+
+from scbench_ci.command import TestCommand, build_command
 from scbench_ci.problem import load_problem
 from tests.conftest import ProblemFolder
 
@@ -85,3 +87,34 @@ def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
     assert timeout_flag("checkpoint_1") == "--timeout=7"  # problem
     assert timeout_flag("checkpoint_3") == "--timeout=9"  # checkpoint beats problem
     assert timeout_flag("checkpoint_3", 3) == "--timeout=3"  # --timeout beats both
+
+
+def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
+    problem_folder: ProblemFolder,
+) -> None:
+    problem_folder.config["test_dependencies"] = ["pyyaml"]
+    problem = load_problem(problem_folder.save().root)
+    checkpoint = problem.checkpoint("checkpoint_1")
+
+    def command(**reruns: int) -> TestCommand:
+        return build_command(
+            problem,
+            checkpoint,
+            entrypoint="python main.py",
+            workspace_dir="/w",
+            environment_env={},
+            pytest_args=("-k", "x"),
+            **reruns,
+        )
+
+    plain, rerun = command(), command(reruns=2)
+    # Without reruns, the command (and so the Docker executor's cached runner) is unchanged.
+    assert command(reruns=0) == plain
+    assert "pytest-rerunfailures" not in plain.requirements
+    assert not any(arg.startswith("--reruns") for arg in plain.pytest_args)
+    assert rerun.requirements == (*plain.requirements[:-1], "pytest-rerunfailures", "pyyaml")
+    # Before the user's own arguments, which may still override it.
+    assert rerun.pytest_args == (*plain.pytest_args[:-2], "--reruns=2", "-k", "x")
+    assert (rerun.variables, rerun.test_timeout_s) == (plain.variables, plain.test_timeout_s)
+    with pytest.raises(ValueError, match="reruns must be 0 or more"):
+        command(reruns=-1)

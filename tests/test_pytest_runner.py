@@ -2,6 +2,7 @@
 it writes and reads, and the processes it kills."""
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 
 from scbench_ci.pytest_runner import (
     fresh_folder,
+    json_report_bytes,
     read_regular,
     reports_folders,
     split_arguments,
@@ -47,6 +49,43 @@ def test_the_json_report_is_built_but_saved_by_the_runner_alone() -> None:
 
 def test_without_the_json_report_there_is_none_to_write() -> None:
     assert split_arguments(["-q", "tests/x.py"]) == (["-q", "tests/x.py"], None, None)
+
+
+def test_the_json_report_gets_marks_and_what_was_rerun() -> None:
+    first = {"outcome": "rerun", "crash": {"message": "AssertionError: attempt 1"}}
+    report = {
+        "exitcode": 1,
+        "tests": [
+            {"nodeid": "t.py::flaky", "outcome": "rerun"},
+            {"nodeid": "t.py::always", "outcome": "failed"},
+            {"nodeid": "t.py::fine", "outcome": "passed"},
+        ],
+    }
+    data = json_report_bytes(
+        report,
+        {"t.py::fine": ["error"]},
+        {"t.py::flaky": 1, "t.py::always": 2},
+        {"t.py::flaky": first, "t.py::always": first},
+    )
+    assert data is not None
+    assert json.loads(data)["tests"] == [
+        {
+            "nodeid": "t.py::flaky",
+            "outcome": "rerun",
+            "markers": [],
+            "reruns": 1,
+            "rerun_failure": first,
+        },
+        {
+            "nodeid": "t.py::always",
+            "outcome": "failed",
+            "markers": [],
+            "reruns": 2,
+            "rerun_failure": first,
+        },
+        # A test that was not rerun gets no new field: without reruns, the report is as it was.
+        {"nodeid": "t.py::fine", "outcome": "passed", "markers": ["error"]},
+    ]
 
 
 def test_only_folders_below_the_working_directory_are_replaced() -> None:

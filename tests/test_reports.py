@@ -9,7 +9,14 @@ from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.problem import load_problem
-from scbench_ci.reports import MAX_MESSAGE_CHARS, Reports, Status, read_reports
+from scbench_ci.reports import (
+    FAILING,
+    MAX_MESSAGE_CHARS,
+    PASSING,
+    Reports,
+    Status,
+    read_reports,
+)
 from scbench_ci.seal import read_report_files
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 from tests.conftest import ProblemFolder
@@ -337,3 +344,122 @@ def test_out_of_range_values_are_dropped_not_raised(tmp_path: Path) -> None:
     )
     assert reports.exit_code is None
     assert reports.collection_errors == ()
+
+
+FIRST_FAILURE = {
+    "duration": 0.01,
+    "outcome": "rerun",
+    "crash": {"path": "/w/tests/t.py", "lineno": 10, "message": "AssertionError: attempt 1"},
+    "traceback": [{"path": "tests/t.py", "lineno": 10, "message": "AssertionError"}],
+    "longrepr": "def test_flaky():\n>       assert n >= 2\nE       AssertionError: attempt 1",
+}
+PASSED_STAGES = {phase: {"duration": 0.5, "outcome": "passed"} for phase in ("setup", "call")}
+
+
+def test_a_test_that_passed_on_a_rerun_is_flaky_with_its_first_failure(tmp_path: Path) -> None:
+    """As the runner writes them with `--reruns` (pytest-json-report's `rerun` outcome, the
+    runner's `reruns` and `rerun_failure`; CTRF's `passed` with `flaky`): no problem."""
+    _write(
+        tmp_path,
+        PYTEST_REPORT,
+        {
+            "exitcode": 1,
+            "tests": [
+                {
+                    "nodeid": "tests/t.py::flaky",
+                    "lineno": 7,
+                    "outcome": "rerun",
+                    **PASSED_STAGES,
+                    "markers": [],
+                    "reruns": 2,
+                    "rerun_failure": FIRST_FAILURE,
+                },
+                {
+                    "nodeid": "tests/t.py::always",
+                    "lineno": 12,
+                    "outcome": "failed",
+                    "call": {**FIRST_FAILURE, "outcome": "failed", "crash": {"message": "last"}},
+                    "markers": [],
+                    "reruns": 2,
+                    "rerun_failure": FIRST_FAILURE,
+                },
+                {"nodeid": "tests/t.py::fine", "outcome": "passed", "markers": []},
+            ],
+        },
+    )
+    _write(
+        tmp_path,
+        CTRF_REPORT,
+        {
+            "results": {
+                "tests": [
+                    {"name": "tests/t.py::flaky", "status": "passed", "flaky": True, "retries": 2},
+                    {"name": "tests/t.py::always", "status": "failed", "retries": 2},
+                    {"name": "tests/t.py::fine", "status": "passed", "retries": 0},
+                ]
+            }
+        },
+    )
+    reports = _read(tmp_path)
+    flaky, always, fine = reports.tests
+    assert (flaky.status, flaky.reruns, flaky.line) == (Status.FLAKY, 2, 10)
+    assert flaky.message == "AssertionError: attempt 1"
+    assert flaky.details == FIRST_FAILURE["longrepr"]
+    assert flaky.duration_s == 1.0  # the last attempt's
+    assert (always.status, always.reruns, always.message) == (Status.FAILED, 2, "last")
+    assert (fine.status, fine.reruns, fine.message) == (Status.PASSED, 0, None)
+    assert reports.problems == ()
+
+
+def test_flaky_is_neither_passing_nor_failing() -> None:
+    assert Status.FLAKY not in PASSING and Status.FLAKY not in FAILING
+    assert Status.FLAKY.value == "flaky"
+
+
+@pytest.mark.parametrize(
+    ("fields", "reruns", "problem"),
+    [
+        ({}, 1, None),  # a flaky test was rerun at least once
+        ({"reruns": "2", "rerun_failure": "x"}, 1, "unreadable reruns '2'"),
+        ({"reruns": True, "rerun_failure": []}, 1, "unreadable reruns 'True'"),
+        ({"reruns": -1, "rerun_failure": None}, 1, "unreadable reruns '-1'"),
+        ({"reruns": 10**30, "rerun_failure": {"outcome": "passed"}}, 1, "unreadable reruns"),
+        ({"reruns": [3], "rerun_failure": {"crash": 5, "traceback": "x", "longrepr": 5}}, 1, "["),
+        ({"reruns": 3, "rerun_failure": {"outcome": "rerun", "crash": {"message": 7}}}, 3, None),
+    ],
+)
+def test_garbage_rerun_fields_are_dropped_not_raised(
+    tmp_path: Path, fields: dict[str, object], reruns: int, problem: str | None
+) -> None:
+    test = {"nodeid": "tests/t.py::f", "outcome": "rerun", "markers": [], **fields}
+    _write(tmp_path, PYTEST_REPORT, {"exitcode": 0, "tests": [test]})
+    reports = read_reports(read_report_files(tmp_path))
+    assert isinstance(reports, Reports)
+    (flaky,) = reports.tests
+    assert (flaky.status, flaky.reruns, flaky.message, flaky.details) == (
+        Status.FLAKY,
+        reruns,
+        None,
+        None,
+    )
+    rerun_problems = [p for p in reports.problems if "reruns" in p]
+    if problem is None:
+        assert rerun_problems == []
+    else:
+        (found,) = rerun_problems
+        assert found.startswith("tests/t.py::f: unreadable reruns") and problem in found
+
+
+def test_a_failed_test_with_garbage_reruns_keeps_its_status(tmp_path: Path) -> None:
+    test = {"nodeid": "tests/t.py::f", "outcome": "failed", "markers": [], "reruns": {"a": 1}}
+    _write(tmp_path, PYTEST_REPORT, {"exitcode": 1, "tests": [test]})
+    (failed,) = _read(tmp_path).tests
+    assert (failed.status, failed.reruns) == (Status.FAILED, 0)
+
+
+def test_flaky_is_not_an_outcome_pytest_writes(tmp_path: Path) -> None:
+    test = {"nodeid": "tests/t.py::f", "outcome": "flaky", "markers": []}
+    _write(tmp_path, PYTEST_REPORT, {"exitcode": 0, "tests": [test]})
+    reports = _read(tmp_path)
+    assert reports.tests[0].status is Status.ERROR
+    assert "tests/t.py::f: unknown outcome 'flaky'" in reports.problems

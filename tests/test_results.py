@@ -326,6 +326,7 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
         "failed": 0,
         "skipped": 2,
         "total": 4,
+        "flaky": 0,
         "pass_rate": 0.5,
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from scbench_ci.compare import compare
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Group
 from scbench_ci.reports import Status
@@ -18,8 +19,10 @@ from scbench_ci.results import (
     Failure,
     FailureKind,
     ProblemResult,
+    RepeatCount,
     RunResult,
     TestResult,
+    count_groups,
 )
 from scbench_ci.results_file import (
     ResultsError,
@@ -29,10 +32,11 @@ from scbench_ci.results_file import (
     write_checkpoint,
     write_results,
 )
-from tests.conftest import REPO_ROOT, make_run
+from tests.conftest import REPO_ROOT, checkpoint_documents, make_run
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
+SCHEMA_V2 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v2.schema.json").read_text())
 
 
 def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
@@ -99,6 +103,73 @@ def test_write_then_load_is_the_same_run(tmp_path: Path) -> None:
     assert document["totals"]["checkpoints"] == 3
     assert document["totals"]["all"]["total"] == 10
     assert load_results(path) == run
+
+
+def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> None:
+    flaky = replace(
+        checkpoint("checkpoint_1").tests[0],
+        status=Status.FLAKY,
+        reruns=2,
+        repeat=RepeatCount(passed=2, runs=3),
+    )
+    first = replace(checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], False))
+    baseline = make_run(replace(first, tests=(replace(flaky, status=Status.PASSED),)))
+    run = replace(
+        make_run(first),
+        reruns=2,
+        repeat=3,
+        flaky_passes=True,
+        problems=(replace(make_run(first).problems[0], checkpoint_order=("checkpoint_1", "x")),),
+    )
+    run = replace(run, comparison=compare(run, baseline, "base/results.json"))
+    assert len(run.comparison.flaky) == 1  # type: ignore[union-attr]
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert document["comparison"]["totals"] == {
+        "regressions": 0,
+        "fixed": 0,
+        "new": 0,
+        "removed": 0,
+        "flaky": 1,
+        "verdict_changes": 0,
+    }
+    assert checkpoint_documents(document)[0]["groups"]["Error"]["flaky"] == 1
+    assert load_results(path) == run
+
+
+def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
+    tmp_path: Path,
+) -> None:
+    run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2"))
+    document = json.loads(write_results(run, tmp_path).read_text())
+    for key in ("reruns", "repeat", "flaky_passes", "comparison"):
+        del document[key]
+    document["schema_version"] = 2
+    _drop_key(document, "flaky")
+    for problem in document["problems"]:
+        del problem["checkpoint_order"]
+        for entry in problem["checkpoints"]:
+            for test in entry["tests"]:
+                del test["reruns"], test["repeat"]
+    jsonschema.validate(document, SCHEMA_V2)
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(document))
+    loaded = load_results(path)
+    assert loaded == replace(
+        run,
+        problems=(replace(run.problems[0], checkpoint_order=("checkpoint_1", "checkpoint_2")),),
+    )
+
+
+def _drop_key(document: object, key: str) -> None:
+    if isinstance(document, dict):
+        document.pop(key, None)
+        for value in document.values():
+            _drop_key(value, key)
+    elif isinstance(document, list):
+        for value in document:
+            _drop_key(value, key)
 
 
 def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) -> None:
@@ -197,7 +268,7 @@ def test_a_version_1_document_is_read_as_one_problem(tmp_path: Path) -> None:
         (b"\xff", "not UTF-8 text"),
         (b"[" * 100_000, "nested too deeply"),
         (b'{"schema_version": true}', "schema_version True is not supported"),
-        (b'{"schema_version": 2, "problems": []}', "not a scbench-ci results file: the document"),
+        (b'{"schema_version": 3, "problems": []}', "not a scbench-ci results file: the document"),
     ],
 )
 def test_what_is_not_a_results_file_is_one_error(

@@ -229,6 +229,7 @@ def _judge(
     exit_code: int = 1,
     seal: Seal | Broken = SEALED,
     tmp_path: Path,
+    flaky_passes: bool = False,
 ) -> CheckpointResult:
     checkpoint = problem.checkpoint(name)
     return judge_checkpoint(
@@ -245,6 +246,7 @@ def _judge(
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=(),
+        flaky_passes=flaky_passes,
     )
 
 
@@ -492,3 +494,28 @@ def test_two_rows_for_one_checkpoint_are_refused(
     with pytest.raises(ValueError, match="two rows for problem 'demo', checkpoint 'checkpoint_2'"):
         write_checkpoint_results(tmp_path / "checkpoint_results.jsonl", [row, row])
     assert not (tmp_path / "checkpoint_results.jsonl").exists()
+
+
+@pytest.mark.parametrize("flaky_passes", [False, True])
+def test_a_flaky_test_is_filed_where_the_counts_have_it(
+    problem: Problem, tmp_path: Path, flaky_passes: bool
+) -> None:
+    """SCBench has no flaky status: failed (as its one run could have seen it), or passed with
+    `--flaky-passes`; its ids always agree with pass_counts."""
+    result = _judge(
+        problem,
+        "checkpoint_1",
+        make_outcome("test_a", Status.PASSED),
+        make_outcome("test_b", Status.FLAKY, message="failed on attempt 1"),
+        tmp_path=tmp_path,
+        flaky_passes=flaky_passes,
+    )
+    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT, flaky_passes=flaky_passes)
+    assert document is not None
+    jsonschema.validate(document, EVALUATION_SCHEMA)
+    passed = ["test_a", "test_b"] if flaky_passes else ["test_a"]
+    failed = [] if flaky_passes else ["test_b"]
+    assert document["tests"] == {"checkpoint_1-Core": {"passed": passed, "failed": failed}}
+    assert document["pass_counts"] == {"Core": len(passed)}
+    assert document["total_counts"] == {"Core": 2}
+    assert STATUSES[Status.FLAKY] == "failed"

@@ -14,6 +14,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from scbench_ci.compare import compare
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.problem import Problem, load_problem
 from scbench_ci.reports import Reports, Status, TestOutcome
@@ -21,6 +22,7 @@ from scbench_ci.results import (
     CheckpointResult,
     Failure,
     FailureKind,
+    RepeatCount,
     RunResult,
     judge_checkpoint,
 )
@@ -312,6 +314,244 @@ def test_max_bytes_has_a_floor(problem: Problem) -> None:
         render_summary(result, max_bytes=1000)
 
 
+# Against a baseline, and flaky tests.
+
+
+def compared(run: RunResult, baseline: RunResult) -> RunResult:
+    return replace(run, comparison=compare(run, baseline, "baseline/results.json"))
+
+
+def flaky(name: str, message: str, *, reruns: int = 1) -> TestOutcome:
+    return replace(make_outcome(name, Status.FLAKY, message=message), reruns=reruns)
+
+
+def test_the_changes_come_first(problem: Problem) -> None:
+    baseline = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                make_outcome("test_a", Status.PASSED),
+                make_outcome("test_b", Status.PASSED, "error"),
+                make_outcome("test_c", Status.FAILED, "functionality", message="was broken"),
+            ],
+        ),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                make_outcome("test_a", Status.FAILED, message="AssertionError: 1 == 2\nmore"),
+                make_outcome("test_b", Status.PASSED, "error"),
+                make_outcome("test_c", Status.PASSED, "functionality"),
+                make_outcome("test_d", Status.PASSED, "error"),
+            ],
+        ),
+    )
+    markdown = render_summary(compared(run, baseline))
+    head, changes = markdown.split("\n### Changes since the baseline\n\n")
+    assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
+    changes, details = changes.split("\n### checkpoint\\_1: ")
+    assert changes == (
+        "Compared with the baseline **baseline/results.json** of 2026-01-01 00:00 UTC: "
+        "1 regression, 1 fixed, 1 new, 0 removed, 0 flaky, 1 verdict change.\n"
+        "\n"
+        "Per group, over the checkpoints both runs evaluated: Core -1 passed; "
+        "Functionality +1 passed; Error +1 passed, +1 tests.\n"
+        "\n"
+        "> ⚠️ The two runs did not select the same tests, so a test that only one of them ran is "
+        "neither a fix nor a regression:\n"
+        "> - 1 test(s) new and 0 removed in checkpoints both runs evaluated: the tests themselves "
+        "changed\n"
+        "\n"
+        "**Verdict changes**\n"
+        "\n"
+        "- checkpoint\\_1: ✅ passed → ❌ failed\n"
+        "\n"
+        "#### Newly failing: 1\n"
+        "\n"
+        "| Checkpoint | Test | Before → after | Message |\n"
+        "| --- | --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_a</code> (line 3) "
+        "| passed → failed | AssertionError: 1 == 2 |\n"
+        "\n"
+        "#### Fixed: 1\n"
+        "\n"
+        "| Checkpoint | Test | Before → after |\n"
+        "| --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_c</code> (line 3) "
+        "| failed → passed |\n"
+    )
+    for row in (
+        "| Core | 0 (-1) | 1 | 0 | 1 | 0.0% |",
+        "| Functionality | 1 (+1) | 0 | 0 | 1 | 100.0% |",
+        "| Error | 2 (+1) | 0 | 0 | 2 (+1) | 100.0% |",
+        "| Regression | 0 | 0 | 0 | 0 | \N{EN DASH} |",
+        "| **All** | 3 (+1) | 1 | 0 | 4 (+1) | 75.0% |",
+    ):
+        assert f"\n{row}\n" in details
+    assert "<code>tests/test_checkpoint_1.py::test_a</code> failed" in details
+    rendered_tags(markdown)
+
+
+def test_without_changes_a_comparison_is_one_line(problem: Problem) -> None:
+    run = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.PASSED)]),
+    )
+    markdown = render_summary(compared(run, run))
+    assert (
+        "\n### Changes since the baseline\n\nCompared with the baseline **baseline/results.json**"
+        " of 2026-01-01 00:00 UTC: 0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, "
+        "0 verdict changes.\n\n### checkpoint\\_1: ✅ passed"
+    ) in markdown
+    assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown
+
+
+def test_a_different_selection_is_a_note_not_fixes(problem: Problem) -> None:
+    first = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.FAILED)])
+    second = checkpoint_result(
+        problem,
+        "checkpoint_2",
+        [make_outcome("test_a", Status.PASSED, file="test_checkpoint_2.py")],
+    )
+    markdown = render_summary(compared(document(problem, second), document(problem, first)))
+    assert "0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, 0 verdict changes." in markdown
+    assert (
+        "> - not evaluated in this run, only in the baseline: demo / checkpoint\\_1\n"
+        "> - not evaluated in the baseline: demo / checkpoint\\_2\n"
+    ) in markdown
+    assert "#### Fixed" not in markdown
+    assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown  # no deltas without a baseline
+
+
+def test_flaky_tests_are_listed_without_a_comparison(problem: Problem) -> None:
+    checkpoint = checkpoint_result(
+        problem,
+        "checkpoint_1",
+        [
+            make_outcome("test_ok", Status.PASSED),
+            flaky("test_rerun", "AssertionError: first try\nsecond line", reruns=2),
+            flaky("test_repeat", "passed in 2 of 3 runs; run 2: boom"),
+        ],
+    )
+    tests = list(checkpoint.tests)
+    tests[2] = replace(tests[2], repeat=RepeatCount(passed=2, runs=3))
+    run = document(problem, replace(checkpoint, tests=tuple(tests)))
+    markdown = render_summary(run)
+    assert (
+        "\n### Flaky tests: 2\n\n"
+        "A flaky test failed, then passed when it was run again; these are counted as failed "
+        "for the policy.\n\n"
+        "| Checkpoint | Test | Outcome | First failure |\n"
+        "| --- | --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_rerun</code> (line 3) "
+        "| passed on attempt 3 | AssertionError: first try |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_repeat</code> (line 3) "
+        "| passed 2 of 3 runs | passed in 2 of 3 runs; run 2: boom |\n"
+        "\n### checkpoint\\_1: ❌ failed"
+    ) in markdown
+    assert (
+        "| Group | Passed | Failed | Skipped | Total | Pass rate | Flaky |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        "| Core | 1 | 2 | 0 | 3 | 33.3% | 2 |\n"
+    ) in markdown
+    assert "### Changes" not in markdown
+    assert "<details>" not in markdown  # flaky tests are not listed as failing
+    passes = render_summary(replace(run, flaky_passes=True))
+    assert "these are counted as passed (--flaky-passes)." in passes
+
+
+def test_results_json_gives_the_same_summary_of_changes(problem: Problem, tmp_path: Path) -> None:
+    baseline = document(
+        problem, checkpoint_result(problem, "checkpoint_1", [make_outcome("a", Status.PASSED)])
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [make_outcome("a", Status.FAILED, message="m"), flaky("b", "first", reruns=2)],
+        ),
+    )
+    result = compared(run, baseline)
+    markdown = render_summary(result)
+    assert "#### Newly failing: 1" in markdown and "### Flaky tests: 1" in markdown
+    assert render_summary(load_results(write_results(result, tmp_path))) == markdown
+
+
+HOSTILE_ID = "test[</code><script>x</script>|`|::error::x\r\n::warning::y https://evil.example]"
+
+
+def test_hostile_text_in_the_changes_renders_as_text(problem: Problem) -> None:
+    names = [f"{HOSTILE_ID}{text}" for text in HOSTILE]
+    baseline = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome(n, Status.PASSED) for n in names]),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                *(
+                    make_outcome(n, Status.FAILED, message=t)
+                    for n, t in zip(names, HOSTILE, strict=True)
+                ),
+                flaky(HOSTILE_ID, HOSTILE[0]),
+            ],
+        ),
+    )
+    result = compared(run, baseline)
+    comparison = result.comparison
+    assert comparison is not None
+    result = replace(result, comparison=replace(comparison, baseline=HOSTILE[3]))
+    markdown = render_summary(result)
+    text = outside_fences(markdown)
+    assert "<script" not in text and "</code><" not in text
+    assert "**\\[x\\](javascript:alert(1))** of 2026-01-01" in text
+    tags = rendered_tags(markdown)
+    # Newly failing: one row per test; flaky: one row; the group table: five rows of seven.
+    assert tags.count("tr") == (1 + len(HOSTILE)) + (1 + 1) + (1 + 5)
+    assert tags.count("td") == 4 * len(HOSTILE) + 4 + 7 * 5
+    assert "a" not in tags
+    assert tags.count("h4") == 2  # Newly failing, and the checkpoint's failing Core tests
+
+
+def test_huge_changes_are_capped(problem: Problem) -> None:
+    message = "AssertionError: " + "x" * 200
+    names = [f"test_{i}_{'n' * 200}" for i in range(1500)]
+    baseline = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome(n, Status.PASSED) for n in names]),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                *(make_outcome(n, Status.FAILED, message=message) for n in names[:1000]),
+                *(flaky(n, message) for n in names[1000:]),
+            ],
+        ),
+    )
+    result = compared(run, baseline)
+    for max_bytes, listed in ((1_000_000, 100), (20_000, 5)):
+        markdown = render_summary(result, max_bytes=max_bytes)
+        assert len(markdown.encode()) <= max_bytes
+        outside_fences(markdown)
+        assert "1000 regressions, 0 fixed, 0 new, 0 removed, 500 flaky" in markdown
+        assert markdown.count("| passed → failed | AssertionError: xxx") == listed
+        assert markdown.count("| passed on attempt 2 | AssertionError: xxx") == listed
+        assert f"\n… and {1000 - listed} more, not listed here.\n" in markdown
+        assert f"\n… and {500 - listed} more, not listed here.\n" in markdown
+
+
 # Escaping: nothing from the submission or the tests can break the markdown or add HTML.
 
 
@@ -513,7 +753,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 3}', "results.json: schema_version 3 is not supported"),
+        ('{"schema_version": 4}', "results.json: schema_version 4 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',

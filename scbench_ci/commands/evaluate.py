@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from scbench_ci import policy
+from scbench_ci.baseline import compared, load_baseline
 from scbench_ci.console import render_report
-from scbench_ci.errors import ExitCode, UsageError
+from scbench_ci.errors import UsageError
 from scbench_ci.evaluation import evaluate
 from scbench_ci.executors import EXECUTOR_NAMES
 from scbench_ci.executors.docker import (
@@ -21,6 +22,7 @@ from scbench_ci.executors.docker import (
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
 )
+from scbench_ci.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP, exit_code
 from scbench_ci.github.workflow import commands_stopped
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
@@ -64,6 +66,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="reuse the results in --output of evaluations whose problem files, submission "
         "files and settings are unchanged, instead of running them again",
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="PROBLEM/CHECKPOINT",
+        help="evaluate only this checkpoint of the problems given (a shard of `scbench-ci "
+        "plan`); may be repeated, or hold several separated by spaces",
     )
     prior = parser.add_mutually_exclusive_group()
     prior.add_argument(
@@ -160,6 +170,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=policy.POLICY_NAMES,
         help="what makes a checkpoint pass (default: %(default)s)",
     )
+    add_comparison_arguments(parser)
+    flaky = parser.add_argument_group("flaky tests")
+    flaky.add_argument(
+        "--reruns",
+        type=_whole_number,
+        default=0,
+        metavar="N",
+        help="rerun a failing test up to N times in its session (no new install); one that "
+        "then passes is flaky (default: %(default)s)",
+    )
+    flaky.add_argument(
+        "--repeat",
+        type=_positive_integer,
+        default=1,
+        metavar="N",
+        help="run each checkpoint whole N times and count each test's passes; a test whose "
+        "outcome differs is flaky (default: %(default)s)",
+    )
+    flaky.add_argument(
+        "--flaky-passes",
+        action="store_true",
+        help="count flaky tests as passed for the policy (default: as failed)",
+    )
     parser.add_argument(
         "--output",
         type=Path,
@@ -199,12 +232,34 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         pytest_args=tuple(args.pytest_args),
         jobs=args.jobs,
         skip_existing=args.skip_existing,
+        reruns=args.reruns,
+        repeat=args.repeat,
+        flaky_passes=args.flaky_passes,
+        select=tuple(key for value in args.select for key in value.split()),
+    )
+
+
+def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags `evaluate` and `merge` share: the baseline, and what fails the run."""
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        help="an earlier run's results.json, or a folder holding one: list the tests that "
+        "regressed, were fixed, are new or were removed since",
+    )
+    parser.add_argument(
+        "--fail-on",
+        default=DEFAULT_FAIL_ON,
+        choices=FAIL_ON,
+        help=f"what makes the exit code 1: {FAIL_ON_HELP} (default: %(default)s)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     chosen = options(args)
     request = chosen.request()
+    baseline = load_baseline(args.baseline) if args.baseline else None
     executor = chosen.make_executor(
         warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr)
     )
@@ -215,12 +270,11 @@ def run(args: argparse.Namespace) -> int:
         in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
         with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
             result = evaluate(request, executor, echo=sys.stdout)
+    result = compared(result, baseline)
     results_path = write_results(result, request.output_dir)
     write_summary(result, request.output_dir)
     sys.stdout.write(render_report(result, results_path))
-    if result.infrastructure_failure:
-        return ExitCode.INFRASTRUCTURE
-    return ExitCode.PASSED if result.passed else ExitCode.FAILED
+    return exit_code(result, args.fail_on)
 
 
 def _positive_integer(text: str) -> int:
@@ -230,6 +284,16 @@ def _positive_integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
     return value
 
 

@@ -1,57 +1,95 @@
-"""`::error` annotations for failing tests, pointing at the test file in the repository."""
+"""Annotations pointing at the test files in the repository: `::error` for checkpoint failures,
+regressions since the baseline and failing tests, `::warning` for flaky tests."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
+from scbench_ci.console import flaky_outcome, flaky_tests
 from scbench_ci.github.workflow import command
 from scbench_ci.problem import Group
 from scbench_ci.reports import FAILING
-from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.results import RunResult
 
 MAX_ANNOTATIONS = 10
+"""GitHub shows at most 10 error and 10 warning annotations of a step."""
 MAX_MESSAGE_CHARS = 1000
 
 
 def error_annotations(result: RunResult, workspace: Path) -> list[str]:
-    """At most MAX_ANNOTATIONS lines: checkpoint failures first, then failing tests by group.
+    """At most MAX_ANNOTATIONS errors (checkpoint failures, then regressions, then the other
+    failing tests by group) and MAX_ANNOTATIONS warnings (flaky tests).
 
     Tests are read one checkpoint at a time, and no further than the lines that are shown."""
-    lines = []
+    return [
+        *islice(_errors(result, workspace), MAX_ANNOTATIONS),
+        *islice(_warnings(result, workspace), MAX_ANNOTATIONS),
+    ]
+
+
+def _errors(result: RunResult, workspace: Path) -> Iterator[str]:
     for problem, checkpoint in result.checkpoints():
         failure = checkpoint.failure
         if failure is not None:
-            lines.append(
-                command(
-                    "error",
-                    _short(failure.message),
-                    title=f"{problem.name} / {checkpoint.name}: {failure.kind.value}",
-                )
+            yield command(
+                "error",
+                _short(failure.message),
+                title=f"{problem.name} / {checkpoint.name}: {failure.kind.value}",
             )
+    paths = {problem.name: problem.path for problem in result.problems}
+    regressions = result.comparison.regressions if result.comparison else ()
+    for change in regressions:
+        yield command(
+            "error",
+            _short(
+                f"{change.before} before, {change.after} now"
+                + (f": {change.message}" if change.message else "")
+            ),
+            title=f"Regression: {_where(result, change.problem, change.checkpoint)} · "
+            f"{change.group.value} · {change.test}",
+            file=_repository_path(Path(paths[change.problem]) / change.file, workspace),
+            line=change.line,
+        )
+    regressed = {(change.problem, change.checkpoint, change.test) for change in regressions}
     for group in Group:
         for problem, checkpoint in result.checkpoints():
-            if len(lines) >= MAX_ANNOTATIONS:
-                return lines[:MAX_ANNOTATIONS]
             if not checkpoint.groups[group].failed:
                 continue
             for test in checkpoint.tests:
                 if test.group is not group or test.status not in FAILING:
                     continue
-                lines.append(
-                    command(
-                        "error",
-                        _short(test.message or test.status.value),
-                        title=f"{_where(result, problem, checkpoint)} · {group.value} · {test.id}",
-                        file=_repository_path(Path(problem.path) / test.file, workspace),
-                        line=test.line,
-                    )
+                if (problem.name, checkpoint.name, test.id) in regressed:
+                    continue
+                yield command(
+                    "error",
+                    _short(test.message or test.status.value),
+                    title=f"{_where(result, problem.name, checkpoint.name)} · {group.value} · "
+                    f"{test.id}",
+                    file=_repository_path(Path(problem.path) / test.file, workspace),
+                    line=test.line,
                 )
-    return lines[:MAX_ANNOTATIONS]
 
 
-def _where(result: RunResult, problem: ProblemResult, checkpoint: CheckpointResult) -> str:
-    return f"{problem.name} / {checkpoint.name}" if len(result.problems) > 1 else checkpoint.name
+def _warnings(result: RunResult, workspace: Path) -> Iterator[str]:
+    for flaky in flaky_tests(result):
+        test = flaky.test
+        yield command(
+            "warning",
+            _short(
+                flaky_outcome(test) + (f"; first failure: {test.message}" if test.message else "")
+            ),
+            title=f"Flaky: {_where(result, flaky.problem.name, flaky.checkpoint.name)} · "
+            f"{test.group.value} · {test.id}",
+            file=_repository_path(Path(flaky.problem.path) / test.file, workspace),
+            line=test.line,
+        )
+
+
+def _where(result: RunResult, problem: str, checkpoint: str) -> str:
+    return f"{problem} / {checkpoint}" if len(result.problems) > 1 else checkpoint
 
 
 def _repository_path(path: Path, workspace: Path) -> str | None:

@@ -16,6 +16,7 @@ from scbench_ci.executors.docker import (
     DEFAULT_PIDS_LIMIT,
     checked_size,
 )
+from scbench_ci.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, fill_template, plan_jobs
 from scbench_ci.policy import DEFAULT_POLICY, POLICY_NAMES
@@ -25,9 +26,15 @@ from scbench_ci.workspace import REPORTS_DIR
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
+COMMANDS = ("evaluate", "plan", "merge", "check")
+ARTIFACT_BASELINE = "artifact:"
+UNEXPANDED_TOKEN = "${{ github.token }}"
+
 DEFAULTS: dict[str, str | None] = {
-    "problem": None,
-    "checkpoint": None,
+    "command": "evaluate",
+    "problem": "",
+    "checkpoint": "",
+    "select": "",
     "submission": ".",
     "include_prior_tests": "",
     "entrypoint": "",
@@ -43,9 +50,21 @@ DEFAULTS: dict[str, str | None] = {
     "session_timeout": f"{DEFAULT_SESSION_TIMEOUT_S:g}",
     "pass_policy": DEFAULT_POLICY,
     "fail_on_policy": "true",
+    "fail_on": DEFAULT_FAIL_ON,
+    "baseline": "",
+    "baseline_branch": "",
+    "reruns": "0",
+    "repeat": "",
+    "flaky_passes": "false",
     "pytest_args": "",
     "jobs": "",
     "skip_existing": "false",
+    "results": "",
+    "shards": "",
+    "changed_since": "",
+    "oracle_policy": "all-cases",
+    "comment": "false",
+    "github_token": UNEXPANDED_TOKEN,
     "job_summary": "true",
     "annotations": "true",
     "upload_artifact": "true",
@@ -60,9 +79,22 @@ image itself (`uses: docker://...`). An empty input means its default."""
 @dataclass(frozen=True)
 class ActionInputs:
     workspace: Path
+    command: str
     options: EvaluationOptions
-    """What to evaluate and how: the same options the CLI's flags make."""
-    fail_on_policy: bool
+    """What to evaluate and how: the same options the CLI's flags make (for `merge`, only its
+    output folder counts)."""
+    fail_on: str
+    baseline: str | None
+    """A path in the workspace, or `artifact:<name>`."""
+    baseline_branch: str | None
+    results: tuple[Path, ...]
+    shards: int | None
+    changed_since: str | None
+    oracle_policy: str
+    repeat_given: bool
+    """Whether `repeat` was given (`check` repeats twice when it was not)."""
+    comment: bool
+    github_token: str
     job_summary: bool
     annotations: bool
     upload_artifact: bool
@@ -95,14 +127,43 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     def path(name: str, relative: str) -> Path:
         return _inside(workspace, name, relative)
 
-    checkpoint = value("checkpoint")
-    if checkpoint != "all" and not is_checkpoint_name(checkpoint):
+    command = value("command")
+    if command not in COMMANDS:
+        raise UsageError(f"input command: {command!r} is not one of {', '.join(COMMANDS)}")
+    checkpoint = value("checkpoint") or ("all" if command in ("plan", "check") else "")
+    if command != "merge" and not checkpoint:
+        raise UsageError(f"input checkpoint: is required (command {command})")
+    if checkpoint and checkpoint != "all" and not is_checkpoint_name(checkpoint):
         raise UsageError(
             f"input checkpoint: {checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
         )
     problems = tuple(
         path("problem", line.strip()) for line in value("problem").splitlines() if line.strip()
     )
+    if command != "merge" and not problems:
+        raise UsageError(f"input problem: is required (command {command})")
+    results = tuple(
+        path("results", line.strip()) for line in value("results").splitlines() if line.strip()
+    )
+    if command == "merge" and not results:
+        raise UsageError("input results: is required (command merge)")
+    fail_on = value("fail_on")
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"input fail_on: {fail_on!r} is not one of {', '.join(FAIL_ON)}")
+    if not _boolean("fail_on_policy", value("fail_on_policy")):
+        fail_on = "never"
+    baseline = text("baseline")
+    if baseline is not None and not baseline.startswith(ARTIFACT_BASELINE):
+        path("baseline", baseline)
+    elif baseline is not None and not baseline.removeprefix(ARTIFACT_BASELINE).strip():
+        raise UsageError("input baseline: `artifact:` needs an artifact name after it")
+    shards = text("shards")
+    repeat = text("repeat")
+    oracle_policy = value("oracle_policy")
+    if oracle_policy not in POLICY_NAMES:
+        known = ", ".join(POLICY_NAMES)
+        raise UsageError(f"input oracle_policy: unknown policy {oracle_policy!r} (one of {known})")
+    token = value("github_token")
     submission = value("submission")
     if PROBLEM_PLACEHOLDER not in submission and CHECKPOINT_PLACEHOLDER not in submission:
         _inside(workspace, "submission", submission)
@@ -142,12 +203,27 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         pytest_args=tuple(_split(value("pytest_args"))),
         jobs=_whole_number("jobs", jobs, least=1) if jobs else None,
         skip_existing=_boolean("skip_existing", value("skip_existing")),
+        reruns=_whole_number("reruns", value("reruns")),
+        repeat=_whole_number("repeat", repeat, least=1) if repeat else 1,
+        flaky_passes=_boolean("flaky_passes", value("flaky_passes")),
+        select=tuple(value("select").split()),
     )
     retention_days = text("retention_days")
     inputs = ActionInputs(
         workspace=workspace,
+        command=command,
         options=options,
-        fail_on_policy=_boolean("fail_on_policy", value("fail_on_policy")),
+        fail_on=fail_on,
+        baseline=baseline,
+        baseline_branch=text("baseline_branch"),
+        results=results,
+        shards=_whole_number("shards", shards, least=1) if shards else None,
+        changed_since=text("changed_since"),
+        oracle_policy=oracle_policy,
+        repeat_given=repeat is not None,
+        comment=_boolean("comment", value("comment")),
+        # Not expanded: the image was run as a step of its own (`uses: docker://...`).
+        github_token="" if token == UNEXPANDED_TOKEN else token,
         job_summary=_boolean("job_summary", value("job_summary")),
         annotations=_boolean("annotations", value("annotations")),
         upload_artifact=_boolean("upload_artifact", value("upload_artifact")),
@@ -156,6 +232,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
             _whole_number("retention_days", retention_days) if retention_days else None
         ),
     )
+    if command == "merge":
+        return inputs
     # Last, as it reads the problems: a bad input of any kind is one error before any output.
     plan = plan_jobs(
         options.problems,
@@ -163,6 +241,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         options.submission,
         options.output_dir,
         options.include_prior_tests,
+        select=options.select,
     )
     for job in plan.jobs:
         # Each job's own folder: `solutions/checkpoint_1` may be a symlink out.

@@ -41,6 +41,8 @@ _FILE_COMMANDS = {
     "output": "set_output_",
 }
 _EXPRESSION = "${{"
+JOB_TOKEN = "ghs_emulated-job-token"
+"""What `${{ github.token }}` is in the emulated job."""
 
 
 class StepInputs:
@@ -84,7 +86,7 @@ class ActionManifest:
             default = (spec or {}).get("default", "")
             # The runner evaluates a default to a string: an unquoted `false` fails the step.
             assert isinstance(default, str), f"input {name}: default {default!r} is not a string"
-            inputs[str(name)] = _literal(default)
+            inputs[str(name)] = _default(default)
         runs = data["runs"]
         assert runs["using"] == "docker", runs
         args = runs.get("args")
@@ -117,6 +119,12 @@ class ActionManifest:
             return inputs.get("args")
         quoted = (arg.replace("\\", "\\\\").replace('"', '\\"') for arg in self.args)
         return "".join(f' "{arg}"' for arg in quoted)
+
+
+def _default(value: str) -> str:
+    """An input's default as the runner evaluates it: the one expression action.yml uses, the
+    job's token, is the emulated job's."""
+    return JOB_TOKEN if value == "${{ github.token }}" else _literal(value)
 
 
 def _literal(value: str) -> str:

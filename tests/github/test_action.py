@@ -161,7 +161,9 @@ def test_a_passing_submission(
     for group, (passed, total) in WORDSTAT_CP2_COUNTS.items():
         assert (outputs[f"{group}_passed"], outputs[f"{group}_total"]) == (str(passed), str(total))
     assert outputs["pass_rate"] == "0.9333"
-    assert sorted(outputs) == sorted(yaml.safe_load(ACTION_YML.read_text())["outputs"])
+    # Every output but `plan`'s matrix.
+    declared = yaml.safe_load(ACTION_YML.read_text())["outputs"]
+    assert sorted(outputs) == sorted(set(declared) - {"matrix"})
     (artifact,) = artifact_service.artifacts.values()
     assert artifact.name == "scbench-wordstat-checkpoint_2-submission"
     assert outputs["artifact_id"] == str(artifact.id)
@@ -410,8 +412,10 @@ def test_every_input_set(
 ) -> None:
     """Each input of action.yml given in `with:`, none of them empty."""
     inputs = {
+        "command": "evaluate",
         "problem": "problems/wordstat",
         "checkpoint": "checkpoint_2",
+        "select": "wordstat/checkpoint_2",
         "submission": "submission",
         "include_prior_tests": "true",
         "entrypoint": ENTRYPOINT,
@@ -427,9 +431,21 @@ def test_every_input_set(
         "session_timeout": "900",
         "pass_policy": "any-case",
         "fail_on_policy": "false",
+        "fail_on": "policy",
+        "baseline": "ci/first-run-has-no-baseline.json",
+        "baseline_branch": "main",
+        "reruns": "1",
+        "repeat": "1",
+        "flaky_passes": "true",
         "pytest_args": "-k 'not test_top_matches_frequency_table'",
         "jobs": "1",
         "skip_existing": "true",
+        "results": "only/read/by/merge",
+        "shards": "2",
+        "changed_since": "origin/main",
+        "oracle_policy": "all-cases",
+        "comment": "false",
+        "github_token": "ghs_not-used",
         "job_summary": "true",
         "annotations": "false",
         "upload_artifact": "true",
@@ -451,6 +467,11 @@ def test_every_input_set(
     assert _option(run.argv, "--entrypoint") == "/opt/venv/bin/python"
     outputs = run.outputs
     assert (outputs["passed"], outputs["infrastructure_failure"]) == ("true", "false")
+    assert (outputs["regressions"], outputs["fixed"], outputs["flaky"]) == ("", "", "0")
+    assert (
+        "::warning title=scbench-ci::no baseline to compare with: "
+        "ci/first-run-has-no-baseline.json does not exist"
+    ) in run.log
     # -k deselected the one failing test.
     assert (outputs["functionality_passed"], outputs["functionality_total"]) == ("2", "2")
     assert (outputs["regression_passed"], outputs["regression_total"]) == ("15", "16")

@@ -89,7 +89,7 @@ def test_inputs_left_out_are_action_yml_defaults(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     given = {"problem": "problem", "checkpoint": "checkpoint_1"}
     defaults = {name: str(default) for name, default in DEFAULTS.items() if default is not None}
-    assert _action(workspace, **given) == _action(workspace, **defaults, **given)
+    assert _action(workspace, **given) == _action(workspace, **{**defaults, **given})
 
 
 def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) -> None:
@@ -125,6 +125,10 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         pytest_args="-k 'a and b' -x",
         jobs="3",
         skip_existing="true",
+        reruns="2",
+        repeat="3",
+        flaky_passes="true",
+        select="problem/checkpoint_1\nproblem/checkpoint_2",
     ).options
     from_cli = _cli(
         *("--problem", str(workspace / "problem"), "--checkpoint", "all"),
@@ -135,6 +139,8 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--memory", "1g", "--cpus", "0.5", "--pids-limit", "64", "--disk", "256m"),
         *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
         *("--policy", "any-case", "--jobs", "3", "--skip-existing"),
+        *("--reruns", "2", "--repeat", "3", "--flaky-passes"),
+        *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
         *("--", "-k", "a and b", "-x"),
     )
     assert from_cli == from_action

@@ -24,7 +24,20 @@ def test_defaults(tmp_path: Path) -> None:
     assert options.output_dir == tmp_path / ".scbench"
     assert options.executor == "docker"
     assert options.include_prior_tests is None  # the problem decides
-    assert (options.policy, inputs.fail_on_policy) == ("core-cases", True)
+    assert (options.policy, inputs.fail_on, inputs.command) == ("core-cases", "policy", "evaluate")
+    assert (inputs.baseline, inputs.comment, inputs.results, inputs.shards) == (
+        None,
+        False,
+        (),
+        None,
+    )
+    assert (options.reruns, options.repeat, options.flaky_passes, options.select) == (
+        0,
+        1,
+        False,
+        (),
+    )
+    assert inputs.github_token == ""  # `${{ github.token }}` not expanded: the image ran alone
     assert (inputs.job_summary, inputs.annotations, inputs.upload_artifact) == (True, True, True)
     assert options.session_timeout_s == 1800
     assert options.test_timeout_s is None and inputs.retention_days is None
@@ -56,7 +69,14 @@ def test_every_input(tmp_path: Path) -> None:
             session_timeout="600",
             pass_policy="all-cases",
             fail_on_policy="FALSE",
+            baseline="artifact:nightly",
+            baseline_branch="release",
+            reruns="2",
+            repeat="3",
+            flaky_passes="yes",
             pytest_args="-k 'a and b' -x",
+            comment="true",
+            github_token="ghs_token",
             job_summary="no",
             annotations="off",
             upload_artifact="0",
@@ -77,9 +97,11 @@ def test_every_input(tmp_path: Path) -> None:
         "256m",
     )
     assert options.use_cache is False
-    assert not (
-        inputs.fail_on_policy or inputs.job_summary or inputs.annotations or inputs.upload_artifact
-    )
+    assert inputs.fail_on == "never"  # fail_on_policy: false
+    assert not (inputs.job_summary or inputs.annotations or inputs.upload_artifact)
+    assert (inputs.baseline, inputs.baseline_branch) == ("artifact:nightly", "release")
+    assert (options.reruns, options.repeat, options.flaky_passes) == (2, 3, True)
+    assert (inputs.comment, inputs.github_token) == (True, "ghs_token")
     assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
     assert options.test_network is True
 
@@ -105,8 +127,21 @@ def test_input_names_as_the_runner_writes_them() -> None:
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
-        ({"checkpoint": "c"}, "input problem: is required"),
-        ({"problem": "p"}, "input checkpoint: is required"),
+        ({"checkpoint": "c"}, "input problem: is required (command evaluate)"),
+        ({"problem": "p"}, "input checkpoint: is required (command evaluate)"),
+        ({"command": "merge"}, "input results: is required (command merge)"),
+        ({"command": "check-all", "problem": "p"}, "input command: 'check-all' is not one of"),
+        ({"problem": "p", "checkpoint": "c", "fail_on": "tests"}, "input fail_on: 'tests' is not"),
+        (
+            {"problem": "p", "checkpoint": "c", "baseline": "../b.json"},
+            "input baseline: '../b.json' leaves",
+        ),
+        (
+            {"problem": "p", "checkpoint": "c", "baseline": "artifact: "},
+            "input baseline: `artifact:` needs",
+        ),
+        ({"problem": "p", "checkpoint": "c", "repeat": "0"}, "input repeat: must be at least 1"),
+        ({"problem": "p", "checkpoint": "c", "reruns": "-1"}, "input reruns: '-1' is not a whole"),
         ({"problem": "../outside", "checkpoint": "c"}, "input problem: '../outside' leaves"),
         ({"problem": "/etc", "checkpoint": "c"}, "input problem: '/etc' leaves the workspace"),
         ({"problem": "p", "checkpoint": "c", "submission": "../../x"}, "input submission:"),

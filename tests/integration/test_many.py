@@ -180,3 +180,65 @@ def test_a_run_directory_with_a_missing_snapshot_and_skip_existing(
     assert [c.reused for c in changed.problems[0].checkpoints] == [True, False, False]
     scbench(*args)
     assert not any(c.reused for c in load_results(output / "results.json").problems[0].checkpoints)
+
+
+VOLATILE = {"started_at", "duration_s", "phases", "jobs", "tool_versions", "executor"}
+
+
+def comparable(document: object) -> object:
+    """A results.json without what differs between two runs of the same tests: times, jobs."""
+    if isinstance(document, dict):
+        return {k: comparable(v) for k, v in document.items() if k not in VOLATILE}
+    if isinstance(document, list):
+        return [comparable(item) for item in document]
+    return document
+
+
+def test_a_matrix_of_shards_merged_is_the_run_of_everything(
+    repository_run: tuple, tmp_path: Path, test_image: str
+) -> None:
+    """`plan --shards 3` balanced by the whole run's durations, each shard evaluated with its
+    `--select`, then `merge`: the same results.json as evaluating everything at once."""
+    _, whole_output, whole = repository_run
+    plan = ("plan", "--problem", str(EXAMPLES), "--shards", "3", "--baseline", str(whole_output))
+    planned = subprocess.run(
+        [sys.executable, "-m", "scbench_ci", *plan],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shards = json.loads(planned.stdout)["include"]
+    assert len(shards) == 3
+    assert sorted(k for s in shards for k in s["select"].split()) == [f"{p}/{c}" for p, c in SOLVED]
+    folders = []
+    for shard in shards:
+        folder = tmp_path / shard["name"] / "artifact"
+        run = scbench(
+            *("--problem", EXAMPLES, "--checkpoint", "all", "--select", shard["select"]),
+            *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
+            *("--output", folder, "--executor", "docker", "--image", test_image),
+        )
+        assert run.returncode in (0, 1), run.stderr
+        folders.append(folder.parent)
+    merged_dir = tmp_path / "merged"
+    merged = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scbench_ci",
+            "merge",
+            *map(str, folders),
+            "--output",
+            str(merged_dir),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert merged.returncode == 1, merged.stderr  # marks/checkpoint_2, as in the whole run
+    document = json.loads((merged_dir / "results.json").read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert comparable(document) == comparable(whole)
+    for checkpoint in checkpoint_documents(document):
+        assert (merged_dir / checkpoint["artifacts"] / "pytest-report.json").is_file()
+    summary = (merged_dir / "summary.md").read_text()
+    assert summary.startswith("## ❌ FAILED: 3 problems, 7 checkpoints\n")

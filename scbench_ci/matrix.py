@@ -1,0 +1,83 @@
+"""`strategy.matrix` for GitHub Actions: one entry per checkpoint, or N shards balanced by time.
+
+Each entry's `select` is what `evaluate --select` (the action's `select` input) takes, so a
+matrix job evaluates exactly its part; `merge` puts the parts back together.
+"""
+
+from __future__ import annotations
+
+import heapq
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scbench_ci.baseline import Baseline
+from scbench_ci.errors import UsageError
+from scbench_ci.plan import Job
+
+MAX_MATRIX_JOBS = 256
+"""GitHub's limit on the jobs one matrix makes."""
+DEFAULT_SECONDS = 10.0
+"""A checkpoint's estimated duration when no baseline knows one."""
+
+
+def checkpoint_matrix(jobs: Sequence[Job]) -> dict[str, Any]:
+    if len(jobs) > MAX_MATRIX_JOBS:
+        raise UsageError(
+            f"plan: {len(jobs)} checkpoints make more matrix jobs than GitHub allows "
+            f"({MAX_MATRIX_JOBS}); use --shards"
+        )
+    return {
+        "include": [
+            {
+                "name": f"{job.problem.root.name}-{job.checkpoint.name}",
+                "problem": job.problem.root.name,
+                "checkpoint": job.checkpoint.name,
+                "select": job.key,
+            }
+            for job in jobs
+        ]
+    }
+
+
+def shard_matrix(
+    jobs: Sequence[Job], shards: int, durations: Mapping[str, float]
+) -> dict[str, Any]:
+    """`shards` entries (fewer when there are fewer checkpoints), the checkpoints dealt longest
+    first to the least loaded shard; a checkpoint no baseline knows is estimated at the median of
+    those it knows."""
+    if shards > MAX_MATRIX_JOBS:
+        raise UsageError(f"plan: --shards {shards} is more than GitHub allows ({MAX_MATRIX_JOBS})")
+    known = [durations[job.key] for job in jobs if job.key in durations]
+    fallback = statistics.median(known) if known else DEFAULT_SECONDS
+    estimate = {job.key: durations.get(job.key, fallback) for job in jobs}
+    count = min(shards, len(jobs))
+    loads = [(0.0, index) for index in range(count)]
+    members: list[list[str]] = [[] for _ in range(count)]
+    for key in sorted(estimate, key=lambda key: (-estimate[key], key)):
+        load, index = heapq.heappop(loads)
+        members[index].append(key)
+        heapq.heappush(loads, (load + estimate[key], index))
+    order = {job.key: position for position, job in enumerate(jobs)}
+    return {
+        "include": [
+            {
+                "name": f"shard-{index + 1}-of-{count}",
+                "shard": index + 1,
+                "select": " ".join(sorted(keys, key=order.__getitem__)),
+                "checkpoints": len(keys),
+                "estimated_s": round(sum(estimate[key] for key in keys), 1),
+            }
+            for index, keys in enumerate(members)
+        ]
+    }
+
+
+def baseline_durations(baseline: Baseline | None) -> dict[str, float]:
+    """Each checkpoint's duration in the baseline, by `<problem>/<checkpoint>`."""
+    if baseline is None:
+        return {}
+    return {
+        f"{problem.name}/{checkpoint.name}": checkpoint.duration_s
+        for problem, checkpoint in baseline.run.checkpoints()
+    }

