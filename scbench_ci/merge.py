@@ -50,10 +50,20 @@ def merged_output(
 
 
 def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
-    """The regular files below `source_root/relative`, never through a link."""
-    source = source_root / relative
-    if source_root.resolve() == target_root.resolve() or source.is_symlink() or not source.is_dir():
+    """The regular files below `source_root/relative`, never through a link; a folder that is
+    not a plain relative path below both roots (a results.json from an artifact names it) is
+    not copied."""
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or not parts or ".." in parts:
         return
+    source = source_root / relative
+    if source_root.resolve() == target_root.resolve() or not source.is_dir():
+        return
+    folder = source_root
+    for part in parts:
+        folder = folder / part
+        if folder.is_symlink():
+            return
     for folder, names, files in os.walk(source):
         names[:] = [name for name in names if not (Path(folder) / name).is_symlink()]
         for name in files:

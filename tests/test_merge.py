@@ -1,0 +1,80 @@
+"""`scbench-ci merge`: shards put back together as one run, or refused with the reason."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.errors import UsageError
+from scbench_ci.main import main
+from scbench_ci.merge import Shard, merge_runs
+from scbench_ci.results import ProblemResult
+from scbench_ci.results_file import write_results
+from tests.conftest import make_run
+from tests.test_compare import _checkpoint
+
+ORDER = ("checkpoint_1", "checkpoint_2", "checkpoint_3")
+
+
+def _shard(problem: str, *names: str, started_at: str, duration_s: float) -> Shard:
+    checkpoints = tuple(_checkpoint(name=name) for name in names)
+    result = ProblemResult(problem, f"/p/{problem}", 1, checkpoints, ORDER)
+    run = replace(make_run(), problems=(result,), started_at=started_at, duration_s=duration_s)
+    return Shard(f"{problem}-{names[0]}.json", run)
+
+
+def test_checkpoints_go_back_in_their_order_and_problems_by_name() -> None:
+    merged = merge_runs(
+        [
+            _shard("zeta", "checkpoint_3", started_at="2026-01-01T00:00:10+00:00", duration_s=5),
+            _shard("alpha", "checkpoint_2", started_at="2026-01-01T00:00:00+00:00", duration_s=3),
+            _shard("zeta", "checkpoint_1", started_at="2026-01-01T00:00:02+00:00", duration_s=20),
+        ]
+    )
+    assert [(p.name, [c.name for c in p.checkpoints]) for p in merged.problems] == [
+        ("alpha", ["checkpoint_2"]),
+        ("zeta", ["checkpoint_1", "checkpoint_3"]),
+    ]
+    assert (merged.started_at, merged.duration_s, merged.jobs) == (
+        "2026-01-01T00:00:00+00:00",
+        22.0,
+        3,
+    )
+
+
+def test_one_checkpoint_in_two_shards_or_different_rules_cannot_be_merged() -> None:
+    one = _shard("a", "checkpoint_1", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
+    with pytest.raises(UsageError, match=r"a / checkpoint_1 is in both a-checkpoint_1\.json and b"):
+        merge_runs([one, replace(one, source="b")])
+    other = _shard("a", "checkpoint_2", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
+    with pytest.raises(UsageError, match="was judged with policy 'any'"):
+        merge_runs([one, replace(other, run=replace(other.run, policy="any"))])
+
+
+def test_an_artifacts_folder_outside_its_shard_is_not_copied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A results.json from a downloaded artifact names the folders to copy: never one that
+    leaves the shard's folder, or the output's."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "key").write_text("private")
+    shard = tmp_path / "shard"
+    (shard / "demo" / "checkpoint_1").mkdir(parents=True)
+    (shard / "demo" / "checkpoint_1" / "pytest.log").write_text("log")
+    (shard / "demo" / "link").symlink_to(secret)
+    run = make_run(
+        replace(_checkpoint(), artifacts="demo/checkpoint_1"),
+        replace(_checkpoint(name="checkpoint_2"), artifacts="../secret"),
+        replace(_checkpoint(name="checkpoint_3"), artifacts="demo/link"),
+    )
+    write_results(run, shard)
+    output = tmp_path / "out"
+    assert main(["merge", str(shard), "--output", str(output), "--fail-on", "never"]) == 0
+    copied = sorted(str(p.relative_to(output)) for p in output.rglob("*") if p.is_file())
+    assert copied == ["demo/checkpoint_1/pytest.log", "results.json", "summary.md"]
+    assert json.loads((output / "results.json").read_text())["totals"]["checkpoints"] == 3
+    capsys.readouterr()
