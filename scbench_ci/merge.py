@@ -59,10 +59,10 @@ def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
     source = source_root / relative
     if source_root.resolve() == target_root.resolve() or not source.is_dir():
         return
-    folder = source_root
+    step = source_root
     for part in parts:
-        folder = folder / part
-        if folder.is_symlink():
+        step = step / part
+        if step.is_symlink():
             return
     for folder, names, files in os.walk(source):
         names[:] = [name for name in names if not (Path(folder) / name).is_symlink()]

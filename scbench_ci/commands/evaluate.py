@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from scbench_ci import policy
@@ -30,7 +31,7 @@ from scbench_ci.results_file import write_results
 from scbench_ci.summary import write_summary
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_problem_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--problem",
         required=True,
@@ -38,8 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="a problem folder (holds config.yaml and tests/), or a folder of problem folders "
-        "(a repository's problems/) to evaluate every problem in it; may be repeated",
+        "(a repository's problems/) for every problem in it; may be repeated",
     )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_problem_argument(parser)
     parser.add_argument(
         "--checkpoint",
         required=True,
@@ -56,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=_positive_integer,
+        type=at_least(1),
         metavar="N",
         help="evaluations side by side, each in its own container (default: as many as the "
         "cores hold at --cpus each, at least 1)",
@@ -174,7 +179,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     flaky = parser.add_argument_group("flaky tests")
     flaky.add_argument(
         "--reruns",
-        type=_whole_number,
+        type=at_least(0),
         default=0,
         metavar="N",
         help="rerun a failing test up to N times in its session (no new install); one that "
@@ -182,7 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     flaky.add_argument(
         "--repeat",
-        type=_positive_integer,
+        type=at_least(1),
         default=1,
         metavar="N",
         help="run each checkpoint whole N times and count each test's passes; a test whose "
@@ -277,24 +282,19 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(result, args.fail_on)
 
 
-def _positive_integer(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
+def at_least(least: int) -> Callable[[str], int]:
+    """An argument type: a whole number of at least `least`."""
 
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}: {text!r}")
+        return value
 
-def _whole_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
+    return whole_number
 
 
 def _seconds(text: str) -> float:

@@ -9,20 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.baseline import load_baseline
-from scbench_ci.errors import ExitCode, UsageError
+from scbench_ci.commands.evaluate import add_problem_argument, at_least
+from scbench_ci.errors import ExitCode
 from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matrix
 from scbench_ci.plan import plan_jobs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--problem",
-        required=True,
-        action="append",
-        type=Path,
-        metavar="DIR",
-        help="a problem folder, or a folder of problem folders; may be repeated",
-    )
+    add_problem_argument(parser)
     parser.add_argument(
         "--checkpoint",
         default="all",
@@ -31,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--shards",
-        type=int,
+        type=at_least(1),
         metavar="N",
         help="N matrix jobs of balanced length, instead of one per checkpoint",
     )
@@ -53,7 +47,5 @@ def matrix(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.shards is not None and args.shards < 1:
-        raise UsageError(f"--shards: must be at least 1, got {args.shards}")
     sys.stdout.write(json.dumps(matrix(args), separators=(",", ":")) + "\n")
     return ExitCode.PASSED
