@@ -7,6 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
@@ -26,7 +27,7 @@ from scbench_ci.github.artifacts import (
 )
 from scbench_ci.github.baseline_artifact import download_baseline
 from scbench_ci.github.inputs import ARTIFACT_BASELINE, ActionInputs, read_inputs, workspace_of
-from scbench_ci.github.pr_comment import comment_tag, upsert_comment
+from scbench_ci.github.pr_comment import COMMENT_LIMIT, comment_tag, upsert_comment
 from scbench_ci.github.workflow import (
     append_summary,
     command,
@@ -91,13 +92,17 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
         artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
         write_summary(result, output_dir, artifact_name=artifact_name)
     artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
-    summary = render_summary(
-        result, artifact_name=artifact_name, artifact_url=artifact.url if artifact else None
+    summary = partial(
+        render_summary,
+        result,
+        artifact_name=artifact_name,
+        artifact_url=artifact.url if artifact else None,
     )
     if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
-        append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary)
+        append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary())
     if inputs.comment:
-        _comment(inputs, env, stdout, summary, artifact_name)
+        # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
+        _comment(inputs, env, stdout, summary(max_bytes=COMMENT_BYTES), artifact_name)
     _write_outputs(env, step_outputs(result, results_path.relative_to(inputs.workspace), artifact))
     if inputs.annotations:
         for line in error_annotations(result, inputs.workspace):
@@ -149,6 +154,11 @@ def _baseline(
         _warn(stdout, f"no baseline to compare with: {inputs.baseline} does not exist")
         return None
     return load_baseline(path, "input baseline", source=inputs.baseline)
+
+
+COMMENT_BYTES = COMMENT_LIMIT - 1024
+"""The summary's size in a comment: GitHub's limit (in characters, each at most a byte of UTF-8
+here), less room for the tag."""
 
 
 def _comment(
