@@ -438,16 +438,20 @@ _BACKTICKS = re.compile(r"`+")
 # Where GFM makes a link of plain text: `scheme://` and `www.` (an e-mail address still becomes
 # a mailto: link, which no escape prevents).
 _AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
+# In a pull request comment `@name` notifies that user and `@org/team` a team: a zero-width space
+# after the `@` keeps the text and notifies no one.
+_MENTION = "@\u200b"
 
 
 def html_text(value: object) -> str:
     """One line of text for inside HTML (a <summary>): no markdown is parsed there."""
-    return html.escape(_LINE_BREAKS.sub(" ", str(value)).strip(), quote=True)
+    text = _LINE_BREAKS.sub(" ", str(value)).strip().replace("@", _MENTION)
+    return html.escape(text, quote=True)
 
 
 def markdown_text(value: object) -> str:
     """One line of plain text for markdown: a table cell, a heading, a list item; no web link."""
-    text = _LINE_BREAKS.sub(" ", str(value)).strip()
+    text = _LINE_BREAKS.sub(" ", str(value)).strip().replace("@", _MENTION)
     # Backslashes first: escaping after html.escape would break its `&#x27;`.
     text = _LIST_START.sub(r"\1\\", _MARKDOWN_SPECIALS.sub(r"\\\1", text), count=1)
     return html.escape(_AUTOLINK.sub(r"\\\g<0>", text), quote=True)

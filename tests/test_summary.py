@@ -812,3 +812,13 @@ def test_a_bad_artifact_url_is_one_line_and_exit_2(problem: Problem, tmp_path: P
     assert run.stderr == (
         "scbench-ci: error: --artifact-url: not an http(s) URL: 'javascript:alert(1)'\n"
     )
+
+
+def test_mentions_notify_no_one(problem: Problem) -> None:
+    """Posted as a pull request comment, `@name` in a test's text would notify that user."""
+    text = "pinging @octocat and @scbench/maintainers"
+    tests = [make_outcome(f"test_x[{text}]", Status.FAILED, message=text)]
+    result = make_run(checkpoint_result(problem, "checkpoint_1", tests))
+    markdown = outside_fences(render_summary(result))
+    assert "@octocat" not in markdown and "@scbench" not in markdown
+    assert "pinging @\u200boctocat and @\u200bscbench/maintainers" in markdown
