@@ -27,7 +27,12 @@ from scbench_ci.github.artifacts import (
 )
 from scbench_ci.github.baseline_artifact import download_baseline
 from scbench_ci.github.inputs import ARTIFACT_BASELINE, ActionInputs, read_inputs, workspace_of
-from scbench_ci.github.pr_comment import COMMENT_LIMIT, comment_tag, upsert_comment
+from scbench_ci.github.pr_comment import (
+    COMMENT_LIMIT,
+    comment_tag,
+    pull_request_number,
+    upsert_comment,
+)
 from scbench_ci.github.workflow import (
     append_summary,
     command,
@@ -42,7 +47,7 @@ from scbench_ci.plan import plan_jobs
 from scbench_ci.policy import GroupCounts
 from scbench_ci.reports import Status
 from scbench_ci.results import RunResult
-from scbench_ci.results_file import write_results
+from scbench_ci.results_file import ResultsError, write_results
 from scbench_ci.signals import Terminated, raise_on_sigterm
 from scbench_ci.summary import render_summary, write_summary
 from scbench_ci.workspace import REPORTS_DIR
@@ -95,7 +100,8 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     summary = partial(
         render_summary,
         result,
-        artifact_name=artifact_name,
+        # Not uploaded: the summary points to the .scbench/ folder instead.
+        artifact_name=artifact_name if inputs.upload_artifact else None,
         artifact_url=artifact.url if artifact else None,
     )
     if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
@@ -147,8 +153,13 @@ def _baseline(
         if download.results is None:
             _warn(stdout, f"no baseline to compare with: {download.warning}")
             return None
+        try:
+            baseline = load_baseline(download.results, "input baseline", source=download.source)
+        except ResultsError as error:  # an artifact's content is not this run's to fix either
+            _warn(stdout, f"no baseline to compare with: {download.source} cannot be used: {error}")
+            return None
         stdout.write(inert(f"Baseline: {download.source}") + "\n")
-        return load_baseline(download.results, "input baseline", source=download.source)
+        return baseline
     path = inputs.workspace / inputs.baseline
     if not path.exists():
         _warn(stdout, f"no baseline to compare with: {inputs.baseline} does not exist")
@@ -168,6 +179,14 @@ def _comment(
     summary: str,
     artifact_name: str,
 ) -> None:
+    if pull_request_number(env) is None:
+        # Nothing is wrong: one workflow often runs on pushes and pull requests alike.
+        event = env.get("GITHUB_EVENT_NAME") or "unknown"
+        stdout.write(
+            inert(f"No pull request comment: this run (event {event}) is not for a pull request")
+            + "\n"
+        )
+        return
     tag = comment_tag(env, artifact_name)
     outcome = upsert_comment(summary, tag, env, inputs.github_token)
     if outcome.warning:

@@ -16,13 +16,15 @@ Each part follows one file of actions/runner (src/Runner.Worker/):
   ParseArgumentsIntoList, below as `split_arguments`); docker/cli's exit codes 125-127 when the
   container does not start.
 The mounts include /github/runner_temp, which current runners add (their logged `docker run`).
-The one difference: the container joins the host's network, as the artifact service double
-listens on loopback (the runner adds --network only to join a job container's network).
+The one difference: the container joins the host's network, as the doubles of the artifact service
+and the REST API listen on loopback (the runner adds --network only to join a job container's
+network). The event's payload is the step's `event`, written where the runner writes it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -255,6 +257,8 @@ class Step:
     """github context values exported as GITHUB_<NAME> (run_id, repository, ...)."""
     runtime_token: str = "unused-runtime-token"
     results_url: str | None = None
+    event: Mapping[str, object] = field(default_factory=dict)
+    """The webhook payload of the run's event (the github context's `event`)."""
 
 
 @dataclass
@@ -276,7 +280,7 @@ def run_step(
     inputs = manifest.step_inputs(step.with_)
     file_commands = _initialize_file_commands(host)
     event_path = host.workflow / "event.json"
-    event_path.write_text("{}")  # ExecutionContext.WriteWebhookPayload
+    event_path.write_text(json.dumps(step.event))  # ExecutionContext.WriteWebhookPayload
     environment = _environment(manifest, host, step, inputs, file_commands, event_path)
     argv = _docker_run_argv(manifest, host, inputs, image, environment)
     exit_code, log = _docker_run(client, argv, environment)

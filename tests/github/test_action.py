@@ -521,6 +521,8 @@ def test_a_step_that_runs_the_image_itself_gets_the_same_defaults(
             str(total),
         )
     assert "## ✅ PASSED" in run.summary  # job_summary defaults to true
+    # Nothing was uploaded: the summary points to the folder, not to an artifact.
+    assert "the `.scbench/` folder" in run.summary and "workflow artifact" not in run.summary
 
 
 def test_the_entrypoint_input_reaches_the_tests(
