@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.baseline import Baseline, compared, load_baseline, results_files
+from scbench_ci.check.console import render_check_report
+from scbench_ci.check.output import check_exit_code, write_check_files
+from scbench_ci.check.run import DEFAULT_REPEAT, check_request, run_check
+from scbench_ci.check.summary import render_check_summary
 from scbench_ci.console import render_report
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import evaluate
 from scbench_ci.exit_status import exit_code
 from scbench_ci.files import scratch_folder
-from scbench_ci.github.annotations import error_annotations
+from scbench_ci.github.annotations import error_annotations, finding_annotations
 from scbench_ci.github.artifacts import (
     FORBIDDEN_IN_NAME,
     ArtifactUploadError,
@@ -78,6 +82,8 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
     inputs = read_inputs(env)
     if inputs.command == "plan":
         return _plan(inputs, env, stdout)
+    if inputs.command == "check":
+        return _check(inputs, env, stdout)
     with scratch_folder("scbench-baseline-") as scratch:
         baseline = _baseline(inputs, env, stdout, scratch)
     output_dir = inputs.options.output_dir
@@ -136,6 +142,44 @@ def _plan(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
     stdout.write(inert(f"matrix: {text}") + "\n")
     _write_outputs(env, {"matrix": text})
     return ExitCode.PASSED
+
+
+def _check(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
+    repeat = inputs.options.repeat if inputs.repeat_given else DEFAULT_REPEAT
+    request = check_request(
+        inputs.options,
+        oracle_policy=inputs.oracle_policy,
+        repeat=repeat,
+        changed_since=inputs.changed_since,
+    )
+    executor = inputs.options.make_executor(warn=lambda notice: _warn(stdout, notice))
+    with group("scbench-ci: check", stdout), commands_stopped(stdout):
+        result = run_check(request, executor, echo=stdout)
+    output_dir = inputs.options.output_dir
+    artifact_name = inputs.artifact_name or "scbench-check"
+    results_path = write_check_files(result, output_dir, artifact_name=artifact_name)
+    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
+    summary = partial(
+        render_check_summary,
+        result,
+        artifact_name=artifact_name if inputs.upload_artifact else None,
+        artifact_url=artifact.url if artifact else None,
+    )
+    if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
+        append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary())
+    if inputs.comment:
+        _comment(inputs, env, stdout, summary(max_bytes=COMMENT_BYTES), artifact_name)
+    if results_path is None:  # --changed-since selected no problem
+        _write_outputs(env, {"passed": "true", "infrastructure_failure": "false"})
+    else:
+        relative = results_path.relative_to(inputs.workspace)
+        _write_outputs(env, step_outputs(result, relative, artifact))
+    if inputs.annotations:
+        for line in finding_annotations(result, inputs.workspace):
+            stdout.write(line + "\n")
+    shown = results_path.relative_to(inputs.workspace) if results_path else None
+    stdout.write(render_check_report(result, shown))
+    return check_exit_code(result, inputs.fail_on)
 
 
 def _baseline(

@@ -60,7 +60,7 @@ def build_command(
     the runner records each rerun test's first failure in the JSON report."""
     if reruns < 0:
         raise ValueError(f"reruns must be 0 or more, not {reruns}")
-    timeout = test_timeout_s or checkpoint.timeout_s
+    timeout = per_test_timeout(checkpoint, test_timeout_s)
     # An explicit ini file: none of the submission's (pytest.ini, tox.ini, setup.cfg,
     # pyproject.toml) is ever looked for. No cache: nothing of an earlier run steers this one.
     args = [
@@ -98,6 +98,11 @@ def build_command(
         variables=variables,
         test_timeout_s=timeout,
     )
+
+
+def per_test_timeout(checkpoint: Checkpoint, override: float | None) -> float:
+    """Each test's timeout: `--timeout` when given, else the checkpoint's (or its problem's)."""
+    return override or checkpoint.timeout_s
 
 
 def _seconds(value: float) -> str:

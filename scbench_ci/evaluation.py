@@ -8,7 +8,7 @@ import io
 import platform
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
@@ -116,31 +116,9 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
         select=request.select,
         repeat=request.repeat,
     )
-    environment_file = (
-        load_environment(request.environment_file) if request.environment_file else None
-    )
-    _prepare_output(output_dir)
-    workers = min(request.jobs, len(plan.jobs))
-    streamed = echo if workers == 1 else None
-    progress = _progress(echo, workers, len(plan.jobs))
-
-    def work(job: Job) -> CheckpointResult:
-        return _run_job(request, job, output_dir, environment_file, executor, streamed)
-
-    results = run_jobs(
-        plan.jobs, work, workers, progress.started, progress.finished, executor.cancel
-    )
-    runs: dict[tuple[Path, str], list[CheckpointResult]] = {}
-    jobs: dict[tuple[Path, str], Job] = {}
-    for job, result in zip(plan.jobs, results, strict=True):
-        runs.setdefault((job.problem.root, job.checkpoint.name), []).append(result)
-        jobs.setdefault((job.problem.root, job.checkpoint.name), job)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    for key, job in jobs.items():
-        result = runs[key][0]
-        if request.repeat > 1:
-            result = _combined(request, job, runs[key], output_dir)
+    for job, result in run_evaluations(request, plan.jobs, executor, echo):
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
         rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
@@ -149,7 +127,7 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
     return RunResult(
         policy=request.policy,
         executor=executor.name,
-        jobs=workers,
+        jobs=min(request.jobs, len(plan.jobs)),
         started_at=started_at,
         duration_s=time.monotonic() - started,
         problems=tuple(
@@ -163,21 +141,54 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
             for problem in plan.problems
             if problem.root in by_problem
         ),
-        tool_versions=_tool_versions(),
+        tool_versions=tool_versions(),
         reruns=request.reruns,
         repeat=request.repeat,
         flaky_passes=request.flaky_passes,
     )
 
 
+def run_evaluations(
+    request: EvaluationRequest, jobs: Sequence[Job], executor: Executor, echo: TextIO | None
+) -> list[tuple[Job, CheckpointResult]]:
+    """Run the jobs into the request's output folder (emptied of an earlier run's files),
+    `request.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
+    first job, in the jobs' order; the runs of a repeated checkpoint combined. `echo` gets the
+    output as it comes with one job at a time, and progress lines with several."""
+    output_dir = real_path(request.output_dir)
+    environment_file = (
+        load_environment(request.environment_file) if request.environment_file else None
+    )
+    _prepare_output(output_dir)
+    workers = min(request.jobs, len(jobs))
+    streamed = echo if workers == 1 else None
+    progress = _progress(echo, workers, len(jobs))
+
+    def work(job: Job) -> CheckpointResult:
+        return _run_job(request, job, output_dir, environment_file, executor, streamed)
+
+    results = run_jobs(jobs, work, workers, progress.started, progress.finished, executor.cancel)
+    runs: dict[str, list[CheckpointResult]] = {}
+    firsts: dict[str, Job] = {}
+    for job, result in zip(jobs, results, strict=True):
+        runs.setdefault(job.folder, []).append(result)
+        firsts.setdefault(job.folder, job)
+    return [
+        (
+            job,
+            _combined(request, job, runs[folder], output_dir) if job.runs > 1 else runs[folder][0],
+        )
+        for folder, job in firsts.items()
+    ]
+
+
 def _combined(
     request: EvaluationRequest, job: Job, runs: list[CheckpointResult], output_dir: Path
 ) -> CheckpointResult:
     """A repeated checkpoint's result over its runs, written to the checkpoint's folder."""
-    folder = job.artifacts.rsplit("/", 1)[0]
     result = combine_runs(runs, request.policy, request.flaky_passes)
-    result = replace(result, artifacts=folder)
-    return write_checkpoint(result, _job_folder(output_dir, folder) / CHECKPOINT_RESULT_FILE)
+    result = replace(result, artifacts=job.folder)
+    return write_checkpoint(result, _job_folder(output_dir, job.folder) / CHECKPOINT_RESULT_FILE)
 
 
 def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | FinishedLines:
@@ -296,7 +307,7 @@ def _evaluate_checkpoint(
             workspace_dir=executor.workspace_dir(workspace.root),
             environment_env=environment.env,
             test_timeout_s=request.test_timeout_s,
-            pytest_args=request.pytest_args,
+            pytest_args=(*request.pytest_args, *job.pytest_args),
             reruns=request.reruns,
         )
         fingerprint = _fingerprint(request, job, workspace.root, command, environment)
@@ -386,7 +397,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _tool_versions() -> dict[str, str]:
+def tool_versions() -> dict[str, str]:
     versions = {"scbench-ci": __version__, "python": platform.python_version()}
     for package in ("uv", "docker"):
         with contextlib.suppress(metadata.PackageNotFoundError):

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from scbench_ci import __version__
-from scbench_ci.commands import cleanup, evaluate, merge, plan, summary
+from scbench_ci.commands import check, cleanup, evaluate, merge, plan, summary
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.signals import Terminated, raise_on_sigterm
@@ -16,6 +16,7 @@ COMMANDS = {
     "evaluate": evaluate,
     "plan": plan,
     "merge": merge,
+    "check": check,
     "summary": summary,
     "cleanup": cleanup,
 }
@@ -59,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("scbench-ci: terminated", file=sys.stderr)
         return 143
     except Exception as error:  # the catch-all: a crash is never read as a failing verdict
-        log = write_crash_log(error, args.output if args.command == "evaluate" else None)
+        log = write_crash_log(error, args.output if args.command in ("evaluate", "check") else None)
         print(f"scbench-ci: error: {crash_message(error, log)}", file=sys.stderr)
         return int(ExitCode.INFRASTRUCTURE)
 

@@ -126,12 +126,16 @@ def _merged_problem(parts: list[ProblemResult]) -> ProblemResult:
     position = {name: index for index, name in enumerate(order)}
     checkpoints.sort(key=lambda c: (position.get(c.name, len(position)), c.name))
     first = parts[0]
+    checks = [part.check for part in parts if part.check is not None]
+    if len(checks) > 1:
+        raise UsageError(f"merge: the check of {first.name} is in more than one results file")
     return ProblemResult(
         name=first.name,
         path=first.path,
         version=first.version,
         checkpoints=tuple(checkpoints),
         checkpoint_order=order,
+        check=checks[0] if checks else None,
     )
 
 

@@ -9,7 +9,7 @@ error of the run: that job's result says so (failure kind `missing`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from scbench_ci.errors import ProblemError, ScbenchError, UsageError
@@ -36,6 +36,10 @@ class Job:
     run: int = 1
     runs: int = 1
     """With `--repeat`: this job is run `run` of the checkpoint's `runs`."""
+    pytest_args: tuple[str, ...] = ()
+    """Given to pytest after the run's own (`check`'s `--collect-only`)."""
+    role: str = ""
+    """What the job is for, in its label: `check`'s `collect`, `oracle` and `empty`."""
 
     @property
     def key(self) -> str:
@@ -43,8 +47,15 @@ class Job:
         return f"{self.problem.root.name}/{self.checkpoint.name}"
 
     @property
+    def folder(self) -> str:
+        """The checkpoint's folder in the output folder: `artifacts` without `run-<n>`."""
+        return self.artifacts.rsplit("/", 1)[0] if self.runs > 1 else self.artifacts
+
+    @property
     def label(self) -> str:
         label = f"{self.problem.root.name} / {self.checkpoint.name}"
+        if self.role:
+            label += f" {self.role}"
         return f"{label} (run {self.run}/{self.runs})" if self.runs > 1 else label
 
 
@@ -65,9 +76,7 @@ def problem_folders(paths: tuple[Path, ...]) -> tuple[Path, ...]:
             continue
         found = sorted(child for child in path.iterdir() if child.is_dir() and _has_config(child))
         if not found:
-            raise UsageError(
-                f"--problem: {path} holds no {CONFIG_NAME} and no problem folders with one"
-            )
+            raise UsageError(f"{path}: holds no {CONFIG_NAME} and no problem folders with one")
         folders += found
     return tuple(dict.fromkeys(real_path(folder) for folder in folders))
 
@@ -106,18 +115,7 @@ def plan_jobs(
             if select and folder not in select:
                 continue
             errors += _missing_tests(problem, chosen, include)
-            jobs += [
-                Job(
-                    problem=problem,
-                    checkpoint=chosen,
-                    include_prior_tests=include,
-                    submission=submission,
-                    artifacts=f"{folder}/run-{run}" if repeat > 1 else folder,
-                    run=run,
-                    runs=repeat,
-                )
-                for run in range(1, repeat + 1)
-            ]
+            jobs += repeats(Job(problem, chosen, include, submission, artifacts=folder), repeat)
     known = {job.key for job in jobs}
     errors += [
         UsageError(
@@ -153,6 +151,17 @@ def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[Scben
         names[folder.name] = folder
         problems.append(problem)
     return problems, errors
+
+
+def repeats(job: Job, times: int) -> list[Job]:
+    """The job run `times` times: each run in its own `run-<n>` in the job's folder when more
+    than one."""
+    if times == 1:
+        return [job]
+    return [
+        replace(job, artifacts=f"{job.artifacts}/run-{run}", run=run, runs=times)
+        for run in range(1, times + 1)
+    ]
 
 
 def fill_template(template: str, problem: Problem, checkpoint: Checkpoint) -> str:

@@ -78,3 +78,11 @@ def describe(name: str) -> str:
 def passes(name: str, counts: Counts) -> bool:
     """The verdict for a checkpoint that ran without a failure (one with a failure fails)."""
     return _POLICIES[name][1](counts)
+
+
+def counted_failures(name: str) -> frozenset[Group]:
+    """The groups in which a failing test fails a checkpoint under the policy: asked of the
+    policy itself, with one passing test in each group and one failing test in the group."""
+    passing = {group: GroupCounts(passed=1, total=1) for group in Group}
+    failing = GroupCounts(passed=1, failed=1, total=2)
+    return frozenset(group for group in Group if not passes(name, {**passing, group: failing}))

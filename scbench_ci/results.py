@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from scbench_ci import policy
 from scbench_ci.categorize import group_of, owning_checkpoint
+from scbench_ci.check.findings import CheckReport
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Checkpoint, Group, Problem
@@ -127,14 +128,20 @@ class ProblemResult:
     checkpoint_order: tuple[str, ...] = ()
     """Every checkpoint of the problem in its order, evaluated or not: how merged shards
     are put back in order."""
+    check: CheckReport | None = None
+    """`scbench-ci check`'s findings; the checkpoints are then its oracle runs."""
 
     @property
     def passed(self) -> bool:
+        """Every checkpoint passed; for a check, nothing is wrong with the problem."""
+        if self.check is not None:
+            return self.check.passed
         return bool(self.checkpoints) and all(c.passed for c in self.checkpoints)
 
     @property
     def infrastructure_failure(self) -> bool:
-        return any(c.infrastructure_failure for c in self.checkpoints)
+        stopped = self.check is not None and bool(self.check.infrastructure)
+        return stopped or any(c.infrastructure_failure for c in self.checkpoints)
 
 
 @dataclass(frozen=True)

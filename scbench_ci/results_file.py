@@ -20,6 +20,12 @@ from typing import Any, overload
 import jsonschema
 
 from scbench_ci import policy
+from scbench_ci.check.findings import (
+    CheckReport,
+    Stage,
+    finding_from_json,
+    finding_to_json,
+)
 from scbench_ci.compare import CheckpointDelta, Comparison, TestChange
 from scbench_ci.errors import UsageError
 from scbench_ci.files import replace_file
@@ -139,6 +145,7 @@ def _results_text(header: dict[str, Any], run: RunResult) -> Iterator[str]:
             "checkpoint_order": list(problem.checkpoint_order),
             "passed": problem.passed,
             "infrastructure_failure": problem.infrastructure_failure,
+            "check": None if problem.check is None else check_to_json(problem.check),
         }
         _validator("problem_head").validate({**head, "checkpoints": []})
         yield ("," if index else "") + "\n    " + _indent(_dumps(head), 4)[: -len("\n    }")]
@@ -187,6 +194,19 @@ def _test_json(test: TestResult) -> dict[str, Any]:
         "repeat": None
         if test.repeat is None
         else {"passed": test.repeat.passed, "runs": test.repeat.runs},
+    }
+
+
+def check_to_json(report: CheckReport) -> dict[str, Any]:
+    def counts(stage: Stage) -> dict[str, int] | None:
+        found = report.counts(stage)
+        return None if found is None else {"errors": found[0], "warnings": found[1]}
+
+    return {
+        "passed": report.passed,
+        "infrastructure": list(report.infrastructure),
+        "stages": {stage.value: counts(stage) for stage in Stage},
+        "findings": [finding_to_json(finding) for finding in report.findings],
     }
 
 
@@ -280,6 +300,7 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
                 version=problem["version"],
                 checkpoints=tuple(checkpoint_from_json(c) for c in problem["checkpoints"]),
                 checkpoint_order=tuple(problem["checkpoint_order"]),
+                check=None if problem["check"] is None else check_from_json(problem["check"]),
             )
             for problem in document["problems"]
         ),
@@ -290,6 +311,15 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
         comparison=None
         if document["comparison"] is None
         else comparison_from_json(document["comparison"]),
+    )
+
+
+def check_from_json(document: Mapping[str, Any]) -> CheckReport:
+    """The inverse of `check_to_json`: its counts follow from the findings."""
+    return CheckReport(
+        findings=tuple(finding_from_json(finding) for finding in document["findings"]),
+        skipped=frozenset(Stage(name) for name, counts in document["stages"].items() if not counts),
+        infrastructure=tuple(document["infrastructure"]),
     )
 
 
@@ -405,7 +435,7 @@ def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _upgrade_v2(document: Mapping[str, Any]) -> dict[str, Any]:
     """A schema_version 2 document as version 3 has it: nothing was flaky, rerun or repeated,
-    and there was no comparison."""
+    there was no comparison, and it was no check."""
 
     def counts(old: Mapping[str, Any]) -> dict[str, Any]:
         return {**old, "flaky": 0}
@@ -430,6 +460,7 @@ def _upgrade_v2(document: Mapping[str, Any]) -> dict[str, Any]:
                 **problem,
                 "checkpoint_order": [c["name"] for c in problem["checkpoints"]],
                 "checkpoints": [checkpoint(c) for c in problem["checkpoints"]],
+                "check": None,
             }
             for problem in document["problems"]
         ],

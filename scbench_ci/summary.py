@@ -241,7 +241,7 @@ def render_summary(
     """
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
-    template = _environment().get_template(TEMPLATE)
+    template = load_template(TEMPLATE)
     checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
     columns = list(dict.fromkeys(checkpoint.name for checkpoint in checkpoints))
     context = {
@@ -258,7 +258,7 @@ def render_summary(
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
         "flaky_counting": flaky_counting(run),
         "max_note_chars": MAX_NOTE_CHARS,
-        "artifact": _artifact(artifact_url, artifact_name),
+        "artifact": artifact_markdown(artifact_url, artifact_name),
         "max_bytes": max_bytes,
         "groups": GROUPS,
         "kinds": FAILURE_KINDS,
@@ -268,7 +268,7 @@ def render_summary(
         markdown = _render_within(template, {**context, **_read(run, level)}, max_bytes)
         if markdown is not None:
             return markdown
-    return _cut(template.render({**context, **_read(run, LEVELS[-1])}), max_bytes)
+    return cut_markdown(template.render({**context, **_read(run, LEVELS[-1])}), max_bytes)
 
 
 def write_summary(run: RunResult, output_dir: Path, *, artifact_name: str | None = None) -> Path:
@@ -333,6 +333,11 @@ def _checkpoint_deltas(
 # Rendering.
 
 
+def load_template(name: str) -> jinja2.Template:
+    """A template of scbench_ci/templates, with the escaping filters."""
+    return _environment().get_template(name)
+
+
 @cache
 def _environment() -> jinja2.Environment:
     # No autoescape: the output is markdown, not HTML. The filters escape each value for the
@@ -379,7 +384,7 @@ def _render_within(
     return "".join(chunks)
 
 
-def _cut(markdown: str, max_bytes: int) -> str:
+def cut_markdown(markdown: str, max_bytes: int) -> str:
     """The markdown, or when it is too big its first whole lines, an open code fence closed."""
     data = markdown.encode()
     if len(data) <= max_bytes:
@@ -415,7 +420,7 @@ def _failing_groups(checkpoint: CheckpointResult) -> list[FailingGroup]:
     return [FailingGroup(name, tests) for name, tests in by_group.items() if tests]
 
 
-def _artifact(url: str | None, name: str | None) -> str:
+def artifact_markdown(url: str | None, name: str | None) -> str:
     """Where the full reports are, as markdown."""
     if url is not None:
         if urlsplit(url).scheme not in ("http", "https"):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.plan import plan_jobs, problem_folders
+from scbench_ci.plan import plan_jobs, problem_folders, repeats
 from tests.conftest import ProblemFolder
 
 
@@ -96,3 +97,24 @@ def test_a_missing_submission_is_planned_not_refused(repository: Path) -> None:
     )
     assert plan.jobs[0].submission == repository / "nowhere"
     assert plan.jobs[0].include_prior_tests is False
+
+
+def test_a_repeated_job_runs_in_a_folder_of_its_own_each_time(repository: Path) -> None:
+    plan = plan_jobs(
+        (repository / "problems/alpha",), "one", str(repository), repository / "out", None
+    )
+    (job,) = plan.jobs
+    assert repeats(job, 1) == [job]
+    runs = repeats(replace(job, role="oracle"), 2)
+    assert [(run.label, run.artifacts, run.folder) for run in runs] == [
+        ("alpha / one oracle (run 1/2)", "alpha/one/run-1", "alpha/one"),
+        ("alpha / one oracle (run 2/2)", "alpha/one/run-2", "alpha/one"),
+    ]
+    assert plan_jobs(
+        (repository / "problems/alpha",),
+        "one",
+        str(repository),
+        repository / "out",
+        None,
+        repeat=2,
+    ).jobs == tuple(repeats(job, 2))

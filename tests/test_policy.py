@@ -52,3 +52,13 @@ def test_policies(name: str, counts: dict[Group, GroupCounts], expected: bool) -
 def test_pass_rate() -> None:
     assert GroupCounts(passed=1, failed=1, skipped=1, total=3).pass_rate == 0.3333
     assert GroupCounts().pass_rate is None
+
+
+def test_the_groups_whose_failures_each_policy_counts() -> None:
+    assert {name: policy.counted_failures(name) for name in policy.POLICY_NAMES} == {
+        "core-cases": {Group.CORE},
+        "all-non-error-cases": {Group.CORE, Group.FUNCTIONALITY, Group.REGRESSION},
+        "all-cases": set(Group),
+        "any-case": set(),
+        "any": set(),
+    }

@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from scbench_ci.check.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.compare import compare
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Group
@@ -105,6 +106,52 @@ def test_write_then_load_is_the_same_run(tmp_path: Path) -> None:
     assert load_results(path) == run
 
 
+def test_a_check_is_read_back(tmp_path: Path) -> None:
+    oracle = Finding(
+        Stage.ORACLE,
+        Severity.ERROR,
+        "demo/tests/test_checkpoint_1.py",
+        3,
+        "fails",
+        checkpoint="checkpoint_1",
+        test="tests/test_checkpoint_1.py::test_0",
+    )
+    slow = Finding(Stage.TIME, Severity.WARNING, "demo/tests/test_checkpoint_1.py", None, "slow")
+    report = CheckReport(
+        (oracle, slow), skipped=frozenset({Stage.FLAKY}), infrastructure=("demo: no daemon",)
+    )
+    static_only = CheckReport(
+        (replace(slow, stage=Stage.STATIC, severity=Severity.ERROR),),
+        skipped=frozenset(Stage) - {Stage.STATIC},
+    )
+    run = replace(
+        make_run(checkpoint("checkpoint_1")),
+        problems=(
+            replace(make_run(checkpoint("checkpoint_1")).problems[0], check=report),
+            ProblemResult("broken", "/p/broken", 0, (), check=static_only),
+        ),
+    )
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    demo, broken = document["problems"]
+    assert demo["check"]["stages"] == {
+        "static": {"errors": 0, "warnings": 0},
+        "collection": {"errors": 0, "warnings": 0},
+        "oracle": {"errors": 1, "warnings": 0},
+        "empty": {"errors": 0, "warnings": 0},
+        "flaky": None,
+        "time": {"errors": 0, "warnings": 1},
+    }
+    assert (demo["passed"], demo["infrastructure_failure"]) == (False, True)
+    assert (broken["checkpoints"], broken["passed"], broken["check"]["passed"]) == (
+        [],
+        False,
+        False,
+    )
+    assert load_results(path) == run
+
+
 def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> None:
     flaky = replace(
         checkpoint("checkpoint_1").tests[0],
@@ -148,7 +195,7 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     document["schema_version"] = 2
     _drop_key(document, "flaky")
     for problem in document["problems"]:
-        del problem["checkpoint_order"]
+        del problem["checkpoint_order"], problem["check"]
         for entry in problem["checkpoints"]:
             for test in entry["tests"]:
                 del test["reruns"], test["repeat"]

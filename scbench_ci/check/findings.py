@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,32 @@ class Finding:
     checkpoint: str | None = None
     test: str | None = None
     """The test's node id, as pytest names it in the workspace: `tests/<file>::<name>`."""
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What `check` found in one problem."""
+
+    findings: tuple[Finding, ...]
+    skipped: frozenset[Stage] = field(default_factory=frozenset)
+    """Stages not run: all but static for a problem with static errors; flaky and time for a
+    problem without reference solutions."""
+    infrastructure: tuple[str, ...] = ()
+    """Why runs could not be judged, for a cause outside the problem: those parts have no
+    verdict."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.infrastructure and not any(
+            finding.severity is Severity.ERROR for finding in self.findings
+        )
+
+    def counts(self, stage: Stage) -> tuple[int, int] | None:
+        """The stage's errors and warnings; None when it was not run."""
+        if stage in self.skipped:
+            return None
+        found = [finding.severity for finding in self.findings if finding.stage is stage]
+        return found.count(Severity.ERROR), found.count(Severity.WARNING)
 
 
 def finding_path(path: Path, base: Path) -> str:

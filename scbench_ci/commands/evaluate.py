@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scbench_ci import policy
 from scbench_ci.baseline import compared, load_baseline
@@ -94,6 +95,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="run only the checkpoint's own tests",
     )
+    add_run_arguments(parser)
+    parser.add_argument(
+        "--policy",
+        default=policy.DEFAULT_POLICY,
+        choices=policy.POLICY_NAMES,
+        help="what makes a checkpoint pass (default: %(default)s)",
+    )
+    add_comparison_arguments(parser)
+    flaky = parser.add_argument_group("flaky tests")
+    flaky.add_argument(
+        "--reruns",
+        type=at_least(0),
+        default=0,
+        metavar="N",
+        help="rerun a failing test up to N times in its session (no new install); one that "
+        "then passes is flaky (default: %(default)s)",
+    )
+    flaky.add_argument(
+        "--repeat",
+        type=at_least(1),
+        default=1,
+        metavar="N",
+        help="run each checkpoint whole N times and count each test's passes; a test whose "
+        "outcome differs is flaky (default: %(default)s)",
+    )
+    flaky.add_argument(
+        "--flaky-passes",
+        action="store_true",
+        help="count flaky tests as passed for the policy (default: as failed)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path(".scbench"),
+        metavar="DIR",
+        help="where reports, logs and results.json go (default: ./.scbench)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not stream the test output; print only the report"
+    )
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the tests run (the flags `evaluate` and `check` share): see `run_options`."""
     parser.add_argument(
         "--entrypoint",
         metavar="CMD",
@@ -169,45 +214,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="wall-clock limit for the whole run of one checkpoint (default: %(default)g)",
     )
-    parser.add_argument(
-        "--policy",
-        default=policy.DEFAULT_POLICY,
-        choices=policy.POLICY_NAMES,
-        help="what makes a checkpoint pass (default: %(default)s)",
-    )
-    add_comparison_arguments(parser)
-    flaky = parser.add_argument_group("flaky tests")
-    flaky.add_argument(
-        "--reruns",
-        type=at_least(0),
-        default=0,
-        metavar="N",
-        help="rerun a failing test up to N times in its session (no new install); one that "
-        "then passes is flaky (default: %(default)s)",
-    )
-    flaky.add_argument(
-        "--repeat",
-        type=at_least(1),
-        default=1,
-        metavar="N",
-        help="run each checkpoint whole N times and count each test's passes; a test whose "
-        "outcome differs is flaky (default: %(default)s)",
-    )
-    flaky.add_argument(
-        "--flaky-passes",
-        action="store_true",
-        help="count flaky tests as passed for the policy (default: as failed)",
-    )
-    parser.add_argument(
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where reports, logs and results.json go (default: ./.scbench)",
-    )
-    parser.add_argument(
-        "--quiet", action="store_true", help="do not stream the test output; print only the report"
-    )
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The EvaluationOptions fields `add_run_arguments`' flags give."""
+    return {
+        "entrypoint": args.entrypoint,
+        "environment": args.environment,
+        "executor": args.executor,
+        "image": args.image,
+        "memory": args.memory,
+        "cpus": args.cpus,
+        "pids_limit": args.pids_limit,
+        "disk": args.disk,
+        "test_network": args.test_network,
+        "use_cache": args.use_cache,
+        "test_timeout_s": args.timeout,
+        "session_timeout_s": args.session_timeout,
+    }
 
 
 def options(args: argparse.Namespace) -> EvaluationOptions:
@@ -220,19 +244,7 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         checkpoint=args.checkpoint,
         submission=args.submission,
         output_dir=args.output,
-        executor=args.executor,
         include_prior_tests=args.include_prior_tests,
-        entrypoint=args.entrypoint,
-        environment=args.environment,
-        image=args.image,
-        memory=args.memory,
-        cpus=args.cpus,
-        pids_limit=args.pids_limit,
-        disk=args.disk,
-        test_network=args.test_network,
-        use_cache=args.use_cache,
-        test_timeout_s=args.timeout,
-        session_timeout_s=args.session_timeout,
         policy=args.policy,
         pytest_args=tuple(args.pytest_args),
         jobs=args.jobs,
@@ -241,6 +253,7 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         repeat=args.repeat,
         flaky_passes=args.flaky_passes,
         select=tuple(key for value in args.select for key in value.split()),
+        **run_options(args),
     )
 
 

@@ -1,5 +1,6 @@
 """Annotations pointing at the test files in the repository: `::error` for checkpoint failures,
-regressions since the baseline and failing tests, `::warning` for flaky tests."""
+regressions since the baseline and failing tests, `::warning` for flaky tests; for a check, its
+findings."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
+from scbench_ci.check.console import checked
+from scbench_ci.check.findings import Severity
 from scbench_ci.console import flaky_outcome, flaky_tests
 from scbench_ci.github.workflow import command
 from scbench_ci.problem import Group
@@ -28,6 +31,28 @@ def error_annotations(result: RunResult, workspace: Path) -> list[str]:
         *islice(_errors(result, workspace), MAX_ANNOTATIONS),
         *islice(_warnings(result, workspace), MAX_ANNOTATIONS),
     ]
+
+
+def finding_annotations(run: RunResult, workspace: Path) -> list[str]:
+    """A check's runs the infrastructure stopped and its findings: at most MAX_ANNOTATIONS
+    errors (those runs first), then at most MAX_ANNOTATIONS warnings."""
+    errors = [
+        command("error", _short(text), title=f"{problem.name} · infrastructure")
+        for problem, report in checked(run)
+        for text in report.infrastructure
+    ]
+    warnings: list[str] = []
+    for problem, report in checked(run):
+        for finding in report.findings:
+            line = command(
+                finding.severity.value,
+                _short(finding.message),
+                title=f"{problem.name} · {finding.stage}",
+                file=_repository_path(Path(problem.path).parent / finding.file, workspace),
+                line=finding.line,
+            )
+            (errors if finding.severity is Severity.ERROR else warnings).append(line)
+    return [*errors[:MAX_ANNOTATIONS], *warnings[:MAX_ANNOTATIONS]]
 
 
 def _errors(result: RunResult, workspace: Path) -> Iterator[str]:

@@ -232,7 +232,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
             _whole_number("retention_days", retention_days) if retention_days else None
         ),
     )
-    if command == "merge":
+    if command in ("merge", "check"):
+        # `check` reports a problem that does not load as its finding, not as bad input.
         return inputs
     # Last, as it reads the problems: a bad input of any kind is one error before any output.
     plan = plan_jobs(

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from scbench_ci.check.findings import (
+    CheckReport,
     Finding,
     Severity,
     Stage,
@@ -72,3 +73,20 @@ def test_paths_relative_to_the_base_when_inside_it() -> None:
     assert (
         finding_path(Path("/elsewhere/a/config.yaml"), Path("/repo")) == "/elsewhere/a/config.yaml"
     )
+
+
+def test_a_report_counts_each_stage_and_passes_with_warnings_only() -> None:
+    warning = Finding(Stage.TIME, Severity.WARNING, "demo/tests/test_checkpoint_1.py", 3, "slow")
+    report = CheckReport((warning,), skipped=frozenset({Stage.FLAKY}))
+    assert report.passed
+    assert [report.counts(stage) for stage in Stage] == [
+        (0, 0),
+        (0, 0),
+        (0, 0),
+        (0, 0),
+        None,
+        (0, 1),
+    ]
+    assert not CheckReport((warning, FINDING)).passed
+    assert CheckReport((FINDING,)).counts(Stage.ORACLE) == (1, 0)
+    assert not CheckReport((), infrastructure=("demo / checkpoint_1 oracle: no daemon",)).passed

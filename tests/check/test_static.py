@@ -115,6 +115,8 @@ MARKER_MESSAGE = (
             ],
         ),
         # The dynamic defects: statically clean.
+        ("collection_error", []),
+        ("no_solutions", []),
         ("oracle_failure", []),
         ("known_failure_passes", []),
         ("vacuous_test", []),

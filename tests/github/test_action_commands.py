@@ -31,7 +31,7 @@ from scbench_ci.reports import FAILING, Status
 from scbench_ci.results import count_groups
 from scbench_ci.results_file import load_results, write_results
 from scbench_ci.summary import markdown_text
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPO_ROOT
 from tests.github.rest_double import (
     REPOSITORY,
     WORKFLOW,
@@ -52,6 +52,7 @@ from tests.github.test_action import MANIFEST
 from tests.github.twirp_server import ArtifactService, BlobAccount
 
 PR = 7
+CHECK_PROBLEMS = REPO_ROOT / "tests/data/check_repo/problems"
 NAME = "scbench-wordstat-checkpoint_2-submission"
 """The nightly's artifact: the default name of a step evaluating `submission`."""
 STALE_NAME = "scbench-nightly-old"
@@ -676,3 +677,29 @@ def test_merge_compares_the_whole_with_a_baseline_and_fails_on_regressions(
     assert "### Changes since the baseline" in summary
     assert "Compared with the baseline **nightly.json**" in summary
     assert "#### Newly failing: 1" in summary
+
+
+def test_check_proves_problems_sound_with_annotations_at_their_lines(
+    job: MakeJob, test_image: str
+) -> None:
+    """`command: check` on a folder of problems: a clean one, and one using a marker it never
+    declares; only the clean one reaches the container runs."""
+    checker = job(name="check", event=PULL_REQUEST, problems=())
+    for name in ("clean", "unregistered_marker"):
+        shutil.copytree(CHECK_PROBLEMS / name, checker.workspace / "problems" / name)
+    run = checker.step(
+        {"command": "check", "problem": "problems", "image": test_image, "upload_artifact": "false"}
+    )
+    assert run.result.exit_code == 1, run.result.log
+    assert run.result.outputs["passed"] == "false"
+    assert run.result.outputs["results_path"] == ".scbench/results.json"
+    assert (
+        "::error title=unregistered_marker · static,"
+        "file=problems/unregistered_marker/tests/test_checkpoint_1.py,line=11::marker"
+    ) in run.result.log
+    document = json.loads((run.workspace / ".scbench" / "results.json").read_text())
+    checks = {p["name"]: p["check"] for p in document["problems"]}
+    assert checks["clean"]["passed"] is True and checks["clean"]["findings"] == []
+    assert [f["line"] for f in checks["unregistered_marker"]["findings"]] == [11]
+    summary = run.result.summary
+    assert summary.count("| clean |") + summary.count("| `clean` |") == 1, summary

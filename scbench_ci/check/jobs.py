@@ -1,0 +1,108 @@
+"""The runs `check` makes of a problem, as evaluation jobs, and their results sorted back.
+
+Each checkpoint gets three kinds of job, each in its own folder of the output folder
+(`<problem>/<checkpoint>/<role>/`): its own tests collected only (`collect`), its reference
+solution `solutions/<checkpoint>/` run `repeat` times (`oracle`, in `run-<n>` folders when
+repeated), and an empty submission (`empty`). The collection and the empty submission run the
+checkpoint's own tests only: earlier checkpoints' are collected in their own job, and are
+Regression tests, never Core, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+
+from scbench_ci.check.static import SOLUTIONS_DIR
+from scbench_ci.plan import Job, repeats
+from scbench_ci.problem import Checkpoint, Problem, real_path
+from scbench_ci.results import CheckpointResult
+
+COLLECT_ONLY = "--collect-only"
+
+
+class Role(StrEnum):
+    COLLECT = "collect"
+    ORACLE = "oracle"
+    EMPTY = "empty"
+
+
+@dataclass(frozen=True)
+class CheckpointRuns:
+    """A checkpoint's results, one per role; the oracle's over its repeats."""
+
+    checkpoint: Checkpoint
+    collect: tuple[Job, CheckpointResult]
+    oracle: tuple[Job, CheckpointResult] | None
+    """None when the problem ships no reference solutions."""
+    empty: tuple[Job, CheckpointResult]
+
+
+def has_solutions(problem: Problem) -> bool:
+    return (problem.root / SOLUTIONS_DIR).is_dir()
+
+
+def check_jobs(
+    problem: Problem, *, empty: Path, repeat: int, include_prior_tests: bool | None
+) -> list[Job]:
+    """`empty`: an empty folder, the empty submission. `include_prior_tests`: for the oracle
+    runs, as for an evaluation (None: each checkpoint's own setting)."""
+    solutions = has_solutions(problem)
+    jobs = []
+    for checkpoint in problem.checkpoints:
+        solution = real_path(problem.root / SOLUTIONS_DIR / checkpoint.name)
+        # Tests may import the submission: they are collected with the solution where there
+        # is one.
+        collected = solution if solutions else empty
+        jobs.append(_job(problem, checkpoint, Role.COLLECT, collected, (COLLECT_ONLY,)))
+        if solutions:
+            include = (
+                checkpoint.include_prior_tests
+                if include_prior_tests is None
+                else include_prior_tests
+            )
+            oracle = _job(problem, checkpoint, Role.ORACLE, solution)
+            jobs += repeats(replace(oracle, include_prior_tests=include), repeat)
+        jobs.append(_job(problem, checkpoint, Role.EMPTY, empty))
+    return jobs
+
+
+def _job(
+    problem: Problem,
+    checkpoint: Checkpoint,
+    role: Role,
+    submission: Path,
+    pytest_args: tuple[str, ...] = (),
+) -> Job:
+    return Job(
+        problem=problem,
+        checkpoint=checkpoint,
+        include_prior_tests=False,
+        submission=submission,
+        artifacts=f"{problem.root.name}/{checkpoint.name}/{role}",
+        pytest_args=pytest_args,
+        role=role,
+    )
+
+
+def checkpoint_runs(
+    problem: Problem, results: Sequence[tuple[Job, CheckpointResult]]
+) -> list[CheckpointRuns]:
+    """The problem's checkpoints' runs, in order, from the results of a run of its check jobs
+    (and maybe other problems')."""
+    by_role = {
+        (job.checkpoint.name, job.role): (job, result)
+        for job, result in results
+        if job.problem.root == problem.root
+    }
+    return [
+        CheckpointRuns(
+            checkpoint,
+            by_role[(checkpoint.name, Role.COLLECT)],
+            by_role.get((checkpoint.name, Role.ORACLE)),
+            by_role[(checkpoint.name, Role.EMPTY)],
+        )
+        for checkpoint in problem.checkpoints
+    ]

@@ -1,0 +1,39 @@
+"""What `check` refuses before it runs anything, and the request it makes of its options."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.check.run import check_request
+from scbench_ci.main import main
+from scbench_ci.options import EvaluationOptions
+from tests.check.test_static import PROBLEMS
+
+
+def test_a_folder_that_is_not_there_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(tmp_path / "nothing"), "--output", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"scbench-ci: error: {tmp_path / 'nothing'}: no such folder\n"
+
+
+def test_two_problems_of_one_name_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for parent in ("a", "b"):
+        shutil.copytree(PROBLEMS / "clean", tmp_path / parent / "clean")
+    code = main(["check", str(tmp_path / "a"), str(tmp_path / "b"), "--output", str(tmp_path)])
+    assert code == 2
+    assert "have the same folder name" in capsys.readouterr().err
+
+
+def test_the_oracle_policy_and_repeat_make_the_evaluation_request(tmp_path: Path) -> None:
+    options = EvaluationOptions((PROBLEMS,), "checkpoint_1", "", tmp_path, jobs=3)
+    request = check_request(options, oracle_policy="any-case", repeat=4, changed_since="main")
+    evaluation = request.evaluation
+    assert (evaluation.policy, evaluation.repeat, evaluation.jobs) == ("any-case", 4, 3)
+    assert (evaluation.checkpoint, evaluation.problems) == ("all", (PROBLEMS,))
+    assert request.changed_since == "main"
