@@ -6,7 +6,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TextIO
@@ -102,25 +103,52 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
         results_path = write_results(result, output_dir)
         artifact_name = inputs.artifact_name or default_artifact_name(result, inputs)
         write_summary(result, output_dir, artifact_name=artifact_name)
-    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
+    _publish(
+        Published(result, results_path, artifact_name, render_summary, error_annotations),
+        inputs,
+        env,
+        stdout,
+    )
+    stdout.write(render_report(result, results_path.relative_to(inputs.workspace)))
+    return exit_code(result, inputs.fail_on)
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a step publishes, and how: its summary and its annotations."""
+
+    result: RunResult
+    results_path: Path | None
+    """None: a check that `changed_since` left nothing to check."""
+    artifact_name: str
+    render: Callable[..., str]
+    annotate: Callable[[RunResult, Path], list[str]]
+
+
+def _publish(what: Published, inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> None:
+    """The artifact, the job summary, the pull request comment, the outputs, the annotations."""
+    result = what.result
+    artifact = _upload(inputs, what.artifact_name, inputs.options.output_dir, env, stdout)
     summary = partial(
-        render_summary,
+        what.render,
         result,
         # Not uploaded: the summary points to the .scbench/ folder instead.
-        artifact_name=artifact_name if inputs.upload_artifact else None,
+        artifact_name=what.artifact_name if inputs.upload_artifact else None,
         artifact_url=artifact.url if artifact else None,
     )
     if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
         append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary())
     if inputs.comment:
         # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
-        _comment(inputs, env, stdout, summary(max_bytes=COMMENT_BYTES), artifact_name)
-    _write_outputs(env, step_outputs(result, results_path.relative_to(inputs.workspace), artifact))
+        _comment(inputs, env, stdout, summary(max_bytes=COMMENT_BYTES), what.artifact_name)
+    if what.results_path is None:
+        _write_outputs(env, {"passed": "true", "infrastructure_failure": "false"})
+    else:
+        relative = what.results_path.relative_to(inputs.workspace)
+        _write_outputs(env, step_outputs(result, relative, artifact))
     if inputs.annotations:
-        for line in error_annotations(result, inputs.workspace):
+        for line in what.annotate(result, inputs.workspace):
             stdout.write(line + "\n")
-    stdout.write(render_report(result, results_path.relative_to(inputs.workspace)))
-    return exit_code(result, inputs.fail_on)
 
 
 def _plan(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
@@ -158,25 +186,12 @@ def _check(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
     output_dir = inputs.options.output_dir
     artifact_name = inputs.artifact_name or "scbench-check"
     results_path = write_check_files(result, output_dir, artifact_name=artifact_name)
-    artifact = _upload(inputs, artifact_name, output_dir, env, stdout)
-    summary = partial(
-        render_check_summary,
-        result,
-        artifact_name=artifact_name if inputs.upload_artifact else None,
-        artifact_url=artifact.url if artifact else None,
+    _publish(
+        Published(result, results_path, artifact_name, render_check_summary, finding_annotations),
+        inputs,
+        env,
+        stdout,
     )
-    if inputs.job_summary and env.get("GITHUB_STEP_SUMMARY"):
-        append_summary(Path(env["GITHUB_STEP_SUMMARY"]), summary())
-    if inputs.comment:
-        _comment(inputs, env, stdout, summary(max_bytes=COMMENT_BYTES), artifact_name)
-    if results_path is None:  # --changed-since selected no problem
-        _write_outputs(env, {"passed": "true", "infrastructure_failure": "false"})
-    else:
-        relative = results_path.relative_to(inputs.workspace)
-        _write_outputs(env, step_outputs(result, relative, artifact))
-    if inputs.annotations:
-        for line in finding_annotations(result, inputs.workspace):
-            stdout.write(line + "\n")
     shown = results_path.relative_to(inputs.workspace) if results_path else None
     stdout.write(render_check_report(result, shown))
     return check_exit_code(result, inputs.fail_on)

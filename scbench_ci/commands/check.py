@@ -4,8 +4,6 @@ an empty submission, flaky and slow tests."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -13,8 +11,7 @@ from scbench_ci import policy
 from scbench_ci.check.console import render_check_report
 from scbench_ci.check.output import check_exit_code, write_check_files
 from scbench_ci.check.run import DEFAULT_ORACLE_POLICY, DEFAULT_REPEAT, check_request, run_check
-from scbench_ci.commands.evaluate import add_run_arguments, at_least, run_options
-from scbench_ci.github.workflow import commands_stopped
+from scbench_ci.commands.evaluate import add_run_arguments, at_least, run_options, streamed
 from scbench_ci.options import EvaluationOptions
 
 
@@ -88,13 +85,7 @@ def run(args: argparse.Namespace) -> int:
     executor = options.make_executor(
         warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr)
     )
-    if args.quiet:
-        result = run_check(request, executor, echo=None)
-    else:
-        # In a workflow step, nothing the tests print may be read as a workflow command.
-        in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
-        with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
-            result = run_check(request, executor, echo=sys.stdout)
+    result = streamed(lambda echo: run_check(request, executor, echo), args.quiet)
     results_path = write_check_files(result, args.output)
     sys.stdout.write(render_check_report(result, results_path))
     return check_exit_code(result)

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from scbench_ci import policy
 from scbench_ci.baseline import compared, load_baseline
@@ -28,6 +28,7 @@ from scbench_ci.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP, exit_
 from scbench_ci.github.workflow import commands_stopped
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
+from scbench_ci.results import RunResult
 from scbench_ci.results_file import write_results
 from scbench_ci.summary import write_summary
 
@@ -281,18 +282,23 @@ def run(args: argparse.Namespace) -> int:
     executor = chosen.make_executor(
         warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr)
     )
-    if args.quiet:
-        result = evaluate(request, executor, echo=None)
-    else:
-        # In a workflow step, nothing the submission prints may be read as a workflow command.
-        in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
-        with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
-            result = evaluate(request, executor, echo=sys.stdout)
-    result = compared(result, baseline)
+    result = compared(
+        streamed(lambda echo: evaluate(request, executor, echo), args.quiet), baseline
+    )
     results_path = write_results(result, request.output_dir)
     write_summary(result, request.output_dir)
     sys.stdout.write(render_report(result, results_path))
     return exit_code(result, args.fail_on)
+
+
+def streamed(run: Callable[[TextIO | None], RunResult], quiet: bool) -> RunResult:
+    """`run` with the tests' output streamed to stdout, unless quiet."""
+    if quiet:
+        return run(None)
+    # In a workflow step, nothing the submission prints may be read as a workflow command.
+    in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
+    with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
+        return run(sys.stdout)
 
 
 def at_least(least: int) -> Callable[[str], int]:
