@@ -50,7 +50,6 @@ from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matri
 from scbench_ci.merge import merged_output
 from scbench_ci.plan import plan_jobs
 from scbench_ci.policy import GroupCounts
-from scbench_ci.reports import Status
 from scbench_ci.results import RunResult
 from scbench_ci.results_file import ResultsError, write_results
 from scbench_ci.signals import Terminated, raise_on_sigterm
@@ -302,12 +301,11 @@ def step_outputs(
     totals = result.group_totals()
     overall = sum(totals.values(), GroupCounts())
     comparison = result.comparison
-    flaky = [t for _, c in result.checkpoints() for t in c.tests if t.status is Status.FLAKY]
     outputs = {
         "passed": str(result.passed).lower(),
         "regressions": str(len(comparison.regressions)) if comparison else "",
         "fixed": str(len(comparison.fixed)) if comparison else "",
-        "flaky": str(len(flaky)),
+        "flaky": str(overall.flaky),
         "results_path": str(results_path),
         "artifact_id": str(artifact.id) if artifact else "",
         "artifact_url": artifact.url if artifact else "",

@@ -100,7 +100,7 @@ def merge_runs(shards: Sequence[Shard]) -> RunResult:
                         f"and {shard.source}"
                     )
                 owners[key] = shard.source
-    starts = [_time(shard.run.started_at) for shard in shards]
+    starts = [datetime.fromisoformat(shard.run.started_at) for shard in shards]
     ends = [
         start + timedelta(seconds=shard.run.duration_s)
         for start, shard in zip(starts, shards, strict=True)
@@ -137,7 +137,3 @@ def _merged_problem(parts: list[ProblemResult]) -> ProblemResult:
         checkpoint_order=order,
         check=checks[0] if checks else None,
     )
-
-
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text)

@@ -110,10 +110,10 @@ def plan_jobs(
             include = (
                 chosen.include_prior_tests if include_prior_tests is None else include_prior_tests
             )
-            submission = real_path(Path(fill_template(submission_template, problem, chosen)))
             folder = f"{problem.root.name}/{chosen.name}"
             if select and folder not in select:
                 continue
+            submission = real_path(Path(fill_template(submission_template, problem, chosen)))
             errors += _missing_tests(problem, chosen, include)
             jobs += repeats(Job(problem, chosen, include, submission, artifacts=folder), repeat)
     known = {job.key for job in jobs}
