@@ -64,11 +64,16 @@ def _has_credentials(item: str) -> bool:
 
 
 def run_environment(
-    *, path: str, home: str, extra: Mapping[str, str], variables: Mapping[str, str]
+    *,
+    path: str,
+    home: str,
+    extra: Mapping[str, str],
+    variables: Mapping[str, str],
+    locale: Mapping[str, str] = LOCALE,
 ) -> dict[str, str]:
     """Base (PATH, HOME, locale) + executor extras + the command's variables, later ones winning,
     except that PATH and HOME stay the executor's."""
-    env = {**LOCALE, **extra, **variables}
+    env = {**locale, **extra, **variables}
     env["PATH"] = path
     env["HOME"] = home
     return env

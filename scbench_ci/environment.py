@@ -9,6 +9,13 @@ from typing import Any
 from scbench_ci.errors import ProblemError
 from scbench_ci.problem import read_yaml
 
+SCBENCH_ENV = {
+    "UV_CACHE_DIR": "/tmp/uv-cache",
+    "PIP_CACHE_DIR": "/tmp/pip-cache-dir",
+    "PIP_CONFIG_FILE": "/tmp/pip-conf",
+}
+"""The variables of SCBench's Python environment (`environment.env` of its
+`docker-python3.12-uv.yaml`)."""
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
 REQUIREMENTS = "requirements.txt"
@@ -31,16 +38,21 @@ class Environment:
 
 
 def default_environment(submission: Path) -> Environment:
-    """SCBench's environment for Python submissions (`uv run <entry_file>.py`)."""
-    setup: list[str] = []
+    """SCBench's environment for Python submissions (`uv run <entry_file>.py`).
+
+    SCBench runs `uv init` and `uv add -r requirements.txt` for every submission and goes on
+    whatever they exit with: `uv init` changes nothing in a project (so it is left out there),
+    and without a requirements.txt `uv add` still makes the project's `.venv` before it fails
+    (so it runs, and its failure is expected)."""
+    setup = [] if (submission / "pyproject.toml").is_file() else ["uv init"]
     if (submission / REQUIREMENTS).is_file():
-        if not (submission / "pyproject.toml").is_file():
-            setup.append("uv init")
         setup.append(f"uv add -r {REQUIREMENTS}")
+    else:
+        setup.append(f"uv add -r {REQUIREMENTS} || true")
     return Environment(
         source="default",
         image=None,
-        env={},
+        env=dict(SCBENCH_ENV),
         setup_commands=tuple(setup),
         command=DEFAULT_COMMAND,
         entry_format=DEFAULT_ENTRY_FORMAT,

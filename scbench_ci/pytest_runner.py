@@ -36,10 +36,11 @@ import hmac
 import json
 import os
 import secrets
+import shutil
 import signal
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -227,11 +228,31 @@ def reports_folders(*paths: Path | None) -> set[Path]:
     return {f for f in folders if not f.is_absolute() and f.parts and ".." not in f.parts}
 
 
+def as_under_scbench(environ: MutableMapping[str, str], executable: str, cwd: str) -> None:
+    """What pytest's process sees under SCBench, which runs `uvx --with=... pytest` from a
+    `bash -l` script: uvx puts its environment's bin folder first on PATH (so `python`, `python3`
+    and a `uv run` outside any project find the environment's Python, where the test dependencies
+    are) and names its uv in UV; bash sets SHLVL, `_` (the command it ran) and PWD."""
+    search = environ.get("PATH", "")
+    bin_dir = os.path.dirname(executable)
+    if search.split(os.pathsep)[0] != bin_dir:
+        environ["PATH"] = os.pathsep.join(filter(None, [bin_dir, search]))
+    for name, tool in (("UV", "uv"), ("_", "uvx")):
+        found = shutil.which(tool, path=search)
+        if found is not None:
+            environ.setdefault(name, found)
+    environ.setdefault("SHLVL", "1")
+    environ["PWD"] = cwd
+
+
 def main() -> int:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None)
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     key = os.environ.pop(SEAL_KEY_VARIABLE, "")
+    as_under_scbench(os.environ, sys.executable, os.getcwd())
+    # As uvx starts it: the environment's `pytest` script.
+    sys.argv[0] = os.path.join(os.path.dirname(sys.executable), "pytest")
     args = sys.argv[1:]
     mode = args[0] if args[:1] in ([KILL_OTHERS], [KILL_DESCENDANTS]) else None
     if mode is not None:

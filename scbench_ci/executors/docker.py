@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import json
 import os
 import shutil
 import tarfile
@@ -35,8 +34,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -66,16 +64,27 @@ DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
 DEFAULT_MEMORY = "4g"
 DEFAULT_CPUS = 2.0
 DEFAULT_PIDS_LIMIT = 1024
-DEFAULT_DISK = "2g"
+DEFAULT_DISK = "auto"
+"""`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
+as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
+the memory limit. A size caps them, and programs see that size."""
+MIN_DISK_BYTES = 64 * 1024**2
+_FREE_DISK_TTL_S = 60.0
 INODES_PER_MIB = 128
+MIN_INODES = 16384
 RUN_LABEL = "dev.scbench-ci.run"
 VERSION_LABEL = "dev.scbench-ci.version"
 CACHE_VOLUME = "scbench-ci-runner-cache"
 
 RUN_DIR = "/scbench"
-WORKSPACE_DIR = f"{RUN_DIR}/workspace"
-HOME_DIR = f"{RUN_DIR}/home"
-TESTS_CACHE_DIR = f"{RUN_DIR}/uv-cache"
+"""The evaluator's own folders in the run (the runner's); the tests' are where SCBench has them."""
+WORKSPACE_DIR = "/workspace"
+"""SCBench's working directory: the project `uv init` makes there is named `workspace`, and paths
+the tests or the submission print are the same."""
+WORKSPACE_VOLUME_SUFFIX = "-workspace"
+TMP_VOLUME_SUFFIX = "-tmp"
+HOME_DIR = "/tmp/agent_home"
+"""The home SCBench's evaluation image sets."""
 RUNNER_DIR = f"{RUN_DIR}/runner"
 RUNNER_HOME = f"{RUNNER_DIR}/home"
 RUNNER_VENV = f"{RUNNER_DIR}/venv"
@@ -119,7 +128,7 @@ _LIMIT_COUNTERS = (
     "for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control "
     "/sys/fs/cgroup/pids.events /sys/fs/cgroup/pids/pids.events; "
     'do [ -r "$f" ] && sed "s|^|${f##*/} |" "$f"; done; '
-    f"df -P {RUN_DIR} /tmp | awk 'NR > 1 && $4 < 1024 {{print \"full\", $6, 1}}'; true"
+    f"df -P {WORKSPACE_DIR} /tmp | awk 'NR > 1 && $4 < 1024 {{print \"full\", $6, 1}}'; true"
 )
 # After the tests, as the tests user, in one round trip: kill what they left (and count it, first
 # line), the limit counters, then each report that is a regular file (of at most the size that is
@@ -135,49 +144,16 @@ _AFTER_TESTS = (
     'else echo "report $name $size"; head -c "$size" "$f"; fi; '
     'elif [ -e "$f" ]; then echo "report $name -"; fi; done'
 )
-# How the tests' step starts when the run uses cached environments, before the test runner's own
-# code, as the tests user, with nothing of the submission's having run. A shell checks that each
-# cached environment says it is complete for its key (_cache_checks), then runs
-# `python -I -c _BOOT PLAN RUNNER_SCRIPT ARGS...` with the cached runner's python, which, while it
-# imports pytest (the runner's next import; its plugins are left to pytest, which rewrites their
-# asserts), waits until the workspace is in (the copy-in's last file, when the step started
-# alongside it) and copies the dependency environment's entries into it (so they are the tests
-# user's); then it runs the runner as `python -I RUNNER_SCRIPT ARGS...` would (and
-# ends as it does). What fails before the runner is said on the first line, and exits with
-# _CACHE_CHECK_FAILED.
-_BOOT = """
-import json, os, subprocess, sys, threading, time
-plan = json.loads(sys.argv[1])
-def fail(what):
-    sys.stdout.write(plan["prefix"] + what + "\\n")
-    sys.stdout.flush()
-    os._exit(plan["code"])
-failed = []
-def prepare():
-    until = time.monotonic() + plan["wait"]
-    while not os.path.exists(plan["ready"]):
-        if time.monotonic() > until:
-            failed.append("workspace")
-            return
-        time.sleep(0.002)
-    if plan["copy"]:
-        copy = ["cp", "-a", "--", *plan["copy"], plan["workspace"] + "/"]
-        quiet = {"stdin": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        if subprocess.run(copy, **quiet).returncode:
-            failed.append("dependencies copy")
-preparing = threading.Thread(target=prepare)
-preparing.start()
-import pytest
-preparing.join()
-if failed:
-    fail(failed[0])
-os.chdir(plan["workspace"])
-sys.argv = sys.argv[2:]
-import runpy
-runpy.run_path(sys.argv[0], run_name="__main__")
+# Restores the cached dependency environment into the workspace, as the tests user, before the
+# tests: copies its entries ($@) in, then finishes it as the tests' first `uv run` would (a copy is
+# not the folder it was made in: uv may rebuild the workspace's own package), its output going to
+# setup.log; then it must be indistinguishable from the setup it replaces: a second `uv run` has
+# nothing to do and prints nothing. Nothing of the submission's runs: `/bin/true` by its path.
+_RESTORE_DEPENDENCIES = f"""cp -a -- "$@" {WORKSPACE_DIR}/ || exit 1
+uv run /bin/true || exit 1
+second=$(uv run /bin/true 2>&1) || exit 1
+[ -z "$second" ] || {{ printf 'a second uv run printed: %.300s\n' "$second"; exit 1; }}
 """
-RUNNER_READY = f"{RUNNER_DIR}/ready"
-"""The copy-in's last file: once it is there, so is everything else."""
 # Run by the runner in a dependency builder once the setup is done: copy every entry the setup
 # made in the workspace (all but requirements.txt) to the volume ($2), one name a line, then the
 # key ($1), last. A name the cache could not give back as it is fails it.
@@ -211,7 +187,8 @@ class DockerExecutor:
         self.memory = checked_size("--memory", memory)
         self.cpus = cpus
         self.pids_limit = pids_limit
-        self.disk = checked_size("--disk", disk)
+        self.disk = disk if disk == DEFAULT_DISK else checked_size("--disk", disk)
+        self._free_disk = _FreeDisk()
         self.use_cache = use_cache
         self.test_network = test_network
         self._cancelled = threading.Event()
@@ -262,31 +239,25 @@ class DockerExecutor:
         )
         # Nothing to install: the container never has a network (loopback only).
         online = installs or self.test_network
-        copying: Future[None] | None = None
-        pool = ThreadPoolExecutor(1)
         try:
             with clock.timing("container"):
-                self._create_volume(client, name, run_id)
-                container = self._create(client, attempt.image, name, run_id, caches, online)
+                limits = self._tmpfs_limits(client, attempt.image)
+                volumes = self._create_volumes(client, name, run_id, limits)
+                container = self._create(
+                    client, attempt.image, name, run_id, caches, online, volumes, limits
+                )
                 # A volume in memory is there once the container runs, not before.
                 container.start()
-                workspace = (container, request.workspace, self._runner_uv_cache(caches))
-                if installs:
-                    _copy_in(*workspace)
-                else:
-                    # Nothing runs before the tests: their step starts while the workspace goes
-                    # in (and waits for it); a failed copy-in stops the container.
-                    copying = pool.submit(_copy_in, *workspace)
-                    copying.add_done_callback(lambda done: _kill_on_error(done, container))
+                _copy_in(container, request.workspace, self._runner_uv_cache(caches))
             if caches.dependencies is not None:
                 attempt.setup_log.note(
                     f"setup: not run here; what {', then '.join(_DEFAULT_SETUP_SHOWN)} made of "
                     f"this {REQUIREMENTS} ({', '.join(caches.dependencies.names)}) is copied "
-                    f"into the workspace from cache volume {caches.dependencies.data_volume} "
-                    "as the tests start"
+                    f"into the workspace from cache volume {caches.dependencies.data_volume}, "
+                    "then finished as the tests' first `uv run` would"
                 )
             collected: list[_Collected] = []
-            plan = self._plan(container, attempt, caches, online, collected, copying)
+            plan = self._plan(container, attempt, caches, online, collected)
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
@@ -295,16 +266,12 @@ class DockerExecutor:
                 found = collected[0] if collected else _collect_now(container)
                 if found is not None:
                     _write_reports(found, reports, request.echo)
-                    limits = self._limits_hit(found.counters)
-                    result = dataclasses.replace(result, limits_hit=limits)
+                    hit = self._limits_hit(found.counters)
+                    result = dataclasses.replace(result, limits_hit=hit)
         finally:
-            pool.shutdown(wait=True)
             # Also on KeyboardInterrupt and SystemExit; by name, in case create was cut short.
             with clock.timing("cleanup"):
-                with contextlib.suppress(NotFound):
-                    client.api.remove_container(name, force=True, v=True)
-                with contextlib.suppress(NotFound):
-                    client.api.remove_volume(name, force=True)
+                _remove(client, name, volumes=True)
         return with_phases(result, clock, attempt.started)
 
     def _caches(
@@ -394,10 +361,14 @@ class DockerExecutor:
             return None
         return cached
 
-    @property
-    def _tmpfs_limits(self) -> str:
-        size = parse_bytes(self.disk)
-        return f"size={size},nr_inodes={max(16384, size // 1024**2 * INODES_PER_MIB)}"
+    def _tmpfs_limits(self, client: docker.DockerClient, image: str) -> str:
+        """The size (and files) of each of the run's folders: `--disk`, or with `auto` the free
+        space of Docker's disk, so a program that checks it sees what it would under SCBench."""
+        if self.disk == DEFAULT_DISK:
+            size = self._free_disk.measure(client, image, self._confinement())
+        else:
+            size = int(parse_bytes(self.disk))
+        return f"size={size},nr_inodes={max(MIN_INODES, size // 1024**2 * INODES_PER_MIB)}"
 
     def _runner_uv_cache(self, caches: _Caches) -> str | None:
         """The uv cache the runner installs from in the run; None when it is not installed."""
@@ -412,20 +383,18 @@ class DockerExecutor:
         name: str,
         run_id: str,
         mounts: list[Mount],
+        limits: str,
         **options: Any,
     ) -> Container:
         """A container that idles until it is used (a run's, or a builder's), labelled with the
-        run and its owner, confined as every container is."""
+        run and its owner, confined as every container is; `limits` are its folders'."""
         return client.containers.create(
             image,
             entrypoint=["sleep", "infinity"],
             name=name,
-            labels={
-                RUN_LABEL: run_id,
-                VERSION_LABEL: __version__,
-                processes.OWNER_LABEL: processes.owner(),
-            },
-            tmpfs={"/tmp": f"{self._tmpfs_limits},mode=1777,exec"},
+            labels=_labels(run_id),
+            # A run's /tmp is a volume of its own (files can be put there); a builder's is not.
+            tmpfs={} if any(m["Target"] == "/tmp" for m in mounts) else {"/tmp": f"{limits},exec"},
             mounts=mounts,
             **self._confinement(),
             **options,
@@ -446,21 +415,31 @@ class DockerExecutor:
             "read_only": True,
         }
 
-    def _create_volume(self, client: docker.DockerClient, name: str, run_id: str) -> None:
-        client.volumes.create(
-            name,
-            driver="local",
-            driver_opts={
-                "type": "tmpfs",
-                "device": "tmpfs",
-                "o": f"{self._tmpfs_limits},mode=0755,nosuid,nodev",
-            },
-            labels={
-                RUN_LABEL: run_id,
-                VERSION_LABEL: __version__,
-                processes.OWNER_LABEL: processes.owner(),
-            },
-        )
+    def _create_volumes(
+        self, client: docker.DockerClient, name: str, run_id: str, limits: str
+    ) -> list[Mount]:
+        """The run's volumes, in memory: the evaluator's folders at /scbench; the workspace, the
+        runner's and sticky (the tests user adds entries, but cannot rename the runner's); /tmp."""
+        for volume, owner in (
+            (name, "mode=0755"),
+            (name + WORKSPACE_VOLUME_SUFFIX, f"mode=1777,uid={RUNNER_UID},gid={RUNNER_GID}"),
+            (name + TMP_VOLUME_SUFFIX, "mode=1777"),
+        ):
+            client.volumes.create(
+                volume,
+                driver="local",
+                driver_opts={
+                    "type": "tmpfs",
+                    "device": "tmpfs",
+                    "o": f"{limits},{owner},nosuid,nodev",
+                },
+                labels=_labels(run_id),
+            )
+        return [
+            Mount(RUN_DIR, name, type="volume"),
+            Mount(WORKSPACE_DIR, name + WORKSPACE_VOLUME_SUFFIX, type="volume"),
+            Mount("/tmp", name + TMP_VOLUME_SUFFIX, type="volume"),
+        ]
 
     def _create(
         self,
@@ -470,8 +449,10 @@ class DockerExecutor:
         run_id: str,
         caches: _Caches,
         online: bool,
+        mounts: list[Mount],
+        limits: str,
     ) -> Container:
-        mounts = [Mount(RUN_DIR, name, type="volume")]
+        mounts = list(mounts)
         if caches.runner is not None:
             mounts.append(
                 Mount(CACHED_RUNNER_DIR, caches.runner.data_volume, type="volume", read_only=True)
@@ -488,7 +469,7 @@ class DockerExecutor:
                 )
             )
         return self._container(
-            client, image, name, run_id, mounts, network_mode=None if online else "none"
+            client, image, name, run_id, mounts, limits, network_mode=None if online else "none"
         )
 
     def _plan(
@@ -498,15 +479,9 @@ class DockerExecutor:
         caches: _Caches,
         online: bool,
         collected: list[_Collected],
-        copying: Future[None] | None,
     ) -> Plan:
         request = attempt.request
-        tests_env = run_environment(
-            path=CONTAINER_PATH,
-            home=HOME_DIR,
-            extra={**index_variables(os.environ), "UV_CACHE_DIR": TESTS_CACHE_DIR},
-            variables=request.command.variables,
-        )
+        tests_env = _tests_environment(request.command.variables)
         runner_env = run_environment(
             path=CONTAINER_PATH,
             home=RUNNER_HOME,
@@ -517,50 +492,37 @@ class DockerExecutor:
             variables={},
         )
 
-        checks = _cache_checks(caches)
+        checks = _cache_checks(_Caches(runner=caches.runner))
 
         def run(step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
             if step.user == "runner":
                 env, user, workdir = runner_env, RUNNER_USER, RUNNER_DIR
             else:
                 env, user, workdir = {**tests_env, **step.extra_env}, TEST_USER, WORKSPACE_DIR
-            if not (step.tests and checks is not None):
-                return _run(
-                    container,
-                    step.argv,
-                    env,
-                    user,
-                    workdir,
-                    log,
-                    deadline,
-                    kill_leftovers=not step.tests,
-                )
+            argv = step.argv
+            if step.tests and checks is not None:
+                argv = ["/bin/sh", "-c", checks, "sh", *argv]
             seen = _FirstBytes(log)
-            python, _, script, *args = step.argv
-            plan = _boot_plan(caches, deadline - time.monotonic())
-            boot = [python, "-I", "-c", _BOOT, plan, script, *args]
-            argv = ["/bin/sh", "-c", checks, "sh", *boot]
-            try:
-                # From / : the workspace may not be there yet.
-                code, left = _run(
-                    container, argv, env, user, "/", seen, deadline, kill_leftovers=False
-                )
-            finally:
-                if copying is not None:
-                    copying.result()  # its error, when it failed (the step failed with it)
+            code, left = _run(
+                container, argv, env, user, workdir, seen, deadline, kill_leftovers=not step.tests
+            )
             first = seen.first.decode(errors="replace").split("\n")[0]
-            if code == _CACHE_CHECK_FAILED and first.startswith(_CACHE_CHECK_PREFIX):
-                # Only the start-up could print first: the runner's start line comes before
+            if step.tests and code == _CACHE_CHECK_FAILED and first.startswith(_CACHE_CHECK_PREFIX):
+                # Only the check could print first: the runner's start line comes before
                 # anything of the submission's.
                 failed = first.removeprefix(_CACHE_CHECK_PREFIX)
                 if failed == RUNNER and caches.runner is not None:
                     raise _CacheRejected("not whole", caches.runner)
-                if failed.startswith(DEPENDENCIES) and caches.dependencies is not None:
-                    copy = failed.endswith(" copy")
-                    what = "copying it into the workspace failed" if copy else "not whole"
-                    raise _CacheRejected(what, caches.dependencies)
                 raise InfrastructureError(f"the tests could not start: {failed}")
             return code, left
+
+        def before_tests() -> None:
+            if caches.dependencies is not None:
+                _restore_dependencies(
+                    container, caches.dependencies, tests_env, attempt.setup_log, attempt.deadline
+                )
+            if online and not self.test_network:
+                _disconnect(container)
 
         def after_tests() -> int:
             try:
@@ -588,12 +550,11 @@ class DockerExecutor:
         else:
             python = f"{CACHED_RUNNER_VENV}/bin/python"
         test_argv = request.command.runner_argv([python], RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
-        cut = (lambda: _disconnect(container)) if online and not self.test_network else None
         return Plan(
             run,
             install,
             test_argv,
-            before_tests=cut,
+            before_tests=before_tests,
             after_tests=after_tests,
             setup_commands=() if caches.dependencies is not None else None,
             setup_log=attempt.setup_log,
@@ -613,31 +574,28 @@ class DockerExecutor:
                 f"the process limit ({self.pids_limit}) was reached: {refused} attempt(s) to "
                 "start a process failed"
             )
-        full = [folder for folder in (RUN_DIR, "/tmp") if counters.get(f"full {folder}")]
+        full = [folder for folder in (WORKSPACE_DIR, "/tmp") if counters.get(f"full {folder}")]
         if full:
-            hit.append(f"the disk limit ({self.disk}) was reached: {' and '.join(full)} full")
+            limit = "Docker's free disk space" if self.disk == DEFAULT_DISK else self.disk
+            hit.append(f"the disk limit ({limit}) was reached: {' and '.join(full)} full")
         return tuple(hit)
 
     @contextlib.contextmanager
     def _builder(
         self, client: docker.DockerClient, image: str, mounts: list[Mount], run_dir: bool = False
     ) -> Iterator[Container]:
-        """A throwaway container, online, confined as a run's (with a run's in-memory volume at
-        /scbench when asked), that builds a cached environment; removed, and with it every
-        process it ran, when done."""
+        """A throwaway container, online, confined as a run's (with a run's in-memory volumes at
+        /scbench and the workspace when asked), that builds a cached environment; removed, and
+        with it every process it ran, when done."""
         build_id = uuid.uuid4().hex
         name = f"scbench-ci-build-{build_id}"
         try:
+            limits = self._tmpfs_limits(client, image)
             if run_dir:
-                self._create_volume(client, name, build_id)
-                mounts = [Mount(RUN_DIR, name, type="volume"), *mounts]
-            yield self._container(client, image, name, build_id, mounts)
+                mounts = [*self._create_volumes(client, name, build_id, limits), *mounts]
+            yield self._container(client, image, name, build_id, mounts, limits)
         finally:
-            with contextlib.suppress(NotFound):
-                client.api.remove_container(name, force=True, v=True)
-            if run_dir:
-                with contextlib.suppress(NotFound):
-                    client.api.remove_volume(name, force=True)
+            _remove(client, name, volumes=run_dir)
 
     def _build_runner(
         self,
@@ -747,12 +705,7 @@ class DockerExecutor:
             alone.write_bytes(requirements)
             shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
             _copy_in(container, Path(folder), None)
-            env = run_environment(
-                path=CONTAINER_PATH,
-                home=HOME_DIR,
-                extra={**index_variables(os.environ), "UV_CACHE_DIR": TESTS_CACHE_DIR},
-                variables=variables,
-            )
+            env = _tests_environment(variables)
             for command in setup_commands:
                 log.note(f"$ {command}")
                 code, left = _run(
@@ -828,11 +781,13 @@ def runner_key(image_id: str, requirements: tuple[str, ...]) -> str:
 def dependencies_key(
     image_id: str, requirements: bytes, setup: tuple[str, ...], variables: Mapping[str, str]
 ) -> str:
-    """The cached dependency environment's key: the image, requirements.txt's bytes, the setup
-    commands, the index variables and the other variables the setup sees (setup_variables)."""
+    """The cached dependency environment's key: the image, the workspace's path (where it was
+    made and is used), requirements.txt's bytes, the setup commands, the index variables and the
+    other variables the setup sees (setup_variables)."""
     return docker_cache.cache_key(
         DEPENDENCIES,
         image=image_id,
+        workspace=WORKSPACE_DIR,
         requirements=hashlib.sha256(requirements).hexdigest(),
         setup=list(setup),
         index=index_variables(os.environ),
@@ -850,34 +805,91 @@ def checked_size(option: str, text: str) -> str:
     return text
 
 
+def _tests_environment(variables: Mapping[str, str]) -> dict[str, str]:
+    """What setup and the tests get, as in SCBench's container: the image's own variables (Docker
+    keeps them, its locale among them), the login shell's PATH, SCBench's home, the index
+    variables every container here needs, and the command's variables (the environment's own,
+    such as SCBench's `UV_CACHE_DIR`, among them)."""
+    return run_environment(
+        path=CONTAINER_PATH,
+        home=HOME_DIR,
+        extra=index_variables(os.environ),
+        variables=variables,
+        locale={},
+    )
+
+
+def _labels(run_id: str) -> dict[str, str]:
+    """Every container and volume of a run (or a build) carries its run and its owner."""
+    return {RUN_LABEL: run_id, VERSION_LABEL: __version__, processes.OWNER_LABEL: processes.owner()}
+
+
+def _remove(client: docker.DockerClient, name: str, *, volumes: bool) -> None:
+    """The container `name` and, when asked, its volumes (by name, in case creating them was cut
+    short)."""
+    with contextlib.suppress(NotFound):
+        client.api.remove_container(name, force=True, v=True)
+    if volumes:
+        for volume in (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX):
+            with contextlib.suppress(NotFound):
+                client.api.remove_volume(volume, force=True)
+
+
+class _FreeDisk:
+    """The free space of the disk Docker keeps its data on, as a container's root file system
+    reports it: measured with the run's image, again once a minute at most."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._measured: tuple[float, int] | None = None
+
+    def measure(self, client: docker.DockerClient, image: str, confinement: dict[str, Any]) -> int:
+        with self._lock:
+            if self._measured is None or time.monotonic() - self._measured[0] > _FREE_DISK_TTL_S:
+                self._measured = (time.monotonic(), _free_disk_space(client, image, confinement))
+            return self._measured[1]
+
+
+def _free_disk_space(client: docker.DockerClient, image: str, confinement: dict[str, Any]) -> int:
+    output = client.containers.run(
+        image,
+        ["df", "-P", "-k", "/"],
+        entrypoint=[],
+        labels=_labels(uuid.uuid4().hex),
+        network_mode="none",
+        remove=True,
+        **{**confinement, "init": False},
+    )
+    lines = bytes(output).decode(errors="replace").split("\n")
+    fields = lines[1].split() if len(lines) > 1 else []
+    if len(fields) < 4 or not fields[3].isdigit():
+        raise InfrastructureError(f"the image {image} could not tell Docker's free disk space")
+    return max(int(fields[3]) * 1024, MIN_DISK_BYTES)
+
+
 def _run_name(run_id: str) -> str:
     """The name of the run's container and of its volume."""
     return f"scbench-ci-{run_id}"
 
 
 def _copy_in(container: Container, workspace: Path, runner_uv_cache: str | None) -> None:
-    """The workspace and the folders of both users, into the run's volume; the uv cache folder
-    the runner installs from (when it installs), there too or in the shared cache volume."""
-    with tempfile.TemporaryFile() as buffer:
-        with archive.open_writer(buffer) as tar:
-            _add_workspace(tar, workspace)
-            for folder, uid, gid, mode in (
-                (HOME_DIR, TEST_UID, TEST_GID, 0o700),
-                (TESTS_CACHE_DIR, TEST_UID, TEST_GID, 0o700),
-                (RUNNER_DIR, RUNNER_UID, RUNNER_GID, 0o755),
-                (RUNNER_HOME, RUNNER_UID, RUNNER_GID, 0o700),
-            ):
-                archive.add_directory(tar, _in_run_dir(folder), uid, gid, mode)
-            if runner_uv_cache == UNCACHED_RUNNER_CACHE_DIR:
-                archive.add_directory(
-                    tar, _in_run_dir(UNCACHED_RUNNER_CACHE_DIR), RUNNER_UID, RUNNER_GID, 0o700
-                )
-            script = Path(pytest_runner.__file__).read_bytes()
-            archive.add_file(tar, _in_run_dir(RUNNER_SCRIPT), script, RUNNER_UID, RUNNER_GID, 0o644)
-            # Last: a test step that started alongside waits for it.
-            archive.add_file(tar, _in_run_dir(RUNNER_READY), b"", RUNNER_UID, RUNNER_GID, 0o644)
-        buffer.seek(0)
-        container.put_archive(RUN_DIR, buffer)
+    """The workspace into its volume, the tests user's home into /tmp, the runner's folders into
+    the run's volume; the uv cache folder the runner installs from (when it installs), there too
+    or in the shared cache volume."""
+    _put_archive(container, WORKSPACE_DIR, lambda tar: _add_workspace(tar, workspace))
+    _put_directories(container, "/tmp", [(_under(HOME_DIR, "/tmp"), TEST_UID, TEST_GID, 0o700)])
+
+    def runner_folders(tar: tarfile.TarFile) -> None:
+        for folder, mode in ((RUNNER_DIR, 0o755), (RUNNER_HOME, 0o700)):
+            archive.add_directory(tar, _in_run_dir(folder), RUNNER_UID, RUNNER_GID, mode)
+        if runner_uv_cache == UNCACHED_RUNNER_CACHE_DIR:
+            archive.add_directory(
+                tar, _in_run_dir(UNCACHED_RUNNER_CACHE_DIR), RUNNER_UID, RUNNER_GID, 0o700
+            )
+        script = Path(pytest_runner.__file__).read_bytes()
+        archive.add_file(tar, _in_run_dir(RUNNER_SCRIPT), script, RUNNER_UID, RUNNER_GID, 0o644)
+
+    _put_archive(container, RUN_DIR, runner_folders)
     if runner_uv_cache == RUNNER_CACHE_DIR:
         _put_directories(
             container,
@@ -890,10 +902,21 @@ def _put_directories(
     container: Container, target: str, folders: list[tuple[str, int, int, int]]
 ) -> None:
     """Make folders (relative name, uid, gid, mode) under `target` in the container."""
+
+    def add(tar: tarfile.TarFile) -> None:
+        for name, uid, gid, mode in folders:
+            archive.add_directory(tar, name, uid, gid, mode)
+
+    _put_archive(container, target, add)
+
+
+def _put_archive(
+    container: Container, target: str, fill: Callable[[tarfile.TarFile], None]
+) -> None:
+    """One tar archive, made by `fill`, extracted under `target` in the container."""
     with tempfile.TemporaryFile() as buffer:
         with archive.open_writer(buffer) as tar:
-            for name, uid, gid, mode in folders:
-                archive.add_directory(tar, name, uid, gid, mode)
+            fill(tar)
         buffer.seek(0)
         container.put_archive(target, buffer)
 
@@ -926,27 +949,20 @@ def _cache_checks(caches: _Caches) -> str | None:
     return "\n".join([*lines, 'exec "$@"']) if lines else None
 
 
-def _boot_plan(caches: _Caches, wait_s: float) -> str:
-    """What _BOOT does before the runner, as its JSON argument; it waits for the workspace at
-    most `wait_s` (the rest of the session: a copy-in that fails stops the container first)."""
-    names = caches.dependencies.names if caches.dependencies is not None else ()
-    return json.dumps(
-        {
-            "prefix": _CACHE_CHECK_PREFIX,
-            "code": _CACHE_CHECK_FAILED,
-            "ready": RUNNER_READY,
-            "wait": max(1.0, wait_s),
-            "copy": [f"{CACHED_WORKSPACE}/{name}" for name in names],
-            "workspace": WORKSPACE_DIR,
-        }
-    )
-
-
-def _kill_on_error(copying: Future[None], container: Container) -> None:
-    """A copy-in that failed stops the container, and with it the step waiting for it."""
-    if copying.exception() is not None:
-        with contextlib.suppress(DockerException, requests.RequestException):
-            container.kill()
+def _restore_dependencies(
+    container: Container, cached: Cached, env: dict[str, str], log: LogSink, deadline: float
+) -> None:
+    """The cached dependency environment into the workspace, finished and checked
+    (_RESTORE_DEPENDENCIES); _CacheRejected when it is not what the setup would have made."""
+    paths = [f"{CACHED_WORKSPACE}/{name}" for name in cached.names]
+    checks = _cache_checks(_Caches(dependencies=cached))
+    assert checks is not None
+    argv = ["/bin/sh", "-c", checks, "sh", "/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", *paths]
+    code, _ = _run(container, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline)
+    if code is None:
+        raise InfrastructureError("the session timed out while the cached dependencies went in")
+    if code != 0:
+        raise _CacheRejected("restoring it into the workspace failed (see above)", cached)
 
 
 class _Log(Protocol):
@@ -969,17 +985,15 @@ class _FirstBytes:
 
 
 def _add_workspace(tar: tarfile.TarFile, workspace: Path) -> None:
-    """The submission's files owned by the tests user; the tests, pytest.ini and the folder itself
-    by the runner (sticky: the tests user may add entries, but not rename or remove the runner's).
-    """
-    root = _in_run_dir(WORKSPACE_DIR)
-    archive.add_directory(tar, root, RUNNER_UID, RUNNER_GID, 0o1777)
+    """The submission's files owned by the tests user; the tests and pytest.ini by the runner
+    (the workspace volume is the runner's and sticky: the tests user may add entries, but not
+    rename or remove the runner's)."""
     for entry in sorted(os.scandir(workspace), key=lambda entry: entry.name):
         if entry.name in RUNNER_OWNED:
             owner, mask = (RUNNER_UID, RUNNER_GID), 0o755
         else:
             owner, mask = (TEST_UID, TEST_GID), 0o777
-        archive.add_tree(tar, Path(entry.path), f"{root}/{entry.name}", *owner, mask)
+        archive.add_tree(tar, Path(entry.path), entry.name, *owner, mask)
 
 
 def _in_run_dir(path: str) -> str:

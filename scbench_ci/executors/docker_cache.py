@@ -127,6 +127,8 @@ def dependency_source(
     setup)."""
     if not default_environment or not setup_commands:
         return None
+    if not os.path.lexists(workspace / REQUIREMENTS):
+        return None
     present = sorted(name for name in UV_NAMES if os.path.lexists(workspace / name))
     if present:
         return f"the submission has its own {', '.join(present)}"

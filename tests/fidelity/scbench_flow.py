@@ -1,0 +1,158 @@
+"""SCBench's own evaluation flow, re-created as SCBench's code runs it, for differential tests.
+
+What SCBench does for one checkpoint (slop_code `evaluation/pytest_runner.py` `PytestRunner.run`,
+`execution/docker_runtime/exec.py`, `execution/shared.py` and the default environment
+`configs/environments/docker-python3.12-uv.yaml`), and so what this does:
+
+- the workspace is a copy of the submission on the host; the problem's `tests/` is copied in
+  (conftest.py, the test files of this checkpoint and, with prior tests, of every earlier one, and
+  every other file and folder), then a `pytest.ini` (`testpaths = tests`, the markers);
+- an entry script `HANDLE_ENTRY.sh` is written into the workspace: the environment's setup
+  commands (`uv init`, `uv add -r requirements.txt`, whatever they exit with), a split marker,
+  then `uvx --with=<plugins> --with=<test dependencies> pytest ...`;
+- it runs as `docker run --rm -v <workspace>:/workspace --workdir /workspace -e <env> <image>
+  /bin/sh -c "bash -l HANDLE_ENTRY.sh"`, as root, on the default network; the environment is the
+  environment file's `env` (`UV_CACHE_DIR`, `PIP_CACHE_DIR`, `PIP_CONFIG_FILE`), the checkpoint's,
+  and the assets' variables; `HOME` is `/tmp/agent_home`, as SCBench's image sets it.
+
+The index and CA variables of this machine are passed too, as every container here needs them to
+reach PyPI.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+
+SCBENCH_WORKDIR = "/workspace"
+SCBENCH_HOME = "/tmp/agent_home"
+SCBENCH_ENV = {
+    "UV_CACHE_DIR": "/tmp/uv-cache",
+    "PIP_CACHE_DIR": "/tmp/pip-cache-dir",
+    "PIP_CONFIG_FILE": "/tmp/pip-conf",
+}
+SCBENCH_SETUP = ("uv init", "uv add -r requirements.txt")
+TEST_DEPENDENCIES = (
+    "pytest",
+    "pytest-json-ctrf",
+    "pytest-json-report",
+    "pytest-timeout",
+    "jsonschema",
+    "deepdiff",
+)
+BUILTIN_MARKERS = {
+    "error": "error-handling / edge-case tests",
+    "functionality": "non-core / nice-to-have tests",
+    "regression": "regression tests from prior checkpoints",
+}
+SPLIT_STRING = "_____STARTING COMMAND_____"
+ENTRY_SCRIPT = "HANDLE_ENTRY.sh"
+
+
+@dataclass(frozen=True)
+class ScbenchRun:
+    workspace: Path
+    """The workspace on this machine, as the run left it (`.scbench/` holds the reports)."""
+    output: str
+
+
+def stage(
+    problem: Path,
+    checkpoints: list[str],
+    checkpoint: str,
+    submission: Path,
+    workspace: Path,
+    markers: dict[str, str],
+) -> None:
+    """The workspace as SCBench makes it: the submission, the selected tests, pytest.ini."""
+    shutil.copytree(submission, workspace, symlinks=True)
+    selected = {f"test_{name}.py" for name in checkpoints[: checkpoints.index(checkpoint) + 1]}
+    tests = workspace / "tests"
+    tests.mkdir()
+    for item in (problem / "tests").iterdir():
+        if item.is_file():
+            is_test = item.name.startswith("test_") and item.name.endswith(".py")
+            if not is_test or item.name in selected:
+                shutil.copy2(item, tests / item.name)
+        elif item.is_dir() and item.name != "__pycache__":
+            shutil.copytree(item, tests / item.name)
+    lines = [f"    {name}: {text}" for name, text in BUILTIN_MARKERS.items()]
+    lines += [
+        f"    {name}: {text}" for name, text in markers.items() if name not in BUILTIN_MARKERS
+    ]
+    (workspace / "pytest.ini").write_text(
+        "[pytest]\ntestpaths = tests\nmarkers =\n" + "\n".join(lines) + "\n"
+    )
+
+
+def pytest_command(
+    *, entrypoint: str, checkpoint: str, timeout: int, test_dependencies: list[str]
+) -> str:
+    """SCBench's `_build_pytest_command`, word for word."""
+    withs = [f"--with={dependency}" for dependency in (*TEST_DEPENDENCIES, *test_dependencies)]
+    return " ".join(
+        [
+            "uvx",
+            *withs,
+            "pytest",
+            f"--timeout={timeout}",
+            f"--entrypoint={shlex.quote(entrypoint)}",
+            f"--checkpoint={shlex.quote(checkpoint)}",
+            "--ctrf=.scbench/ctrf-report.json",
+            "--json-report",
+            "--json-report-file=.scbench/pytest-report.json",
+            "--json-report-omit=traceback",
+            "--json-report-omit=streams",
+            "--json-report-omit=log",
+            "--json-report-omit=collectors",
+            "--json-report-omit=warnings",
+            "-vv",
+            "tests",
+        ]
+    )
+
+
+def run(
+    workspace: Path,
+    image: str,
+    command: str,
+    variables: dict[str, str],
+) -> ScbenchRun:
+    """Run the staged workspace as SCBench's Docker runtime does: setup, then the command."""
+    setup = "\n".join(SCBENCH_SETUP)
+    (workspace / ENTRY_SCRIPT).write_text(
+        f'#!/bin/sh\n{setup}\n\necho "\n\n{SPLIT_STRING}\n" >&2\n'
+        f'echo "\n\n{SPLIT_STRING}\n"\n{command}\n'
+    )
+    (workspace / ENTRY_SCRIPT).chmod(0o755)
+    environment = {**SCBENCH_ENV, **variables, **_machine_variables(), "HOME": SCBENCH_HOME}
+    client = docker.from_env()
+    try:
+        output = client.containers.run(
+            image,
+            # SCBench's image has the home folder; this one gets it first.
+            ["/bin/sh", "-c", f"mkdir -p {SCBENCH_HOME} && bash -l {ENTRY_SCRIPT}"],
+            volumes={str(workspace): {"bind": SCBENCH_WORKDIR, "mode": "rw"}},
+            working_dir=SCBENCH_WORKDIR,
+            environment=environment,
+            user="0:0",
+            network_mode="bridge",
+            stdout=True,
+            stderr=True,
+            remove=True,
+        )
+    finally:
+        client.close()
+    return ScbenchRun(workspace, output.decode(errors="replace"))
+
+
+def _machine_variables() -> dict[str, str]:
+    """This machine's index and proxy settings: how any container here reaches PyPI."""
+    pattern = re.compile(r"(UV|PIP)_[A-Z_]*INDEX[A-Z_]*|(HTTPS?|NO)_PROXY", re.IGNORECASE)
+    return {name: value for name, value in os.environ.items() if pattern.fullmatch(name)}
