@@ -36,12 +36,12 @@ def add_tree(
     sockets, fifos and devices are left out.
 
     `mode_mask` takes permission bits away (0o755: nobody but the owner may write)."""
-    with UntrustedTree.open(source.parent) as parent:
+    with UntrustedTree.opened(source.parent) as parent:
         top = parent.entry(source.name)
         if top is None:
             return
         if top.kind is Kind.FILE:
-            with parent.open_file(source.name) as (content, size):
+            with parent.file_content(source.name) as (content, size):
                 _add_entry(tar, top, name, uid, gid, mode_mask, content, size)
             return
         _add_entry(tar, top, name, uid, gid, mode_mask)
@@ -52,7 +52,7 @@ def add_tree(
                 raise UntrustedTreeError(entry.path, f"lies deeper than {MAX_DEPTH} folders")
             member = f"{name}/{entry.path.relative_to(source.name)}"
             if entry.kind is Kind.FILE:
-                with entry.open() as (content, size):
+                with entry.content() as (content, size):
                     _add_entry(tar, entry, member, uid, gid, mode_mask, content, size)
             else:
                 _add_entry(tar, entry, member, uid, gid, mode_mask)

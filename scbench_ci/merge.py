@@ -58,7 +58,7 @@ def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
         return
     if source_root.resolve() == target_root.resolve():
         return
-    with UntrustedTree.open(source_root) as tree:
+    with UntrustedTree.opened(source_root) as tree:
         if tree.kind(relative) is not Kind.FOLDER:
             return
         try:
@@ -67,7 +67,7 @@ def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
                     continue
                 target = target_root / entry.path
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with entry.open() as (content, _):
+                with entry.content() as (content, _):
                     replace_file(target, iter(lambda: content.read(_CHUNK), b""))
         except UntrustedTreeError:
             return  # what is past a cap is not copied; the reports' folder is a courtesy

@@ -67,7 +67,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class Entry:
-    """One entry of a walk. `open` reads it only while the walk is at it."""
+    """One entry of a walk. `content` reads it only while the walk is at it."""
 
     path: PurePosixPath
     """Relative to the tree's root."""
@@ -83,7 +83,7 @@ class Entry:
     _dir_fd: int = field(default=-1, repr=False, compare=False)
 
     @contextlib.contextmanager
-    def open(self, max_bytes: int = MAX_FILE_BYTES) -> Iterator[tuple[BinaryIO, int]]:
+    def content(self, max_bytes: int = MAX_FILE_BYTES) -> Iterator[tuple[BinaryIO, int]]:
         """The file's content and size (at most `max_bytes`), from the folder the walk is in."""
         with _open_regular(self._dir_fd, self.path.name, self.path, max_bytes) as opened:
             yield opened
@@ -98,7 +98,7 @@ class UntrustedTree:
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, root: Path, *, within: Path | None = None) -> Iterator[UntrustedTree]:
+    def opened(cls, root: Path, *, within: Path | None = None) -> Iterator[UntrustedTree]:
         """`root`, a path the user gave (followed as given), or, `within` a folder the user gave,
         the part of it below `within` walked without following any link."""
         base, below = Path(os.path.realpath(root)), PurePosixPath()
@@ -138,7 +138,7 @@ class UntrustedTree:
         return entry.kind if entry is not None else None
 
     @contextlib.contextmanager
-    def open_file(
+    def file_content(
         self, relative: str, max_bytes: int = MAX_FILE_BYTES
     ) -> Iterator[tuple[BinaryIO, int]]:
         """The regular file `relative` (at most `max_bytes`), and its size."""
@@ -150,8 +150,8 @@ class UntrustedTree:
         finally:
             os.close(folder)
 
-    def read_bytes(self, relative: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-        with self.open_file(relative, max_bytes) as (stream, _):
+    def read_file(self, relative: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+        with self.file_content(relative, max_bytes) as (stream, _):
             return stream.read()
 
     def walk(
@@ -280,7 +280,7 @@ def _copy_file(
 ) -> int:
     """Copy one file; its size, 0 when it was left out."""
     try:
-        with entry.open(limits.file_bytes) as (stream, size):
+        with entry.content(limits.file_bytes) as (stream, size):
             if total + size > limits.total_bytes:
                 raise TreeLimitError(entry.path, f"more than {limits.total_bytes} bytes in all")
             write_new(destination, iter(lambda: stream.read(_CHUNK), b""))

@@ -92,7 +92,7 @@ def _copy_submission(
 ) -> list[str]:
     warnings = []
     excluded = _below(exclude, submission) if exclude is not None else None
-    with UntrustedTree.open(submission, within=problem_root) as tree:
+    with UntrustedTree.opened(submission, within=problem_root) as tree:
         for name in EVALUATOR_NAMES:
             if tree.kind(name) is not None:
                 warnings.append(
@@ -151,13 +151,13 @@ def _copy_tests(problem: Problem, test_files: set[str], target: Path) -> None:
         is_test_file = entry.depth == 1 and name.startswith("test_") and name.endswith(".py")
         return (is_test_file and name not in test_files) or _skipped(tree, entry)
 
-    with UntrustedTree.open(problem.root) as tree:
+    with UntrustedTree.opened(problem.root) as tree:
         _complete(problem, copy_tree(tree, TESTS_DIR, target, skip=skip))
 
 
 def _materialize_assets(problem: Problem, root: Path) -> None:
     assets_root = root / ASSETS_DIR
-    with UntrustedTree.open(problem.root) as tree:
+    with UntrustedTree.opened(problem.root) as tree:
         for asset in problem.static_assets:
             target = assets_root / asset.save_path
             if target.exists():
@@ -172,7 +172,7 @@ def _materialize_assets(problem: Problem, root: Path) -> None:
                 _complete(problem, copy_tree(tree, source, target, skip=partial(_skipped, tree)))
             else:
                 try:
-                    write_new(target, tree.read_bytes(source))
+                    write_new(target, tree.read_file(source))
                 except UntrustedTreeError as error:
                     raise ProblemError(problem.root / error.relative, None, error.reason) from None
 

@@ -43,7 +43,7 @@ class CheckpointRuns:
 
 def has_solutions(problem: Problem) -> bool:
     """Whether the problem has a solutions/ folder of its own (a symlink is not one)."""
-    with UntrustedTree.open(problem.root) as tree:
+    with UntrustedTree.opened(problem.root) as tree:
         return tree.kind(SOLUTIONS_DIR) is Kind.FOLDER
 
 

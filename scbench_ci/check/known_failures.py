@@ -48,10 +48,10 @@ def read_known_failures(
     path = problem.root / KNOWN_FAILURES
     file = finding_path(path, relative_to or problem.root.parent)
     try:
-        with UntrustedTree.open(problem.root) as tree:
+        with UntrustedTree.opened(problem.root) as tree:
             if tree.entry(KNOWN_FAILURES) is None:
                 return [], []
-            data = tree.read_bytes(KNOWN_FAILURES, MAX_CONFIG_BYTES)
+            data = tree.read_file(KNOWN_FAILURES, MAX_CONFIG_BYTES)
     except UntrustedTreeError as error:
         # A symlink is never followed: its target may be anything of the machine's.
         return [], [_error(file, None, f"cannot be read: {error.reason}")]

@@ -99,7 +99,7 @@ def static_findings(
     check = check_problem(root)
     findings = [_problem_finding(error, base) for error in check.errors]
     try:
-        with UntrustedTree.open(root) as tree:
+        with UntrustedTree.opened(root) as tree:
             folders = [TESTS_DIR, SOLUTIONS_DIR]
             if check.problem is not None:
                 folders += [_relative(asset.source, root) for asset in check.problem.static_assets]
@@ -193,7 +193,7 @@ def _parse_tests(
         if entry.kind is not Kind.FILE:
             continue
         try:
-            source = tree.read_bytes(str(entry.path), MAX_SOURCE_BYTES)
+            source = tree.read_file(str(entry.path), MAX_SOURCE_BYTES)
             tree_ = ast.parse(source, filename=file)
         except UntrustedTreeError as error:
             findings.append(_error(file, None, error.reason))
