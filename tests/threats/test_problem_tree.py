@@ -95,9 +95,7 @@ def test_an_asset_that_is_a_link_out_is_refused_by_name(test_image: str, tmp_pat
 
     assert_no_crash(run)
     assert run.returncode == 1
-    assert [(stage, file) for stage, file, _ in _errors(result)] == [
-        ("static", "demo/config.yaml")
-    ]
+    assert [(stage, file) for stage, file, _ in _errors(result)] == [("static", "demo/config.yaml")]
     assert "static_assets.words.path: 'words.txt' leaves the problem folder" in run.stdout
     assert_no_secret(run, output)
 
@@ -117,7 +115,5 @@ def test_a_problem_with_a_5000_deep_tree_is_a_finding_not_a_crash(
     assert_no_crash(run)
     assert run.returncode == 1
     deep = "demo/tests/data/" + "/".join(["d"] * 100)
-    assert _errors(result) == [
-        ("static", deep, "lies deeper than 100 folders: it is not read")
-    ]
+    assert _errors(result) == [("static", deep, "lies deeper than 100 folders: it is not read")]
     assert result["checkpoints"] == []

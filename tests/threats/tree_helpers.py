@@ -32,8 +32,16 @@ def nest(folder: Path, depth: int) -> None:
 
 def scbench(image: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)]
-        + ["--executor", "docker", "--image", image],
+        [
+            sys.executable,
+            "-m",
+            "scbench_ci",
+            *map(str, args),
+            "--executor",
+            "docker",
+            "--image",
+            image,
+        ],
         capture_output=True,
         text=True,
         timeout=600,
