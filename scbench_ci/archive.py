@@ -8,12 +8,18 @@ it, into memory, up to a size.
 from __future__ import annotations
 
 import io
-import os
-import stat
 import tarfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+from scbench_ci.untrusted_tree import (
+    MAX_DEPTH,
+    Entry,
+    Kind,
+    UntrustedTree,
+    UntrustedTreeError,
+)
 
 _COPY_CHUNK = 1024 * 1024
 
@@ -26,21 +32,58 @@ def open_writer(target: BinaryIO) -> tarfile.TarFile:
 def add_tree(
     tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int, mode_mask: int = 0o777
 ) -> None:
-    """Add `source` as `name`, and everything under it; sockets, fifos and devices are left out.
+    """Add `source` as `name`, and everything under it, read through the guarded tree reader;
+    sockets, fifos and devices are left out.
 
     `mode_mask` takes permission bits away (0o755: nobody but the owner may write)."""
-    info = _member(source, name, uid, gid)
-    if info is None:
+    with UntrustedTree.opened(source.parent) as parent:
+        top = parent.entry(source.name)
+        if top is None:
+            return
+        if top.kind is Kind.FILE:
+            with parent.file_content(source.name) as (content, size):
+                _add_entry(tar, top, name, uid, gid, mode_mask, content, size)
+            return
+        _add_entry(tar, top, name, uid, gid, mode_mask)
+        if top.kind is not Kind.FOLDER:
+            return
+        for entry in parent.walk(source.name):
+            if entry.too_deep:
+                raise UntrustedTreeError(entry.path, f"lies deeper than {MAX_DEPTH} folders")
+            member = f"{name}/{entry.path.relative_to(source.name)}"
+            if entry.kind is Kind.FILE:
+                with entry.content() as (content, size):
+                    _add_entry(tar, entry, member, uid, gid, mode_mask, content, size)
+            else:
+                _add_entry(tar, entry, member, uid, gid, mode_mask)
+
+
+def _add_entry(
+    tar: tarfile.TarFile,
+    entry: Entry,
+    name: str,
+    uid: int,
+    gid: int,
+    mode_mask: int,
+    content: BinaryIO | None = None,
+    size: int = 0,
+) -> None:
+    # Built by hand rather than with gettarinfo: that one turns a second link to a file into a
+    # hard-link entry and records the local owner.
+    if entry.kind is Kind.OTHER:
         return
-    info.mode &= mode_mask
-    if info.isreg():
-        with source.open("rb") as content:
-            tar.addfile(info, content)
-        return
-    tar.addfile(info)
-    if info.isdir():
-        for child in sorted(os.scandir(source), key=lambda entry: entry.name):
-            add_tree(tar, Path(child.path), f"{name}/{child.name}", uid, gid, mode_mask)
+    info = tarfile.TarInfo(name)
+    info.uid, info.gid = uid, gid
+    info.mode = entry.mode & mode_mask
+    info.mtime = entry.mtime
+    if entry.kind is Kind.LINK:
+        info.type = tarfile.SYMTYPE
+        info.linkname = entry.link or ""
+    elif entry.kind is Kind.FOLDER:
+        info.type = tarfile.DIRTYPE
+    else:
+        info.size = size
+    tar.addfile(info, content)
 
 
 def add_directory(tar: tarfile.TarFile, name: str, uid: int, gid: int, mode: int) -> None:
@@ -54,26 +97,6 @@ def add_file(tar: tarfile.TarFile, name: str, data: bytes, uid: int, gid: int, m
     info = tarfile.TarInfo(name)
     info.uid, info.gid, info.mode, info.size = uid, gid, mode, len(data)
     tar.addfile(info, io.BytesIO(data))
-
-
-def _member(path: Path, name: str, uid: int, gid: int) -> tarfile.TarInfo | None:
-    # Built by hand rather than with gettarinfo: that one turns a second link to a file into a
-    # hard-link entry and records the local owner.
-    status = path.lstat()
-    info = tarfile.TarInfo(name)
-    info.uid, info.gid = uid, gid
-    info.mode = stat.S_IMODE(status.st_mode) & 0o777
-    info.mtime = int(status.st_mtime)
-    if stat.S_ISLNK(status.st_mode):
-        info.type = tarfile.SYMTYPE
-        info.linkname = os.readlink(path)
-    elif stat.S_ISDIR(status.st_mode):
-        info.type = tarfile.DIRTYPE
-    elif stat.S_ISREG(status.st_mode):
-        info.size = status.st_size
-    else:
-        return None
-    return info
 
 
 def read_member(chunks: Iterable[bytes], name: str, max_bytes: int) -> bytes | str:

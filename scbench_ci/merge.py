@@ -7,7 +7,6 @@ judged by different rules (policy, reruns, repeat, flaky tests passing), cannot 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -18,6 +17,7 @@ from scbench_ci.files import replace_file
 from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.results_file import load_results, write_results
 from scbench_ci.summary import write_summary
+from scbench_ci.untrusted_tree import Kind, UntrustedTree, UntrustedTreeError
 
 
 @dataclass(frozen=True)
@@ -50,29 +50,30 @@ def merged_output(
 
 
 def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
-    """The regular files below `source_root/relative`, never through a link; a folder that is
-    not a plain relative path below both roots (a results.json from an artifact names it) is
-    not copied."""
+    """The regular files below `source_root/relative`, read through the guarded tree reader
+    (never through a link, within its depth and size caps); a folder that is not a plain
+    relative path below both roots (a results.json from an artifact names it) is not copied."""
     parts = Path(relative).parts
     if Path(relative).is_absolute() or not parts or ".." in parts:
         return
-    source = source_root / relative
-    if source_root.resolve() == target_root.resolve() or not source.is_dir():
+    if source_root.resolve() == target_root.resolve():
         return
-    step = source_root
-    for part in parts:
-        step = step / part
-        if step.is_symlink():
+    with UntrustedTree.opened(source_root) as tree:
+        if tree.kind(relative) is not Kind.FOLDER:
             return
-    for folder, names, files in os.walk(source):
-        names[:] = [name for name in names if not (Path(folder) / name).is_symlink()]
-        for name in files:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            target = target_root / relative / path.relative_to(source)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(target, path.read_bytes())
+        try:
+            for entry in tree.walk(relative):
+                if entry.kind is not Kind.FILE:
+                    continue
+                target = target_root / entry.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with entry.content() as (content, _):
+                    replace_file(target, iter(lambda: content.read(_CHUNK), b""))
+        except UntrustedTreeError:
+            return  # what is past a cap is not copied; the reports' folder is a courtesy
+
+
+_CHUNK = 1024 * 1024
 
 
 def merge_runs(shards: Sequence[Shard]) -> RunResult:

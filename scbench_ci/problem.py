@@ -123,7 +123,7 @@ class Problem:
                 return checkpoint
         known = ", ".join(c.name for c in self.checkpoints)
         raise ProblemError(
-            self.root / CONFIG_NAME, "checkpoints", f"no checkpoint {_shown(name)} (known: {known})"
+            self.root / CONFIG_NAME, "checkpoints", f"no checkpoint {shown(name)} (known: {known})"
         )
 
     def prior_checkpoints(self, checkpoint: Checkpoint) -> tuple[Checkpoint, ...]:
@@ -429,9 +429,7 @@ class _FieldReader:
     def plain(self, field_name: str, value: str, data: object, key: object) -> bool:
         """Whether `value` is free of NUL characters (rejected otherwise)."""
         if "\0" in value:
-            self.reject(
-                field_name, f"must not hold a NUL character, got {_shown(value)}", data, key
-            )
+            self.reject(field_name, f"must not hold a NUL character, got {shown(value)}", data, key)
             return False
         return True
 
@@ -450,7 +448,7 @@ class _FieldReader:
                 self.reject(prefix + key, "is required", data, key)
             return default
         if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-            self.reject(prefix + key, f"must be a non-empty string, got {_shown(value)}", data, key)
+            self.reject(prefix + key, f"must be a non-empty string, got {shown(value)}", data, key)
             return default
         return str(value) if self.plain(prefix + key, str(value), data, key) else default
 
@@ -463,7 +461,7 @@ class _FieldReader:
             or not isinstance(value, int | float)
             or (isinstance(value, float) and not value.is_integer())
         ):
-            self.reject(prefix + key, f"must be an integer, got {_shown(value)}", data, key)
+            self.reject(prefix + key, f"must be an integer, got {shown(value)}", data, key)
             return default
         return int(value)
 
@@ -479,7 +477,7 @@ class _FieldReader:
         ):
             self.reject(
                 prefix + key,
-                f"must be a positive number of seconds, got {_shown(value)}",
+                f"must be a positive number of seconds, got {shown(value)}",
                 data,
                 key,
             )
@@ -491,7 +489,7 @@ class _FieldReader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.reject(prefix + key, f"must be true or false, got {_shown(value)}", data, key)
+            self.reject(prefix + key, f"must be true or false, got {shown(value)}", data, key)
             return default
         return value
 
@@ -507,7 +505,7 @@ class _FieldReader:
             if not isinstance(inner, str) or not inner:
                 self.reject(
                     prefix + key,
-                    f"keys must be non-empty strings, got {_shown(inner)}",
+                    f"keys must be non-empty strings, got {shown(inner)}",
                     value,
                     inner,
                 )
@@ -533,7 +531,7 @@ class _FieldReader:
         for name, value in values.items():
             where = f"{prefix}{key}.{name}"
             if isinstance(value, bool) or not isinstance(value, str | int | float):
-                self.reject(where, f"must be a string, got {_shown(value)}", values, name)
+                self.reject(where, f"must be a string, got {shown(value)}", values, name)
             elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
                 self.reject(where, "is not a valid environment variable name", values, name)
             elif self.plain(where, str(value), values, name):
@@ -552,7 +550,7 @@ class _FieldReader:
             if not isinstance(item, str) or not item.strip():
                 self.reject(
                     f"{key}[{index}]",
-                    f"must be a non-empty string, got {_shown(item)}",
+                    f"must be a non-empty string, got {shown(item)}",
                     value,
                     index,
                 )
@@ -561,7 +559,7 @@ class _FieldReader:
         return result
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A value as an error message shows it: its repr, cut short."""
     return _cut(repr(value))
 
@@ -600,7 +598,7 @@ def _read_markers(reader: _FieldReader, raw: dict[str, Any]) -> tuple[Marker, ..
             allowed = ", ".join(g.value for g in Group)
             reader.reject(
                 where + ".group",
-                f"unknown group {_shown(group_text)} (one of {allowed})",
+                f"unknown group {shown(group_text)} (one of {allowed})",
                 spec,
                 "group",
             )
@@ -628,8 +626,8 @@ def _read_assets(reader: _FieldReader, raw: dict[str, Any], root: Path) -> tuple
         if overlapping is not None:
             reader.reject(
                 where + ".save_path",
-                f"{_shown(str(asset.save_path))} overlaps static_assets."
-                f"{_field(overlapping.name)}'s {_shown(str(overlapping.save_path))}",
+                f"{shown(str(asset.save_path))} overlaps static_assets."
+                f"{_field(overlapping.name)}'s {shown(str(overlapping.save_path))}",
                 spec,
                 "save_path",
             )
@@ -662,17 +660,15 @@ def _read_asset(
         return None
     source = real_path(root / relative)
     if not source.is_relative_to(root):
-        reader.reject(
-            where + ".path", f"{_shown(relative)} leaves the problem folder", spec, "path"
-        )
+        reader.reject(where + ".path", f"{shown(relative)} leaves the problem folder", spec, "path")
         return None
     try:
         source.stat()
     except FileNotFoundError:
-        reader.reject(where + ".path", f"{_shown(relative)} does not exist", spec, "path")
+        reader.reject(where + ".path", f"{shown(relative)} does not exist", spec, "path")
         return None
     except OSError as error:
-        reader.reject(where + ".path", f"{_shown(relative)}: {error.strerror}", spec, "path")
+        reader.reject(where + ".path", f"{shown(relative)}: {error.strerror}", spec, "path")
         return None
     rejected = reader.rejected
     save_text = reader.string(spec, "save_path", prefix=where + ".", default=name)
@@ -683,7 +679,7 @@ def _read_asset(
     if save_path.is_absolute() or ".." in save_path.parts or save_path == PurePosixPath("."):
         reader.reject(
             field_name,
-            f"{_shown(save_text)} must stay inside {TESTS_ASSETS_DIR}",
+            f"{shown(save_text)} must stay inside {TESTS_ASSETS_DIR}",
             spec,
             "save_path",
         )
@@ -691,7 +687,7 @@ def _read_asset(
     if any(len(part.encode()) > MAX_NAME_BYTES for part in save_path.parts):
         reader.reject(
             field_name,
-            f"{_shown(save_text)} holds a name longer than {MAX_NAME_BYTES} bytes",
+            f"{shown(save_text)} holds a name longer than {MAX_NAME_BYTES} bytes",
             spec,
             "save_path",
         )

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import os
-import shutil
-import stat
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path, PurePosixPath
 
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.problem import BUILTIN_MARKERS, TESTS_DIR, Checkpoint, Problem
 from scbench_ci.pytest_runner import write_new
+from scbench_ci.untrusted_tree import (
+    MAX_DEPTH,
+    CopyReport,
+    Entry,
+    Kind,
+    UntrustedTree,
+    UntrustedTreeError,
+    copy_tree,
+)
 
 REPORTS_DIR = ".scbench"
 ASSETS_DIR = f"{TESTS_DIR}/assets"
 PYTEST_INI = "pytest.ini"
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
-MAX_DEPTH = 100
-"""Folders of the submission nested deeper are left out: nothing real is, and every tool that
-walks a tree by recursion (tar, rmtree) stays well inside Python's limit."""
 EVALUATOR_NAMES = (TESTS_DIR, REPORTS_DIR, PYTEST_INI)
 """The workspace's entries that only the evaluator makes: the submission's are discarded."""
 _LISTED = 5
@@ -63,8 +69,8 @@ def stage_workspace(
                 f"missing (the tests of checkpoint {tested.name!r})",
             )
 
-    root.mkdir(parents=True, exist_ok=True)
-    warnings = _copy_submission(submission, root, exclude)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    warnings = _copy_submission(submission, root, exclude, problem.root)
     _copy_tests(problem, {c.test_file for c in checkpoints}, root / TESTS_DIR)
     _materialize_assets(problem, root)
     write_new(root / PYTEST_INI, render_pytest_ini(problem).encode())
@@ -81,122 +87,97 @@ def render_pytest_ini(problem: Problem) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass
-class _LeftOut:
-    """What of the submission (at `root`) was not copied, and why."""
-
-    root: Path
-    escaping: list[str] = field(default_factory=list)
-    too_deep: list[str] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)
-
-    def warnings(self) -> list[str]:
-        said = (
-            (self.escaping, "symlink(s) of the submission point outside it and were left out"),
-            (
-                self.too_deep,
-                f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",
-            ),
-            (self.unreadable, "entries of the submission could not be copied and were left out"),
-        )
-        return [f"{len(names)} {what}: {_listed(names)}" for names, what in said if names]
-
-
-def _listed(names: list[str]) -> str:
-    more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-    return ", ".join(names[:_LISTED]) + more
-
-
-def _copy_submission(submission: Path, root: Path, exclude: Path | None) -> list[str]:
-    submission = Path(os.path.realpath(submission))
+def _copy_submission(
+    submission: Path, root: Path, exclude: Path | None, problem_root: Path
+) -> list[str]:
     warnings = []
-    for name in EVALUATOR_NAMES:
-        if os.path.lexists(submission / name):
-            warnings.append(
-                f"the submission's {name} was discarded: the evaluator makes its own (the "
-                "problem's tests, the run's settings and reports)"
-            )
-    left_out = _LeftOut(submission)
-    for entry in sorted(os.scandir(submission), key=lambda e: e.name):
-        if entry.name in EVALUATOR_NAMES or Path(entry.path) == exclude:
-            continue
-        _copy_entry(Path(entry.path), root / entry.name, left_out)
-    return warnings + left_out.warnings()
+    excluded = _below(exclude, submission) if exclude is not None else None
+    with UntrustedTree.opened(submission, within=problem_root) as tree:
+        for name in EVALUATOR_NAMES:
+            if tree.kind(name) is not None:
+                warnings.append(
+                    f"the submission's {name} was discarded: the evaluator makes its own (the "
+                    "problem's tests, the run's settings and reports)"
+                )
+
+        def skip(entry: Entry) -> bool:
+            if entry.depth == 1 and entry.path.name in EVALUATOR_NAMES:
+                return True
+            return entry.path == excluded or _skipped(tree, entry)
+
+        report = copy_tree(tree, "", root, skip=skip)
+    return warnings + _left_out_warnings(report)
 
 
-def _copy_entry(source: Path, target: Path, left_out: _LeftOut | None = None) -> None:
-    """Copy without following symlinks, skipping VCS folders, caches, virtualenvs and specials,
-    at any depth.
-
-    With `left_out` (copying the submission), a symlink that leads out of it, a folder nested too
-    deep and an entry that cannot be copied are left out and named there; without, an entry that
-    cannot be copied raises."""
-    pending = [(source, target, 1)]
-    while pending:
-        source, target, depth = pending.pop()
-        if source.name in SKIPPED_NAMES:
-            continue
-        try:
-            mode = source.lstat().st_mode
-            if stat.S_ISLNK(mode):
-                if left_out is not None and not _stays_inside(source, left_out.root):
-                    left_out.escaping.append(str(source.relative_to(left_out.root)))
-                    continue
-                target.symlink_to(os.readlink(source))
-            elif stat.S_ISDIR(mode):
-                if (source / "pyvenv.cfg").is_file():
-                    continue
-                if left_out is not None and depth > MAX_DEPTH:
-                    left_out.too_deep.append(str(source.relative_to(left_out.root)))
-                    continue
-                target.mkdir()
-                entries = sorted(os.scandir(source), key=lambda e: e.name, reverse=True)
-                pending.extend((Path(e.path), target / e.name, depth + 1) for e in entries)
-            elif stat.S_ISREG(mode):
-                shutil.copy2(source, target, follow_symlinks=False)
-        except OSError as error:
-            if left_out is None:
-                raise
-            reason = error.strerror or type(error).__name__
-            left_out.unreadable.append(f"{source.relative_to(left_out.root)} ({reason})")
+def _below(path: Path, folder: Path) -> PurePosixPath | None:
+    """`path` relative to `folder` when it is inside it (both resolved)."""
+    path, folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return PurePosixPath(path.relative_to(folder)) if path.is_relative_to(folder) else None
 
 
-def _stays_inside(link: Path, root: Path) -> bool:
-    """Whether the symlink leads to a place inside `root`, both as written (the container
-    refuses an archive whose link climbs out of its folder) and as resolved on this machine."""
-    destination = os.readlink(link)
-    if os.path.isabs(destination):
-        return False
-    written = os.path.normpath(os.path.join(os.path.relpath(link.parent, root), destination))
-    if written == os.pardir or written.startswith(os.pardir + os.sep):
-        return False
-    resolved = Path(os.path.realpath(link))
-    return resolved == root or resolved.is_relative_to(root)
+def _skipped(tree: UntrustedTree, entry: Entry) -> bool:
+    """VCS folders, caches, virtualenvs and special files, at any depth."""
+    if entry.path.name in SKIPPED_NAMES or entry.kind is Kind.OTHER:
+        return True
+    return entry.kind is Kind.FOLDER and tree.kind(f"{entry.path}/pyvenv.cfg") is Kind.FILE
+
+
+def _left_out_warnings(report: CopyReport) -> list[str]:
+    said = (
+        (report.escaping, "symlink(s) of the submission point outside it and were left out"),
+        (
+            report.too_deep,
+            f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",
+        ),
+        (
+            [f"{error.relative} ({error.reason})" for error in report.unreadable],
+            "entries of the submission could not be copied and were left out",
+        ),
+    )
+    warnings = [f"{len(names)} {what}: {_listed(names)}" for names, what in said if names]
+    if report.cut is not None:
+        warnings.append(f"the submission was copied only in part: {report.cut.reason}")
+    return warnings
+
+
+def _listed(names: Sequence[object]) -> str:
+    more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+    return ", ".join(map(str, names[:_LISTED])) + more
 
 
 def _copy_tests(problem: Problem, test_files: set[str], target: Path) -> None:
-    target.mkdir()
-    for entry in sorted(os.scandir(problem.tests_dir), key=lambda e: e.name):
-        is_test_file = entry.name.startswith("test_") and entry.name.endswith(".py")
-        if is_test_file and entry.name not in test_files:
-            continue
-        _copy_entry(Path(entry.path), target / entry.name)
+    def skip(entry: Entry) -> bool:
+        name = entry.path.name
+        is_test_file = entry.depth == 1 and name.startswith("test_") and name.endswith(".py")
+        return (is_test_file and name not in test_files) or _skipped(tree, entry)
+
+    with UntrustedTree.opened(problem.root) as tree:
+        _complete(problem, copy_tree(tree, TESTS_DIR, target, skip=skip))
 
 
 def _materialize_assets(problem: Problem, root: Path) -> None:
     assets_root = root / ASSETS_DIR
-    for asset in problem.static_assets:
-        target = assets_root / asset.save_path
-        if target.exists():
-            raise ProblemError(
-                problem.root / "config.yaml",
-                f"static_assets.{asset.name}",
-                f"{ASSETS_DIR}/{asset.save_path} is already taken",
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if asset.source.is_dir():
-            shutil.copytree(
-                asset.source, target, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED_NAMES)
-            )
-        else:
-            shutil.copy2(asset.source, target)
+    with UntrustedTree.opened(problem.root) as tree:
+        for asset in problem.static_assets:
+            target = assets_root / asset.save_path
+            if target.exists():
+                raise ProblemError(
+                    problem.root / "config.yaml",
+                    f"static_assets.{asset.name}",
+                    f"{ASSETS_DIR}/{asset.save_path} is already taken",
+                )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = asset.source.relative_to(problem.root).as_posix()
+            if tree.kind(source) is Kind.FOLDER:
+                _complete(problem, copy_tree(tree, source, target, skip=partial(_skipped, tree)))
+            else:
+                try:
+                    write_new(target, tree.read_file(source))
+                except UntrustedTreeError as error:
+                    raise ProblemError(problem.root / error.relative, None, error.reason) from None
+
+
+def _complete(problem: Problem, report: CopyReport) -> None:
+    """A problem's files are copied whole, or not at all: the first thing left out raises."""
+    for error in report.problems():
+        raise ProblemError(problem.root / error.relative, None, error.reason)

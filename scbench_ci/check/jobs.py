@@ -17,8 +17,9 @@ from pathlib import Path
 
 from scbench_ci.check.static import SOLUTIONS_DIR
 from scbench_ci.plan import Job, repeats
-from scbench_ci.problem import Checkpoint, Problem, real_path
+from scbench_ci.problem import Checkpoint, Problem
 from scbench_ci.results import CheckpointResult
+from scbench_ci.untrusted_tree import Kind, UntrustedTree
 
 COLLECT_ONLY = "--collect-only"
 
@@ -41,7 +42,9 @@ class CheckpointRuns:
 
 
 def has_solutions(problem: Problem) -> bool:
-    return (problem.root / SOLUTIONS_DIR).is_dir()
+    """Whether the problem has a solutions/ folder of its own (a symlink is not one)."""
+    with UntrustedTree.opened(problem.root) as tree:
+        return tree.kind(SOLUTIONS_DIR) is Kind.FOLDER
 
 
 def check_jobs(
@@ -52,7 +55,8 @@ def check_jobs(
     solutions = has_solutions(problem)
     jobs = []
     for checkpoint in problem.checkpoints:
-        solution = real_path(problem.root / SOLUTIONS_DIR / checkpoint.name)
+        # Not resolved: staging walks it from the problem's root without following a link.
+        solution = problem.root / SOLUTIONS_DIR / checkpoint.name
         # Tests may import the submission: they are collected with the solution where there
         # is one.
         collected = solution if solutions else empty

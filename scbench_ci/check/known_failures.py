@@ -13,18 +13,19 @@ one test exactly (a parametrized test's cases are listed one by one).
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.check.findings import Finding, Severity, Stage, finding_path
-from scbench_ci.problem import MAX_CONFIG_BYTES, TESTS_DIR, Problem
+from scbench_ci.problem import MAX_CONFIG_BYTES, TESTS_DIR, Problem, shown
+from scbench_ci.untrusted_tree import UntrustedTree, UntrustedTreeError
 
 KNOWN_FAILURES = f"{TESTS_DIR}/known_failures.txt"
 _LINE = re.compile(r"(?P<id>\S.*?)\s+#\s*(?P<reason>.*)")
 _NODE_ID = re.compile(rf"{TESTS_DIR}/(?P<file>[^:]+\.py)::\S.*")
 _FORMAT = "write '<test id>  # <reason>'"
+MAX_NODE_ID_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -47,17 +48,13 @@ def read_known_failures(
     path = problem.root / KNOWN_FAILURES
     file = finding_path(path, relative_to or problem.root.parent)
     try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return [], []
-    except OSError as error:
-        return [], [_error(file, None, f"cannot be read: {error.strerror}")]
-    if not stat.S_ISREG(mode):
-        return [], [_error(file, None, "is not a regular file")]
-    with path.open("rb") as stream:
-        data = stream.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        return [], [_error(file, None, f"larger than {MAX_CONFIG_BYTES} bytes")]
+        with UntrustedTree.opened(problem.root) as tree:
+            if tree.entry(KNOWN_FAILURES) is None:
+                return [], []
+            data = tree.read_file(KNOWN_FAILURES, MAX_CONFIG_BYTES)
+    except UntrustedTreeError as error:
+        # A symlink is never followed: its target may be anything of the machine's.
+        return [], [_error(file, None, f"cannot be read: {error.reason}")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -79,14 +76,26 @@ def parse_known_failures(
             continue
         match = _LINE.fullmatch(line)
         if match is None or not match["reason"].strip():
-            findings.append(_error(file, number, f"{line!r} gives no reason: {_FORMAT}"))
+            findings.append(_error(file, number, f"{shown(line)} gives no reason: {_FORMAT}"))
             continue
         node_id = match["id"]
         test = _NODE_ID.fullmatch(node_id)
         if test is None:
             findings.append(
                 _error(
-                    file, number, f"{node_id!r} is not a test id like {TESTS_DIR}/<file>::<name>"
+                    file,
+                    number,
+                    f"{shown(node_id)} is not a test id like {TESTS_DIR}/<file>::<name>",
+                )
+            )
+            continue
+        if len(node_id) > MAX_NODE_ID_CHARS or not node_id.isprintable():
+            findings.append(
+                _error(
+                    file,
+                    number,
+                    f"{shown(node_id)} is no test id: ids are at most {MAX_NODE_ID_CHARS} "
+                    "printable characters",
                 )
             )
             continue
@@ -96,7 +105,7 @@ def parse_known_failures(
                 _error(
                     file,
                     number,
-                    f"{node_id!r} is in {TESTS_DIR}/{test['file']}, no checkpoint's test file",
+                    f"{shown(node_id)} is in {TESTS_DIR}/{test['file']}, no checkpoint's test file",
                 )
             )
             continue
@@ -107,7 +116,7 @@ def parse_known_failures(
                     Severity.WARNING,
                     file,
                     number,
-                    f"{node_id!r} is listed already, at line {seen[node_id]}",
+                    f"{shown(node_id)} is listed already, at line {seen[node_id]}",
                     checkpoint=checkpoint,
                     test=node_id,
                 )

@@ -7,11 +7,10 @@ with `ast`, never imported or run: a problem under review is not trusted yet.
 from __future__ import annotations
 
 import ast
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from scbench_ci.check.findings import Finding, Severity, Stage, finding_path
@@ -28,6 +27,14 @@ from scbench_ci.problem import (
     check_problem,
     real_path,
 )
+from scbench_ci.untrusted_tree import (
+    TOO_DEEP,
+    Entry,
+    Kind,
+    UntrustedTree,
+    UntrustedTreeError,
+    stays_inside,
+)
 
 PYTEST_MARKERS = frozenset(
     {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout"}
@@ -36,6 +43,8 @@ PYTEST_MARKERS = frozenset(
 REQUIRED_OPTIONS = ("--entrypoint", "--checkpoint")
 REQUIRED_FIXTURES = ("entrypoint_argv", "checkpoint_name")
 SOLUTIONS_DIR = "solutions"
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+"""A test file larger than this is not read (no real one is)."""
 _PARSER = f"Python {sys.version_info.major}.{sys.version_info.minor}"
 
 
@@ -89,7 +98,18 @@ def static_findings(
     base = real_path(relative_to) if relative_to is not None else root.parent
     check = check_problem(root)
     findings = [_problem_finding(error, base) for error in check.errors]
-    modules, unparsed = _parse_tests(root / TESTS_DIR, base)
+    try:
+        with UntrustedTree.opened(root) as tree:
+            folders = [TESTS_DIR, SOLUTIONS_DIR]
+            if check.problem is not None:
+                folders += [_relative(asset.source, root) for asset in check.problem.static_assets]
+            walks = {folder: _walk(tree, folder, base) for folder in folders}
+            tests = walks[TESTS_DIR][0]
+            modules, unparsed = _parse_tests(tree, tests, base)
+    except UntrustedTreeError:  # the problem folder itself: check_problem says why
+        return findings, None
+    for _, found in walks.values():
+        findings += found
     findings += unparsed
     conftest = next((module for module in modules if module.name == CONFTEST), None)
     if conftest is not None:
@@ -102,7 +122,7 @@ def static_findings(
     if problem is not None:
         findings += _checkpoint_findings(problem, check, base)
         findings += _marker_findings(problem, modules)
-        findings += _stray_test_files(problem, base)
+        findings += _stray_test_files(problem, tests, base)
         findings += read_known_failures(problem, relative_to=base)[1]
     return sorted(findings, key=lambda finding: (finding.file, finding.line or 0)), problem
 
@@ -121,19 +141,63 @@ def _problem_finding(error: ProblemError, base: Path) -> Finding:
     return _error(finding_path(error.path, base), line, message)
 
 
-def _parse_tests(tests: Path, base: Path) -> tuple[list[_Module], list[Finding]]:
+def _walk(tree: UntrustedTree, folder: str, base: Path) -> tuple[list[Entry], list[Finding]]:
+    """The entries of one of the problem's folders (none when it is not one), and an error for
+    each that is never read: a symlink leading out of the problem, a folder nested too deep, a
+    tree too large."""
+    entries: list[Entry] = []
+    findings: list[Finding] = []
+    if tree.kind(folder) is not Kind.FOLDER:
+        if tree.kind(folder) is Kind.LINK:
+            findings.append(_error(_file(tree, folder, base), None, _LINK_FOLDER))
+        return entries, findings
+    try:
+        for entry in tree.walk(folder, skip=lambda entry: entry.path.name == "__pycache__"):
+            if entry.too_deep:
+                findings.append(_error(_file(tree, entry.path, base), None, TOO_DEEP))
+            elif entry.kind is Kind.LINK and not stays_inside(tree, entry.path, entry.link or ""):
+                findings.append(_error(_file(tree, entry.path, base), None, _LINK_OUT))
+            else:
+                entries.append(entry)
+    except UntrustedTreeError as error:
+        findings.append(_error(_file(tree, error.relative, base), None, error.reason))
+    return entries, findings
+
+
+_LINK_OUT = "is a symlink that leads out of the problem: it is neither read nor copied"
+_LINK_FOLDER = "is a symlink: the problem's own folders are never followed through a link"
+
+
+def _file(tree: UntrustedTree, relative: PurePosixPath | str, base: Path) -> str:
+    return finding_path(tree.root / relative, base)
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _parse_tests(
+    tree: UntrustedTree, tests: list[Entry], base: Path
+) -> tuple[list[_Module], list[Finding]]:
     """The Python files directly in tests/: conftest, test files and their helpers. Files in
     sub-folders may be the tests' data, and are left alone."""
-    if not tests.is_dir():
-        return [], []
     modules = []
     findings = []
-    for path in sorted(tests.glob("*.py")):
-        if not path.is_file():
+    for entry in tests:
+        if entry.depth != 1 or not entry.path.name.endswith(".py"):
             continue
-        file = finding_path(path, base)
+        file = _file(tree, entry.path, base)
+        if entry.kind is Kind.LINK:
+            findings.append(_warning(file, None, "not checked: it is a symlink"))
+            continue
+        if entry.kind is not Kind.FILE:
+            continue
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            source = tree.read_file(str(entry.path), MAX_SOURCE_BYTES)
+            tree_ = ast.parse(source, filename=file)
+        except UntrustedTreeError as error:
+            findings.append(_error(file, None, error.reason))
+            continue
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             # The tests run on the evaluation image's Python, which may read syntax this one
             # cannot: the collection stage has the last word on whether the file is valid.
@@ -144,7 +208,7 @@ def _parse_tests(tests: Path, base: Path) -> tuple[list[_Module], list[Finding]]
                 _warning(file, line, f"not checked: {_PARSER} cannot parse it ({reason})")
             )
             continue
-        modules.append(_Module(path.name, file, tree, _pytest_names(tree)))
+        modules.append(_Module(entry.path.name, file, tree_, _pytest_names(tree_)))
     return modules, findings
 
 
@@ -342,7 +406,7 @@ def _marker_findings(problem: Problem, modules: list[_Module]) -> list[Finding]:
     return findings
 
 
-def _stray_test_files(problem: Problem, base: Path) -> list[Finding]:
+def _stray_test_files(problem: Problem, tests: list[Entry], base: Path) -> list[Finding]:
     """Test files outside the convention (`tests/test_<checkpoint>.py`).
 
     One directly in tests/ named `test_*.py` is an error: the evaluator copies only the
@@ -352,31 +416,30 @@ def _stray_test_files(problem: Problem, base: Path) -> list[Finding]:
     """
     expected = {checkpoint.test_file for checkpoint in problem.checkpoints}
     findings = []
-    for folder, subfolders, files in os.walk(problem.tests_dir):
-        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-        top = Path(folder) == problem.tests_dir
-        for name in sorted(files):
-            if not _is_test_file(name) or (top and name in expected):
-                continue
-            file = finding_path(Path(folder) / name, base)
-            if top and name.startswith("test_"):
-                findings.append(
-                    _error(
-                        file,
-                        None,
-                        "is no checkpoint's test file (tests/test_<checkpoint>.py of a checkpoint "
-                        f"in {CONFIG_NAME}): it is never copied, so its tests never run",
-                    )
+    for entry in tests:
+        name = entry.path.name
+        top = entry.depth == 1
+        if entry.kind is Kind.FOLDER or not _is_test_file(name) or (top and name in expected):
+            continue
+        file = finding_path(problem.root / entry.path, base)
+        if top and name.startswith("test_"):
+            findings.append(
+                _error(
+                    file,
+                    None,
+                    "is no checkpoint's test file (tests/test_<checkpoint>.py of a checkpoint "
+                    f"in {CONFIG_NAME}): it is never copied, so its tests never run",
                 )
-            else:
-                findings.append(
-                    _warning(
-                        file,
-                        None,
-                        "pytest collects it with the tests of every checkpoint: test files are "
-                        "tests/test_<checkpoint>.py",
-                    )
+            )
+        else:
+            findings.append(
+                _warning(
+                    file,
+                    None,
+                    "pytest collects it with the tests of every checkpoint: test files are "
+                    "tests/test_<checkpoint>.py",
                 )
+            )
     return findings
 
 
