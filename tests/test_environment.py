@@ -8,8 +8,15 @@ from scbench_ci.errors import ProblemError
 
 def test_default_environment_is_scbench_python(tmp_path: Path) -> None:
     environment = default_environment(tmp_path)
-    assert environment.setup_commands == ()
+    # SCBench's setup runs for every submission; without a requirements.txt, `uv add` makes the
+    # project's .venv and fails, and SCBench goes on.
+    assert environment.setup_commands == ("uv init", "uv add -r requirements.txt || true")
     assert environment.entrypoint("wordstat") == "uv run wordstat.py"
+    assert environment.env == {
+        "UV_CACHE_DIR": "/tmp/uv-cache",
+        "PIP_CACHE_DIR": "/tmp/pip-cache-dir",
+        "PIP_CONFIG_FILE": "/tmp/pip-conf",
+    }
 
     (tmp_path / "requirements.txt").write_text("six\n")
     assert default_environment(tmp_path).setup_commands == ("uv init", "uv add -r requirements.txt")

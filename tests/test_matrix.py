@@ -18,10 +18,12 @@ from tests.conftest import EXAMPLES, make_run
 from tests.test_compare import _checkpoint
 
 KEYS = [
+    "jsonlog/checkpoint_1",
     "kvserver/checkpoint_1",
     "kvserver/checkpoint_2",
     "marks/checkpoint_1",
     "marks/checkpoint_2",
+    "settings/checkpoint_1",
     "wordstat/checkpoint_1",
     "wordstat/checkpoint_2",
     "wordstat/checkpoint_3",
@@ -37,19 +39,19 @@ def test_one_entry_per_checkpoint(capsys: pytest.CaptureFixture[str]) -> None:
     matrix = _plan(capsys)
     assert [entry["select"] for entry in matrix["include"]] == KEYS
     assert matrix["include"][0] == {
-        "name": "kvserver-checkpoint_1",
-        "problem": "kvserver",
+        "name": "jsonlog-checkpoint_1",
+        "problem": "jsonlog",
         "checkpoint": "checkpoint_1",
-        "select": "kvserver/checkpoint_1",
+        "select": "jsonlog/checkpoint_1",
     }
 
 
 def test_shards_are_balanced_by_the_baselines_durations(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    durations = dict(zip(KEYS, [30.0, 1.0, 1.0, 1.0, 10.0, 10.0, 9.0], strict=True))
+    durations = dict(zip(KEYS, [2.0, 30.0, 1.0, 1.0, 1.0, 2.0, 10.0, 10.0, 9.0], strict=True))
     problems = []
-    for name in ("kvserver", "marks", "wordstat"):
+    for name in ("jsonlog", "kvserver", "marks", "settings", "wordstat"):
         checkpoints = tuple(
             replace(_checkpoint(name=key.split("/")[1]), duration_s=seconds)
             for key, seconds in durations.items()
@@ -63,16 +65,16 @@ def test_shards_are_balanced_by_the_baselines_durations(
         {
             "name": "shard-1-of-2",
             "shard": 1,
-            "select": "kvserver/checkpoint_1 marks/checkpoint_1",
-            "checkpoints": 2,
-            "estimated_s": 31.0,
+            "select": "kvserver/checkpoint_1 marks/checkpoint_1 settings/checkpoint_1",
+            "checkpoints": 3,
+            "estimated_s": 33.0,
         },
         {
             "name": "shard-2-of-2",
             "shard": 2,
-            "select": " ".join([KEYS[1], *KEYS[3:]]),
-            "checkpoints": 5,
-            "estimated_s": 31.0,
+            "select": " ".join([KEYS[0], KEYS[2], KEYS[4], *KEYS[6:]]),
+            "checkpoints": 6,
+            "estimated_s": 33.0,
         },
     ]
 
@@ -80,10 +82,10 @@ def test_shards_are_balanced_by_the_baselines_durations(
 def test_without_a_baseline_shards_take_turns() -> None:
     jobs = plan_jobs((EXAMPLES,), "all", ".", Path(".scbench"), None).jobs
     matrix = shard_matrix(jobs, 3, {})
-    assert [entry["checkpoints"] for entry in matrix["include"]] == [3, 2, 2]
+    assert [entry["checkpoints"] for entry in matrix["include"]] == [3, 3, 3]
     selected = [key for entry in matrix["include"] for key in entry["select"].split()]
     assert sorted(selected) == KEYS
-    assert len(shard_matrix(jobs, 50, {})["include"]) == 7  # never an empty shard
+    assert len(shard_matrix(jobs, 50, {})["include"]) == 9  # never an empty shard
 
 
 def test_more_checkpoints_than_a_matrix_holds_is_an_error() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.pytest_runner import (
+    as_under_scbench,
     fresh_folder,
     json_report_bytes,
     read_regular,
@@ -190,3 +191,25 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
+
+
+def test_the_environment_is_what_uvx_and_bash_give_pytest_under_scbench(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("uv", "uvx"):
+        (tools / tool).write_text("#!/bin/sh\n")
+        (tools / tool).chmod(0o755)
+    environ = {"PATH": f"{tools}:/usr/bin"}
+    as_under_scbench(environ, "/env/bin/python", "/workspace")
+    # The runner environment's bin first, as uvx puts it; uv and uvx found where they were.
+    assert environ == {
+        "PATH": f"/env/bin:{tools}:/usr/bin",
+        "UV": str(tools / "uv"),
+        "_": str(tools / "uvx"),
+        "SHLVL": "1",
+        "PWD": "/workspace",
+    }
+    # Under uvx (the local executor), its bin is first already, and UV is uvx's own.
+    again = {"PATH": f"/env/bin:{tools}", "UV": "/elsewhere/uv"}
+    as_under_scbench(again, "/env/bin/python", "/w")
+    assert again["PATH"] == f"/env/bin:{tools}" and again["UV"] == "/elsewhere/uv"

@@ -187,9 +187,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     container.add_argument(
         "--disk",
         default=DEFAULT_DISK,
-        metavar="SIZE",
-        help="space for the run's files, and again for /tmp; in memory, so it counts toward "
-        "--memory (default: %(default)s)",
+        metavar="SIZE|auto",
+        help="space for the workspace, and again for /tmp: auto is the free space of Docker's "
+        "disk, as SCBench's tests see it; in memory, so what is written counts toward --memory "
+        "(default: %(default)s)",
     )
     container.add_argument(
         "--test-network",

@@ -187,7 +187,7 @@ class DockerExecutor:
         self.memory = checked_size("--memory", memory)
         self.cpus = cpus
         self.pids_limit = pids_limit
-        self.disk = disk if disk == DEFAULT_DISK else checked_size("--disk", disk)
+        self.disk = checked_disk("--disk", disk)
         self._free_disk = _FreeDisk()
         self.use_cache = use_cache
         self.test_network = test_network
@@ -550,11 +550,12 @@ class DockerExecutor:
         else:
             python = f"{CACHED_RUNNER_VENV}/bin/python"
         test_argv = request.command.runner_argv([python], RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
+        restores = caches.dependencies is not None
         return Plan(
             run,
             install,
             test_argv,
-            before_tests=before_tests,
+            before_tests=before_tests if restores or (online and not self.test_network) else None,
             after_tests=after_tests,
             setup_commands=() if caches.dependencies is not None else None,
             setup_log=attempt.setup_log,
@@ -795,6 +796,11 @@ def dependencies_key(
     )
 
 
+def checked_disk(option: str, text: str) -> str:
+    """`auto`, or a size."""
+    return text if text == DEFAULT_DISK else checked_size(option, text)
+
+
 def checked_size(option: str, text: str) -> str:
     try:
         size = parse_bytes(text)
@@ -851,11 +857,13 @@ class _FreeDisk:
 
 
 def _free_disk_space(client: docker.DockerClient, image: str, confinement: dict[str, Any]) -> int:
+    build_id = uuid.uuid4().hex
     output = client.containers.run(
         image,
         ["df", "-P", "-k", "/"],
         entrypoint=[],
-        labels=_labels(uuid.uuid4().hex),
+        name=f"scbench-ci-build-{build_id}",
+        labels=_labels(build_id),
         network_mode="none",
         remove=True,
         **{**confinement, "init": False},
@@ -958,9 +966,12 @@ def _restore_dependencies(
     checks = _cache_checks(_Caches(dependencies=cached))
     assert checks is not None
     argv = ["/bin/sh", "-c", checks, "sh", "/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", *paths]
-    code, _ = _run(container, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline)
+    seen = _FirstBytes(log)
+    code, _ = _run(container, argv, env, TEST_USER, WORKSPACE_DIR, seen, deadline)
     if code is None:
         raise InfrastructureError("the session timed out while the cached dependencies went in")
+    if code == _CACHE_CHECK_FAILED and seen.first.startswith(_CACHE_CHECK_PREFIX.encode()):
+        raise _CacheRejected("not whole", cached)
     if code != 0:
         raise _CacheRejected("restoring it into the workspace failed (see above)", cached)
 

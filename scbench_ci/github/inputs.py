@@ -14,6 +14,7 @@ from scbench_ci.executors.docker import (
     DEFAULT_DISK,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
+    checked_disk,
     checked_size,
 )
 from scbench_ci.exit_status import DEFAULT_FAIL_ON, FAIL_ON
@@ -192,7 +193,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         memory=checked_size("input memory", value("memory")),
         cpus=_positive("cpus", value("cpus"), "a number of CPUs"),
         pids_limit=_whole_number("pids_limit", value("pids_limit"), least=1),
-        disk=checked_size("input disk", value("disk")),
+        disk=checked_disk("input disk", value("disk")),
         test_network=_boolean("test_network", value("test_network")),
         use_cache=_boolean("cache", value("cache")),
         test_timeout_s=_positive("timeout", timeout, "a number of seconds") if timeout else None,

@@ -23,7 +23,6 @@ from scbench_ci.executors.docker import (
     HOME_DIR,
     RUN_DIR,
     RUN_LABEL,
-    TESTS_CACHE_DIR,
     VERSION_LABEL,
     WORKSPACE_DIR,
     DockerExecutor,
@@ -109,7 +108,7 @@ def test_runs_the_submission(entrypoint_argv):
 
 def test_runs_as_uid_1000_in_the_workspace_with_a_writable_home():
     assert (os.getuid(), os.getgid()) == (1000, 1000)
-    assert os.getcwd() == "/scbench/workspace"
+    assert os.getcwd() == "/workspace"
     pathlib.Path(os.environ["HOME"], "probe").write_text("ok")
 
 
@@ -201,8 +200,7 @@ DUMP_ENVIRONMENT = """
 import json, os, pathlib
 home = pathlib.Path(os.environ["HOME"])
 (home / "probe").write_text("ok")
-cache = pathlib.Path(os.environ["UV_CACHE_DIR"])
-(cache / "probe").write_text("ok")
+pathlib.Path("/tmp/probe").write_text("ok")
 json.dump(
     {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "env": dict(os.environ)},
     open(PROBE_OUTPUT, "w"),
@@ -236,16 +234,18 @@ def test_the_environment_is_built_from_scratch(
     assert (seen["uid"], seen["gid"], seen["cwd"]) == (1000, 1000, WORKSPACE_DIR)
     env = seen["env"]
     assert env["HOME"] == HOME_DIR
-    # The tests' own cache, never the shared one the runner installs from.
-    assert env["UV_CACHE_DIR"] == TESTS_CACHE_DIR
+    # The tests' cache is uv's own under their home (the environment may name one, as SCBench's
+    # does), never the shared one the runner installs from.
+    assert "UV_CACHE_DIR" not in env
     assert env["SCBENCH_CHECKPOINT"] == "checkpoint_1"
     assert env["UV_EXTRA_INDEX_URL"] == "https://pypi.org/simple/"
     assert env["LANG"] == "C.UTF-8"
     assert env.get("REQUESTS_CA_BUNDLE") != "/host/only/ca.pem"
     # Nothing but ours, the image's own, and what Docker and the shell set.
     image_env = docker_client.images.get(test_image).attrs["Config"]["Env"] or []
-    ours = {"HOME", "PATH", "LANG", "LC_ALL", "UV_CACHE_DIR", "SCBENCH_CHECKPOINT"}
+    ours = {"HOME", "PATH", "SCBENCH_CHECKPOINT"}
     ours |= {"PYTEST_VERSION"}  # pytest's own
+    ours |= {"UV", "_", "SHLVL"}  # what uvx and bash set under SCBench
     allowed = {
         *ours,
         "UV_EXTRA_INDEX_URL",
@@ -308,13 +308,16 @@ def test_limits_labels_and_isolation(
     )
     assert not host.get("Binds")
     mounts = {m["Destination"]: (m["Type"], m.get("Name"), m["RW"]) for m in attributes["Mounts"]}
-    assert set(mounts) == {RUN_DIR, CACHED_RUNNER_DIR}
-    assert mounts[RUN_DIR] == ("volume", attributes["Name"].lstrip("/"), True)
+    assert set(mounts) == {RUN_DIR, WORKSPACE_DIR, "/tmp", CACHED_RUNNER_DIR}
+    name = attributes["Name"].lstrip("/")
+    assert mounts[RUN_DIR] == ("volume", name, True)
+    assert mounts[WORKSPACE_DIR] == ("volume", f"{name}-workspace", True)
+    assert mounts["/tmp"] == ("volume", f"{name}-tmp", True)
     kind, runner_volume, writable = mounts[CACHED_RUNNER_DIR]
     assert (kind, writable) == ("volume", False)
     assert runner_volume in (tmp_path / "logs" / SETUP_LOG).read_text()
     assert host["ReadonlyRootfs"] is True
-    assert set(host["Tmpfs"]) == {"/tmp"}
+    assert not host.get("Tmpfs")
     seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
     assert seen["memory"] == str(512 * 1024**2)
     assert seen["pids"] == "256"

@@ -43,7 +43,8 @@ def test_defaults(tmp_path: Path) -> None:
     assert options.test_timeout_s is None and inputs.retention_days is None
     assert options.pytest_args == ()
     assert options.test_network is False
-    assert (options.memory, options.cpus, options.pids_limit, options.disk) == ("4g", 2, 1024, "2g")
+    limits = (options.memory, options.cpus, options.pids_limit, options.disk)
+    assert limits == ("4g", 2, 1024, "auto")
     assert options.use_cache is True
 
 

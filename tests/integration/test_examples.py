@@ -46,6 +46,15 @@ EXPECTED: dict[tuple[str, str, str], tuple[int, Counts]] = {
     ("marks", "checkpoint_1", "solutions/checkpoint_1"): (0, {
         "Core": (4, 0, 0, 4), "Functionality": (2, 6, 2, 10), "Error": (4, 1, 2, 7),
         "Regression": (0, 1, 0, 1)}),
+    # The tests run the entry from a folder of their own: `uv run` there finds the test
+    # dependencies (pyyaml) in the runner's environment, as under SCBench's uvx.
+    ("settings", "checkpoint_1", "solutions/checkpoint_1"): (0, {
+        "Core": (3, 0, 0, 3), "Functionality": (1, 0, 0, 1), "Error": (1, 0, 0, 1),
+        "Regression": (0, 0, 0, 0)}),
+    # The tests read stderr as JSON: the first `uv run` after setup prints nothing there.
+    ("jsonlog", "checkpoint_1", "solutions/checkpoint_1"): (0, {
+        "Core": (4, 0, 0, 4), "Functionality": (0, 0, 0, 0), "Error": (1, 0, 0, 1),
+        "Regression": (0, 0, 0, 0)}),
     # No Core test (the module is marked slow): core-cases never passes.
     ("marks", "checkpoint_2", "solutions/checkpoint_2"): (1, {
         "Core": (0, 0, 0, 0), "Functionality": (2, 0, 0, 2), "Error": (1, 0, 0, 1),

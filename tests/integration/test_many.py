@@ -57,7 +57,13 @@ def test_a_problem_repository_in_one_command(repository_run: tuple) -> None:
     assert run.returncode == 1, run.stdout + run.stderr
     jsonschema.validate(results, SCHEMA)
     assert results["jobs"] == 2
-    assert [p["name"] for p in results["problems"]] == ["kvserver", "marks", "wordstat"]
+    assert [p["name"] for p in results["problems"]] == [
+        "jsonlog",
+        "kvserver",
+        "marks",
+        "settings",
+        "wordstat",
+    ]
     done = [(p["name"], c["name"]) for p in results["problems"] for c in p["checkpoints"]]
     assert done == SOLVED
     for problem in results["problems"]:
@@ -71,15 +77,15 @@ def test_a_problem_repository_in_one_command(repository_run: tuple) -> None:
             for name in ("pytest.log", "pytest-report.json", "ctrf-report.json", "result.json"):
                 assert (folder / name).is_file(), folder / name
             assert json.loads((folder / "result.json").read_text()) == checkpoint
-    assert results["totals"]["checkpoints"] == 7
-    assert results["totals"]["checkpoints_passed"] == 6
+    assert results["totals"]["checkpoints"] == 9
+    assert results["totals"]["checkpoints_passed"] == 8
 
 
 def test_side_by_side_output_never_interleaves(repository_run: tuple) -> None:
     run, _, _ = repository_run
     lines = run.stdout.splitlines()
     finished = [line for line in lines if line.startswith("[")]
-    assert [line.split("]")[0] for line in finished] == [f"[{i}/7" for i in range(1, 8)]
+    assert [line.split("]")[0] for line in finished] == [f"[{i}/9" for i in range(1, 10)]
     assert any("marks / checkpoint_2: failed, Core 0/0, all 4/4" in line for line in finished)
     # The tests' own output went to each evaluation's log, not to the console.
     assert "PASSED" not in run.stdout and "::test_" not in run.stdout
