@@ -24,6 +24,7 @@ from scbench_ci.results import (
     RunResult,
     TestResult,
     count_groups,
+    verdict,
 )
 from scbench_ci.results_file import (
     ResultsError,
@@ -63,7 +64,7 @@ def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointRe
     return CheckpointResult(
         name=name,
         include_prior_tests=True,
-        passed=False,
+        passed=verdict("core-cases", None, groups),
         failure=None,
         pytest_exit_code=1,
         duration_s=1.5,
@@ -159,7 +160,9 @@ def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> N
         reruns=2,
         repeat=RepeatCount(passed=2, runs=3),
     )
-    first = replace(checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], False))
+    first = replace(
+        checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], True), passed=False
+    )
     baseline = make_run(replace(first, tests=(replace(flaky, status=Status.PASSED),)))
     run = replace(
         make_run(first),
@@ -226,7 +229,8 @@ def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) ->
     assert len(stored.tests) == 5
     assert tuple(stored.tests) == result.tests
     assert stored.tests[2] == result.tests[2]
-    assert replace(read_checkpoint(tmp_path / "result.json"), tests=stored.tests) == stored
+    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", flaky_passes=False)
+    assert replace(loaded, tests=stored.tests) == stored
 
 
 def _peak_writing(folder: Path, checkpoints: int) -> int:
@@ -314,7 +318,7 @@ def test_a_version_1_document_is_read_as_one_problem(tmp_path: Path) -> None:
     [
         (b"\xff", "not UTF-8 text"),
         (b"[" * 100_000, "nested too deeply"),
-        (b'{"schema_version": true}', "schema_version True is not supported"),
+        (b'{"schema_version": true}', "schema_version true is not supported"),
         (b'{"schema_version": 3, "problems": []}', "not a scbench-ci results file: the document"),
     ],
 )
