@@ -107,7 +107,7 @@ def _forge_pass(document: Document) -> None:
 def test_a_forged_pass_in_a_shard_is_merged_as_failed(
     tmp_path: Path, shards: tuple[Document, Document]
 ) -> None:
-    good, forged = shards
+    _, forged = shards
     _forge_pass(forged)
     _write(tmp_path / "two" / "results.json", forged)
 
