@@ -46,7 +46,7 @@ from scbench_ci.results import (
     verdict,
 )
 from scbench_ci.results_checks import check_checkpoint, check_run
-from scbench_ci.strict_json import JsonError, JsonLimits, parse, read_capped
+from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of, read_capped
 
 SCHEMA_VERSION = 3
 _T = TypeVar("_T")
@@ -464,7 +464,7 @@ def _check(path: Path, document: Any, schema: Mapping[str, Any]) -> None:
     validator = _StrictValidator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
-        where = error.json_path.removeprefix("$").lstrip(".") or "the document"
+        where = path_of(error.absolute_path) or "the document"
         raise ResultsError(f"{path}: not a scbench-ci results file: {where}: {_short(error)}")
 
 

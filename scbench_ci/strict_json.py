@@ -13,7 +13,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,14 @@ def _check_string(text: str, where: str, limits: JsonLimits) -> None:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+def path_of(parts: Iterable[str | int]) -> str:
+    """The JSON path of a value from its keys and indices: `problems[0].name`, keys escaped."""
+    where = ""
+    for part in parts:
+        where = f"{where}[{part}]" if isinstance(part, int) else join(where, part)
+    return where
 
 
 def join(where: str, key: str) -> str:

@@ -334,3 +334,28 @@ def test_what_is_not_a_results_file_is_one_error(
 def test_a_folder_is_not_a_results_file(tmp_path: Path) -> None:
     with pytest.raises(ResultsError, match="a folder, not a results file"):
         load_results(tmp_path)
+
+
+def test_a_checkpoints_result_is_judged_again_by_the_policy_it_is_read_for(tmp_path: Path) -> None:
+    """`--skip-existing`'s earlier result.json: its `passed` is never read."""
+    result = checkpoint("checkpoint_1", 3)  # Core: 1 passed; Error: 1 passed, 1 failed
+    path = tmp_path / "result.json"
+    write_checkpoint(result, path)
+    document = json.loads(path.read_text())
+    document["passed"] = False
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "core-cases", flaky_passes=False).passed is True
+    document["passed"] = True
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "all-cases", flaky_passes=False).passed is False
+
+
+def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:
+    document = json.loads(write_results(make_run(checkpoint("checkpoint_1")), tmp_path).read_text())
+    document["tool_versions"] = {"\x1b[2J\x1b[H": 5}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ResultsError) as caught:
+        load_results(path)
+    assert '["\\u001b[2J\\u001b[H"]' in str(caught.value)
+    assert "\x1b" not in str(caught.value)
