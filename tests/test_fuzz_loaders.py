@@ -22,6 +22,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scbench_ci.check.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.check.known_failures import parse_known_failures, read_known_failures
 from scbench_ci.compare import compare
 from scbench_ci.console import render_report
@@ -29,7 +30,7 @@ from scbench_ci.errors import ProblemError
 from scbench_ci.merge import Shard, merge_runs
 from scbench_ci.problem import check_problem, load_problem
 from scbench_ci.reports import Reports, read_reports
-from scbench_ci.results import RunResult, count_groups, verdict
+from scbench_ci.results import ProblemResult, RunResult, count_groups, verdict
 from scbench_ci.results_file import (
     ResultsError,
     checkpoint_to_json,
@@ -132,8 +133,12 @@ def mutated(draw: st.DrawFn, document: Any) -> bytes:
 
 
 def _base_run() -> RunResult:
-    first = checkpoint("checkpoint_1")
-    run = make_run(first, checkpoint("checkpoint_2", 5), duration_s=1.5)
+    """An evaluated problem compared with a baseline, and a checked one."""
+    run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2", 5), duration_s=1.5)
+    finding = Finding(Stage.ORACLE, Severity.ERROR, "demo/tests/t.py", 3, "fails", "c1", "t")
+    report = CheckReport((finding,), skipped=frozenset({Stage.FLAKY}), infrastructure=("x",))
+    checked = ProblemResult("checked", "/p/checked", 2, (checkpoint("checkpoint_1", 2),))
+    run = replace(run, problems=(*run.problems, replace(checked, check=report)))
     baseline = make_run(checkpoint("checkpoint_1", 4))
     return replace(run, comparison=compare(run, baseline, "base/results.json"))
 
