@@ -45,11 +45,16 @@ class JsonError(Exception):
 
 
 def read_capped(path: Path, max_bytes: int) -> bytes:
-    """A regular file's bytes, at most `max_bytes` of them (a fifo is never waited on)."""
+    """A regular file's bytes, at most `max_bytes` of them (a fifo is never waited on); an
+    OSError as `open` raises them, IsADirectoryError for a folder."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        raise JsonError("", "not a regular file")
     with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-            raise JsonError("", "not a regular file")
         data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise JsonError("", f"larger than the {max_bytes} bytes allowed")
