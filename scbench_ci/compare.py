@@ -1,9 +1,10 @@
 """A run against a baseline: which tests regressed, were fixed, are new, were removed, are flaky.
 
-Tests are matched by (problem, checkpoint, test id). A checkpoint that ran no tests because
-something stopped it (a timeout, a collection error) counts as failing every test the other run
-had, so a crash is a regression and its repair a fix; only a checkpoint that ran in both is
-compared for new and removed tests. When the runs selected different checkpoints or tests (other
+Tests are matched by (problem, checkpoint, test id). A checkpoint that something stopped (a
+timeout, a collection error, an interrupted session) counts as failing every test of the other
+run that it did not run, so a crash is a regression and its repair a fix, even when it ran some
+tests before it stopped; only a checkpoint that ran to the end in both is compared for new and
+removed tests. When the runs selected different checkpoints or tests (other
 checkpoints, prior tests included or not), the comparison says so in `selection_notes`: a test
 that was not selected is never a fix or a regression.
 """
@@ -167,7 +168,7 @@ def _test_changes(
     """Each test's change between the two results of one checkpoint; None: flaky now."""
     old_tests = {test.id: test for test in old.tests}
     new_tests = {test.id: test for test in new.tests}
-    old_ran, new_ran = _ran(old, old_tests), _ran(new, new_tests)
+    old_ran, new_ran = _ran(old), _ran(new)
 
     def change(test: TestResult, before: str | None, after: str | None) -> TestChange:
         return TestChange(
@@ -205,9 +206,10 @@ def _test_changes(
             yield Change.REMOVED, change(test, test.status.value, None)
 
 
-def _ran(result: CheckpointResult, tests: dict[str, TestResult]) -> bool:
-    """Whether the checkpoint ran its tests (else its failure stopped them)."""
-    return bool(tests) or result.failure is None
+def _ran(result: CheckpointResult) -> bool:
+    """Whether the checkpoint ran its tests to the end: one that a failure stopped (a timeout,
+    an interrupted session) may have run some, but a test it did not run is not `removed`."""
+    return result.failure is None
 
 
 def _with_failure(change: TestChange, result: CheckpointResult) -> TestChange:

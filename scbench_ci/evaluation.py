@@ -259,14 +259,16 @@ def _clear(artifacts_dir: Path) -> None:
         (artifacts_dir / name).unlink(missing_ok=True)
 
 
-def _earlier_result(artifacts_dir: Path, fingerprint: str) -> CheckpointResult | None:
+def _earlier_result(
+    artifacts_dir: Path, fingerprint: str, request: EvaluationRequest
+) -> CheckpointResult | None:
     """The job's result from an earlier run in the same output folder, if it ran the same
     files the same way and was not stopped by the infrastructure."""
     path = artifacts_dir / CHECKPOINT_RESULT_FILE
     if not path.is_file():
         return None
     try:
-        earlier = read_checkpoint(path)
+        earlier = read_checkpoint(path, request.policy, request.flaky_passes)
     except ResultsError:
         return None
     if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
@@ -312,7 +314,9 @@ def _evaluate_checkpoint(
         )
         fingerprint = _fingerprint(request, job, workspace.root, command, environment)
         phases["stage"] = time.monotonic() - clock
-        if request.skip_existing and (earlier := _earlier_result(artifacts_dir, fingerprint)):
+        if request.skip_existing and (
+            earlier := _earlier_result(artifacts_dir, fingerprint, request)
+        ):
             return earlier
         _clear(artifacts_dir)
         seal_key = secrets.token_hex(32)

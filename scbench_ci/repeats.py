@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from scbench_ci import policy
 from scbench_ci.reports import FAILING, PASSING, Status
 from scbench_ci.results import (
     CheckpointResult,
     RepeatCount,
     TestResult,
     count_groups,
+    verdict,
 )
 
 
@@ -49,7 +49,7 @@ def combine_runs(
             phases[name] = phases.get(name, 0.0) + seconds
     return replace(
         first,
-        passed=failure is None and policy.passes(policy_name, groups),
+        passed=verdict(policy_name, failure, groups),
         failure=failure,
         pytest_exit_code=stopped[1].pytest_exit_code if stopped else first.pytest_exit_code,
         duration_s=round(sum(run.duration_s for run in runs), 3),

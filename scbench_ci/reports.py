@@ -30,6 +30,7 @@ MAX_DURATION_S = 10**7
 MAX_RERUNS = 10**6
 _MAX_LITERAL_CHARS = 100_000
 _PHASES = ("setup", "call", "teardown")
+NOT_CALLED = "the test never ran: its setup did, then the session stopped (no call phase)"
 
 
 class Status(StrEnum):
@@ -188,6 +189,11 @@ def _from_json_report(
         if status is None:
             problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")
             status = Status.ERROR
+        # A pass needs its call phase: with none, the session stopped after the test's setup.
+        uncalled = status in PASSING and not isinstance(test.get("call"), dict)
+        if uncalled:
+            problems.append(f"{cap(node_id, MAX_MESSAGE_CHARS)}: {NOT_CALLED}")
+            status = Status.ERROR
         ctrf_test = ctrf_tests.get(node_id)
         if ctrf_tests and ctrf_test is None:
             problems.append(f"{node_id} is missing from {CTRF_REPORT}")
@@ -201,6 +207,8 @@ def _from_json_report(
             message, details, crash_line = _failure_text(Status.FAILED, failed, file, None)
         else:
             message, details, crash_line = _failure_text(status, phases, file, ctrf_test)
+        if uncalled:
+            message, details = NOT_CALLED, None
         lineno = test.get("lineno")
         line = crash_line or (lineno + 1 if _is_int(lineno) and 0 <= lineno < MAX_LINE else None)
         outcomes.append(

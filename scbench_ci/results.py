@@ -223,7 +223,7 @@ def judge_checkpoint(
     return CheckpointResult(
         name=checkpoint.name,
         include_prior_tests=include_prior_tests,
-        passed=failure is None and policy.passes(policy_name, groups),
+        passed=verdict(policy_name, failure, groups),
         failure=failure,
         pytest_exit_code=execution.exit_code,
         duration_s=round(execution.duration_s, 3),
@@ -236,6 +236,11 @@ def judge_checkpoint(
             *(trusted.problems if trusted else ()),
         ),
     )
+
+
+def verdict(policy_name: str, failure: Failure | None, groups: policy.Counts) -> bool:
+    """Whether a checkpoint passes: it ran without a failure and its counts pass the policy."""
+    return failure is None and policy.passes(policy_name, groups)
 
 
 def _execution_warnings(execution: ExecutionResult) -> tuple[str, ...]:

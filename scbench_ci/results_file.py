@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import jsonschema
 
@@ -41,9 +42,16 @@ from scbench_ci.results import (
     RunResult,
     TestResult,
     add_counts,
+    count_groups,
+    verdict,
 )
+from scbench_ci.results_checks import check_checkpoint, check_run
+from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of, read_capped
 
 SCHEMA_VERSION = 3
+_T = TypeVar("_T")
+LIMITS = JsonLimits()
+"""What a results.json may hold: its size, depth, string and list lengths, numbers."""
 RESULTS_FILE = "results.json"
 CHECKPOINT_RESULT_FILE = "result.json"
 """Each checkpoint's entry of results.json, alone, in the checkpoint's folder."""
@@ -258,9 +266,11 @@ def _optional_counts(counts: GroupCounts | None) -> dict[str, Any] | None:
 
 
 def load_results(path: Path) -> RunResult:
-    """A results.json of this or the earlier schema version, checked against its schema.
+    """A results.json of this or an earlier schema version, re-judged: its verdicts are derived
+    from its tests, its policy and its failures, never read.
 
-    Anything else is a ResultsError naming the file and the field."""
+    Anything else (not JSON, past a cap, not the schema, an impossible value, counts that do not
+    count its tests) is a ResultsError naming the file and the field, and nothing else is raised."""
     document = _read_json(path)
     if not isinstance(document, dict):
         raise ResultsError(f"{path}: not a scbench-ci results.json (not a JSON object)")
@@ -268,27 +278,71 @@ def load_results(path: Path) -> RunResult:
     if type(version) is not int or version not in _SCHEMA_FILES:
         known = " and ".join(str(v) for v in _SCHEMA_FILES)
         raise ResultsError(
-            f"{path}: schema_version {version!r} is not supported (this scbench-ci reads {known})"
+            f"{path}: schema_version {_shown(version)} is not supported "
+            f"(this scbench-ci reads {known})"
         )
     _check(path, document, _schema(version))
     if version == 1:
         document = _upgrade_v1(document)
     if version <= 2:
         document = _upgrade_v2(document)
-    return run_from_json(document)
+    return _judged(path, lambda: _run_from_checked(document, version == SCHEMA_VERSION))
 
 
-def read_checkpoint(path: Path) -> CheckpointResult:
-    """A checkpoint's own result.json (as `write_checkpoint` wrote it)."""
+def read_checkpoint(path: Path, policy_name: str, flaky_passes: bool) -> CheckpointResult:
+    """A checkpoint's own result.json (as `write_checkpoint` wrote it), judged by `policy_name`."""
     document = _read_json(path)
     _check(path, document, _schema_of("checkpoint"))
-    return checkpoint_from_json(document)
+    return _judged(path, lambda: _checkpoint_from_checked(document, "", policy_name, flaky_passes))
+
+
+def _judged(path: Path, read: Callable[[], _T]) -> _T:
+    try:
+        return read()
+    except JsonError as error:
+        raise ResultsError(f"{path}: {error}") from None
+
+
+def _run_from_checked(document: Mapping[str, Any], current: bool) -> RunResult:
+    check_run(document)
+    run = run_from_json(document)
+    if current:
+        _agree(document["totals"], _derived_totals(run), "totals")
+    return run
+
+
+def _derived_totals(run: RunResult) -> dict[str, Any]:
+    """The run's totals as the writer counts them, but for the verdicts (derived anyway)."""
+    totals = dict(run_header(run)["totals"])
+    del totals["checkpoints_passed"]
+    return totals
+
+
+def _checkpoint_from_checked(
+    document: Mapping[str, Any], where: str, policy_name: str, flaky_passes: bool
+) -> CheckpointResult:
+    check_checkpoint(document, where)
+    return checkpoint_from_json(document, policy_name, flaky_passes, where)
+
+
+def _agree(told: Mapping[str, Any], derived: Mapping[str, Any], where: str) -> None:
+    """Each field `derived` has is what `told` says, or a JsonError at the first that is not."""
+    for key, value in derived.items():
+        if isinstance(value, Mapping):
+            _agree(told[key], value, f"{where}.{key}")
+        elif told[key] != value:
+            raise JsonError(
+                f"{where}.{key}",
+                f"says {_shown(told[key])}, but the tests listed give {_shown(value)}",
+            )
 
 
 def run_from_json(document: Mapping[str, Any]) -> RunResult:
-    """The inverse of what write_results writes (a document that passed the schema)."""
+    """The inverse of what write_results writes (a document that passed the schema and its
+    checks): each checkpoint judged again by the run's policy."""
+    policy_name, flaky_passes = document["policy"], document["flaky_passes"]
     return RunResult(
-        policy=document["policy"],
+        policy=policy_name,
         executor=document["executor"],
         jobs=document["jobs"],
         started_at=document["started_at"],
@@ -298,16 +352,21 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
                 name=problem["name"],
                 path=problem["path"],
                 version=problem["version"],
-                checkpoints=tuple(checkpoint_from_json(c) for c in problem["checkpoints"]),
+                checkpoints=tuple(
+                    checkpoint_from_json(
+                        c, policy_name, flaky_passes, f"problems[{i}].checkpoints[{j}]"
+                    )
+                    for j, c in enumerate(problem["checkpoints"])
+                ),
                 checkpoint_order=tuple(problem["checkpoint_order"]),
                 check=None if problem["check"] is None else check_from_json(problem["check"]),
             )
-            for problem in document["problems"]
+            for i, problem in enumerate(document["problems"])
         ),
         tool_versions=dict(document["tool_versions"]),
         reruns=document["reruns"],
         repeat=document["repeat"],
-        flaky_passes=document["flaky_passes"],
+        flaky_passes=flaky_passes,
         comparison=None
         if document["comparison"] is None
         else comparison_from_json(document["comparison"]),
@@ -323,19 +382,33 @@ def check_from_json(document: Mapping[str, Any]) -> CheckReport:
     )
 
 
-def checkpoint_from_json(document: Mapping[str, Any]) -> CheckpointResult:
-    failure = document["failure"]
+def checkpoint_from_json(
+    document: Mapping[str, Any], policy_name: str, flaky_passes: bool, where: str = ""
+) -> CheckpointResult:
+    """Its counts are those of its tests (a JsonError at `where` when the document's are not),
+    its verdict that of the policy over them and its failure."""
+    failure = None
+    if document["failure"] is not None:
+        failure = Failure(
+            FailureKind(document["failure"]["kind"]),
+            document["failure"]["message"],
+            document["failure"]["log_tail"],
+        )
+    tests = tuple(_test_from_json(test) for test in document["tests"])
+    groups = count_groups(tests, flaky_passes)
+    prefix = f"{where}." if where else ""
+    for group, counts in groups.items():
+        _agree(document["groups"][group.value], _counts_json(counts), f"{prefix}groups.{group}")
+    _agree(document["totals"], _counts_json(add_counts(groups.values())), f"{prefix}totals")
     return CheckpointResult(
         name=document["name"],
         include_prior_tests=document["include_prior_tests"],
-        passed=document["passed"],
-        failure=None
-        if failure is None
-        else Failure(FailureKind(failure["kind"]), failure["message"], failure["log_tail"]),
+        passed=verdict(policy_name, failure, groups),
+        failure=failure,
         pytest_exit_code=document["pytest_exit_code"],
         duration_s=document["duration_s"],
-        groups={group: _counts_from_json(document["groups"][group.value]) for group in Group},
-        tests=tuple(_test_from_json(test) for test in document["tests"]),
+        groups=groups,
+        tests=tests,
         warnings=tuple(document["warnings"]),
         submission=document["submission"],
         artifacts=document["artifacts"],
@@ -359,6 +432,7 @@ class StoredTests(Sequence[TestResult]):
     def __iter__(self) -> Iterator[TestResult]:
         document = _read_json(self.path)
         _check(self.path, document, _schema_of("checkpoint"))
+        _judged(self.path, lambda: check_checkpoint(document, ""))
         for test in document["tests"]:
             yield _test_from_json(test)
 
@@ -375,32 +449,38 @@ class StoredTests(Sequence[TestResult]):
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes())
+        return parse(read_capped(path, LIMITS.max_bytes), LIMITS)
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ResultsError(f"{path}: a folder, not a results file") from None
     except OSError as error:
         raise ResultsError(f"{path}: cannot read it: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ResultsError(f"{path}: not UTF-8 text") from None
-    except RecursionError:
-        raise ResultsError(f"{path}: not JSON: nested too deeply") from None
-    except ValueError as error:
-        raise ResultsError(f"{path}: not JSON: {error}") from None
+    except JsonError as error:
+        raise ResultsError(f"{path}: {error}") from None
 
 
 def _check(path: Path, document: Any, schema: Mapping[str, Any]) -> None:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _StrictValidator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
-        where = error.json_path.removeprefix("$").lstrip(".") or "the document"
+        where = path_of(error.absolute_path) or "the document"
         raise ResultsError(f"{path}: not a scbench-ci results file: {where}: {_short(error)}")
 
 
 def _short(error: jsonschema.ValidationError) -> str:
     message = str(error.message)
     return message if len(message) <= 300 else message[:299] + "…"
+
+
+def _shown(value: object) -> str:
+    """A value from the file, for a message: escaped and capped."""
+    text = json.dumps(value, ensure_ascii=True) if _jsonable(value) else repr(value)
+    return text if len(text) <= 100 else text[:99] + "…"
+
+
+def _jsonable(value: object) -> bool:
+    return value is None or isinstance(value, bool | int | float | str)
 
 
 def _upgrade_v1(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -533,6 +613,24 @@ def _test_from_json(document: Mapping[str, Any]) -> TestResult:
 # The schema.
 
 
+def _is_integer(_: object, value: object) -> bool:
+    """An int, never a bool (`True` is an int in Python) nor a float (`3.0`)."""
+    return type(value) is int
+
+
+def _is_number(_: object, value: object) -> bool:
+    return type(value) is int or (type(value) is float and math.isfinite(value))
+
+
+# jsonschema's `integer` takes 3.0, and `number` takes inf and nan.
+_StrictValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {"integer": _is_integer, "number": _is_number}
+    ),
+)
+
+
 @cache
 def _schema(version: int) -> dict[str, Any]:
     text = resources.files("scbench_ci").joinpath("schema", _SCHEMA_FILES[version]).read_text()
@@ -557,5 +655,5 @@ def _schema_of(part: str) -> dict[str, Any]:
 
 
 @cache
-def _validator(part: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_schema_of(part))
+def _validator(part: str) -> Any:
+    return _StrictValidator(_schema_of(part))

@@ -138,3 +138,19 @@ def test_counts_of_the_groups_compare_only_checkpoints_both_runs_have() -> None:
     assert deltas[Group.CORE] == (0, 0)
     assert deltas[Group.ERROR] == (-1, 0)
     assert GroupCounts().flaky == 0
+
+
+def test_an_interrupted_checkpoint_regresses_the_tests_it_did_not_run() -> None:
+    """A submission that stops pytest after one test gains nothing: the baseline's passing
+    tests that never ran are regressions, not removed tests."""
+    baseline = make_run(
+        _checkpoint(_test("a", Status.PASSED), _test("b", Status.PASSED), _test("c", Status.FAILED))
+    )
+    stopped = Failure(FailureKind.INTERRUPTED, "pytest was interrupted (exit code 2)")
+    run = make_run(_checkpoint(_test("a", Status.PASSED), failure=stopped))
+
+    comparison = compare(run, baseline, "base")
+
+    assert _ids(comparison.regressions) == [("b", "passed", NOT_RUN)]
+    assert comparison.regressions[0].message == "interrupted: pytest was interrupted (exit code 2)"
+    assert comparison.removed == () and comparison.new == ()

@@ -12,6 +12,7 @@ from scbench_ci.problem import load_problem
 from scbench_ci.reports import (
     FAILING,
     MAX_MESSAGE_CHARS,
+    NOT_CALLED,
     PASSING,
     Reports,
     Status,
@@ -223,6 +224,10 @@ def test_collection_errors_are_kept(tmp_path: Path) -> None:
     assert reports.problems == ("ctrf-report.json was not written",)
 
 
+CALLED = {"outcome": "passed", "call": {"outcome": "passed", "duration": 0.0}}
+"""A passed test as the runner writes it: its call phase ran."""
+
+
 def test_markers_come_from_pytest_and_ctrf_only_cross_checks(tmp_path: Path) -> None:
     _write(
         tmp_path,
@@ -236,9 +241,9 @@ def test_markers_come_from_pytest_and_ctrf_only_cross_checks(tmp_path: Path) -> 
                     "lineno": 0,
                     "markers": ["functionality"],
                 },
-                {"nodeid": "tests/test_checkpoint_1.py::b", "outcome": "passed", "markers": []},
+                {"nodeid": "tests/test_checkpoint_1.py::b", **CALLED, "markers": []},
                 {"nodeid": "tests/test_checkpoint_1.py::c", "outcome": "error"},
-                {"nodeid": "tests/test_checkpoint_1.py::d", "outcome": "passed", "markers": []},
+                {"nodeid": "tests/test_checkpoint_1.py::d", **CALLED, "markers": []},
                 "garbage",
             ],
         },
@@ -383,7 +388,7 @@ def test_a_test_that_passed_on_a_rerun_is_flaky_with_its_first_failure(tmp_path:
                     "reruns": 2,
                     "rerun_failure": FIRST_FAILURE,
                 },
-                {"nodeid": "tests/t.py::fine", "outcome": "passed", "markers": []},
+                {"nodeid": "tests/t.py::fine", **CALLED, "markers": []},
             ],
         },
     )
@@ -463,3 +468,26 @@ def test_flaky_is_not_an_outcome_pytest_writes(tmp_path: Path) -> None:
     reports = _read(tmp_path)
     assert reports.tests[0].status is Status.ERROR
     assert "tests/t.py::f: unknown outcome 'flaky'" in reports.problems
+
+
+@pytest.mark.parametrize("outcome", ["passed", "xpassed"])
+def test_a_pass_without_a_call_phase_is_an_error(tmp_path: Path, outcome: str) -> None:
+    """pytest stopped between the test's setup and its call (a SIGINT): the setup passed, so
+    pytest-json-report's outcome says passed, but the test itself never ran."""
+    setup_only = {"setup": {"outcome": "passed", "duration": 0.1}}
+    _write(
+        tmp_path,
+        PYTEST_REPORT,
+        {
+            "exitcode": 2,
+            "tests": [
+                {"nodeid": "tests/t.py::ran", **CALLED, "markers": []},
+                {"nodeid": "tests/t.py::stopped", "outcome": outcome, **setup_only, "markers": []},
+            ],
+        },
+    )
+    reports = _read(tmp_path)
+    ran, stopped = reports.tests
+    assert ran.status is Status.PASSED
+    assert (stopped.status, stopped.message) == (Status.ERROR, NOT_CALLED)
+    assert f"tests/t.py::stopped: {NOT_CALLED}" in reports.problems

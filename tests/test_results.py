@@ -1,5 +1,6 @@
 import functools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -13,6 +14,7 @@ from scbench_ci.results import (
     FailureKind,
     detect_failure,
     judge_checkpoint,
+    verdict,
 )
 from scbench_ci.results_file import load_results, write_results
 from scbench_ci.seal import Broken, Seal
@@ -313,7 +315,10 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
     assert not failing.passed
     assert failing.warnings == ("w",)
 
-    evaluation = make_run(result, failing, policy="all-cases", duration_s=2.0)
+    # One problem evaluates each checkpoint once, and a run judges them all by its policy.
+    first = replace(result, passed=verdict("all-cases", result.failure, result.groups))
+    again = replace(failing, name="checkpoint_3")
+    evaluation = make_run(first, again, policy="all-cases", duration_s=2.0)
     output = logs / "output"
     output.mkdir()
     path = write_results(evaluation, output)

@@ -24,6 +24,7 @@ from scbench_ci.results import (
     RunResult,
     TestResult,
     count_groups,
+    verdict,
 )
 from scbench_ci.results_file import (
     ResultsError,
@@ -63,7 +64,7 @@ def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointRe
     return CheckpointResult(
         name=name,
         include_prior_tests=True,
-        passed=False,
+        passed=verdict("core-cases", None, groups),
         failure=None,
         pytest_exit_code=1,
         duration_s=1.5,
@@ -159,7 +160,9 @@ def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> N
         reruns=2,
         repeat=RepeatCount(passed=2, runs=3),
     )
-    first = replace(checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], False))
+    first = replace(
+        checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], True), passed=False
+    )
     baseline = make_run(replace(first, tests=(replace(flaky, status=Status.PASSED),)))
     run = replace(
         make_run(first),
@@ -226,7 +229,8 @@ def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) ->
     assert len(stored.tests) == 5
     assert tuple(stored.tests) == result.tests
     assert stored.tests[2] == result.tests[2]
-    assert replace(read_checkpoint(tmp_path / "result.json"), tests=stored.tests) == stored
+    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", flaky_passes=False)
+    assert replace(loaded, tests=stored.tests) == stored
 
 
 def _peak_writing(folder: Path, checkpoints: int) -> int:
@@ -314,7 +318,7 @@ def test_a_version_1_document_is_read_as_one_problem(tmp_path: Path) -> None:
     [
         (b"\xff", "not UTF-8 text"),
         (b"[" * 100_000, "nested too deeply"),
-        (b'{"schema_version": true}', "schema_version True is not supported"),
+        (b'{"schema_version": true}', "schema_version true is not supported"),
         (b'{"schema_version": 3, "problems": []}', "not a scbench-ci results file: the document"),
     ],
 )
@@ -330,3 +334,28 @@ def test_what_is_not_a_results_file_is_one_error(
 def test_a_folder_is_not_a_results_file(tmp_path: Path) -> None:
     with pytest.raises(ResultsError, match="a folder, not a results file"):
         load_results(tmp_path)
+
+
+def test_a_checkpoints_result_is_judged_again_by_the_policy_it_is_read_for(tmp_path: Path) -> None:
+    """`--skip-existing`'s earlier result.json: its `passed` is never read."""
+    result = checkpoint("checkpoint_1", 3)  # Core: 1 passed; Error: 1 passed, 1 failed
+    path = tmp_path / "result.json"
+    write_checkpoint(result, path)
+    document = json.loads(path.read_text())
+    document["passed"] = False
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "core-cases", flaky_passes=False).passed is True
+    document["passed"] = True
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "all-cases", flaky_passes=False).passed is False
+
+
+def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:
+    document = json.loads(write_results(make_run(checkpoint("checkpoint_1")), tmp_path).read_text())
+    document["tool_versions"] = {"\x1b[2J\x1b[H": 5}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ResultsError) as caught:
+        load_results(path)
+    assert '["\\u001b[2J\\u001b[H"]' in str(caught.value)
+    assert "\x1b" not in str(caught.value)

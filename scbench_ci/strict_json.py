@@ -1,0 +1,160 @@
+"""JSON that nobody vouches for: read and parsed within caps, or one `JsonError` saying where.
+
+The caps are checked before the bytes are parsed where they can be (the size, a bound on how many
+objects and lists the text can make), and on the parsed value otherwise (depth, lengths, numbers),
+so no input makes the parser run out of memory or stack, and no value reaches its reader that a
+later `float()`, `timedelta()` or `.encode()` would raise on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class JsonLimits:
+    max_bytes: int = 128 * 1024**2
+    max_containers: int = 2_000_000
+    """Objects and lists: each costs far more memory than the bytes that write it."""
+    max_depth: int = 32
+    max_string_chars: int = 1024**2
+    max_items: int = 200_000
+    """Of one list, or keys of one object."""
+    max_integer: int = 2**53
+    max_float: float = 1e15
+
+
+DEFAULT_LIMITS = JsonLimits()
+
+
+class JsonError(Exception):
+    """The bytes are not JSON within the limits; `where` is the JSON path of the bad value."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}" if where else what)
+        self.where = where
+        self.what = what
+
+
+def read_capped(path: Path, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most `max_bytes` of them (a fifo is never waited on); an
+    OSError as `open` raises them, IsADirectoryError for a folder."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        raise JsonError("", "not a regular file")
+    with os.fdopen(fd, "rb") as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise JsonError("", f"larger than the {max_bytes} bytes allowed")
+    return data
+
+
+def parse(data: bytes, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
+    """The JSON value the bytes hold; a JsonError for anything past `limits`."""
+    if len(data) > limits.max_bytes:
+        raise JsonError("", f"larger than the {limits.max_bytes} bytes allowed")
+    if data.count(b"[") + data.count(b"{") > limits.max_containers:
+        raise JsonError("", f"more than {limits.max_containers} objects and lists")
+    try:
+        value = json.loads(data.decode("utf-8"), object_pairs_hook=_without_duplicates)
+    except UnicodeDecodeError:
+        raise JsonError("", "not UTF-8 text") from None
+    except RecursionError:
+        raise JsonError("", "not JSON: nested too deeply") from None
+    except ValueError as error:  # also integers of more than 4,300 digits
+        raise JsonError("", f"not JSON: {_first_line(str(error))}") from None
+    check_limits(value, limits)
+    return value
+
+
+def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise ValueError(f"the key {_shown(key)} is given twice in one object")
+        value[key] = item
+    return value
+
+
+def check_limits(value: Any, limits: JsonLimits = DEFAULT_LIMITS) -> None:
+    """Without recursion: the first value past a limit, by its path."""
+    for item, where, depth in _walk(value):
+        if depth > limits.max_depth:
+            raise JsonError(where, f"nested more than {limits.max_depth} deep")
+        if isinstance(item, dict | list) and len(item) > limits.max_items:
+            raise JsonError(where, f"{len(item)} items, more than the {limits.max_items} allowed")
+        if isinstance(item, dict):
+            for key in item:
+                _check_string(key, where, limits)
+        elif isinstance(item, str):
+            _check_string(item, where, limits)
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, int) and abs(item) > limits.max_integer:
+            raise JsonError(where, f"the integer is larger than {limits.max_integer}")
+        elif isinstance(item, float) and not (
+            math.isfinite(item) and abs(item) <= limits.max_float
+        ):
+            raise JsonError(where, f"{item} is not a finite number up to {limits.max_float:g}")
+
+
+def _walk(value: Any) -> Iterator[tuple[Any, str, int]]:
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        yield item, where, depth
+        if isinstance(item, dict):
+            stack.extend((child, join(where, key), depth + 1) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
+
+
+def _check_string(text: str, where: str, limits: JsonLimits) -> None:
+    if len(text) > limits.max_string_chars:
+        raise JsonError(
+            where, f"a string of {len(text)} characters, more than {limits.max_string_chars}"
+        )
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise JsonError(where, "a string with a lone surrogate (not Unicode text)") from None
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+def path_of(parts: Iterable[str | int]) -> str:
+    """The JSON path of a value from its keys and indices: `problems[0].name`, keys escaped."""
+    where = ""
+    for part in parts:
+        where = f"{where}[{part}]" if isinstance(part, int) else join(where, part)
+    return where
+
+
+def join(where: str, key: str) -> str:
+    """`where.key`, or `where["key"]` (escaped and capped) for a key that is no plain name."""
+    if _NAME.fullmatch(key):
+        return f"{where}.{key}" if where else key
+    return f"{where}[{_shown(key)}]"
+
+
+def _shown(text: str) -> str:
+    return json.dumps(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _first_line(text: str) -> str:
+    line = text.splitlines()[0] if text else "unreadable"
+    return line if len(line) <= 200 else line[:199] + "…"
