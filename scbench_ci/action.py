@@ -21,6 +21,7 @@ from scbench_ci.console import render_report
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import evaluate
+from scbench_ci.executors import REVIEW_CACHE_SCOPE
 from scbench_ci.exit_status import exit_code
 from scbench_ci.files import scratch_folder
 from scbench_ci.github.annotations import error_annotations, finding_annotations
@@ -179,7 +180,9 @@ def _check(inputs: ActionInputs, env: Mapping[str, str], stdout: TextIO) -> int:
         repeat=repeat,
         changed_since=inputs.changed_since,
     )
-    executor = inputs.options.make_executor(warn=lambda notice: _warn(stdout, notice))
+    executor = inputs.options.make_executor(
+        warn=lambda notice: _warn(stdout, notice), cache_scope=REVIEW_CACHE_SCOPE
+    )
     with group("scbench-ci: check", stdout), commands_stopped(stdout):
         result = run_check(request, executor, echo=stdout)
     output_dir = inputs.options.output_dir

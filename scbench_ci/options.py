@@ -19,6 +19,7 @@ from scbench_ci.executors.docker import (
     DEFAULT_DISK,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
+    EVALUATION_CACHE_SCOPE,
 )
 from scbench_ci.policy import DEFAULT_POLICY
 from scbench_ci.pool import default_jobs
@@ -86,7 +87,10 @@ class EvaluationOptions:
         names = ("executor", "image", "memory", "cpus", "pids_limit", "disk", "test_network")
         return {name: value for name, value in asdict(self).items() if name in names}
 
-    def make_executor(self, warn: Callable[[str], None]) -> Executor:
+    def make_executor(
+        self, warn: Callable[[str], None], cache_scope: str = EVALUATION_CACHE_SCOPE
+    ) -> Executor:
+        """`cache_scope`: REVIEW_CACHE_SCOPE for `check`, whose problems are under review."""
         return make_executor(
             self.executor,
             warn=warn,
@@ -97,4 +101,5 @@ class EvaluationOptions:
             disk=self.disk,
             use_cache=self.use_cache,
             test_network=self.test_network,
+            cache_scope=cache_scope,
         )

@@ -12,6 +12,7 @@ from scbench_ci.check.console import render_check_report
 from scbench_ci.check.output import check_exit_code, write_check_files
 from scbench_ci.check.run import DEFAULT_ORACLE_POLICY, DEFAULT_REPEAT, check_request, run_check
 from scbench_ci.commands.evaluate import add_run_arguments, at_least, run_options, streamed
+from scbench_ci.executors import REVIEW_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
 
 
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         changed_since=args.changed_since,
     )
     executor = options.make_executor(
-        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr)
+        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr),
+        cache_scope=REVIEW_CACHE_SCOPE,
     )
     result = streamed(lambda echo: run_check(request, executor, echo), args.quiet)
     results_path = write_check_files(result, args.output)

@@ -14,7 +14,7 @@ from docker.models.containers import Container
 from docker.models.volumes import Volume
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.docker import CACHE_VOLUME, RUN_LABEL
+from scbench_ci.executors.docker import RUN_LABEL
 from scbench_ci.executors.docker_cache import CACHE_LABEL, remove_all
 from scbench_ci.executors.docker_daemon import connect, docker_errors
 from scbench_ci.processes import OWNER_LABEL, parse_owner, running_since, this_host
@@ -22,6 +22,10 @@ from scbench_ci.processes import OWNER_LABEL, parse_owner, running_since, this_h
 _CLOCK_SLACK_S = 1.0
 """A process's start time is known to the clock tick, a container's creation to the daemon's
 clock: an owner that started up to this much after its container was made is still its owner."""
+
+
+LEGACY_CACHE_VOLUME = "scbench-ci-runner-cache"
+"""The uv cache volume that runs and builds of earlier versions shared: removed too."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,8 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--volumes",
         action="store_true",
-        help=f"also remove the volumes the runs share: the uv cache ({CACHE_VOLUME}) and the "
-        f"cached environments (label {CACHE_LABEL}); run it when no evaluation is running",
+        help=f"also remove the cached environments the runs share (label {CACHE_LABEL}) and "
+        f"the uv cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); run it when no "
+        "evaluation is running",
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
@@ -135,12 +140,12 @@ def _timestamp(created: object) -> float:
 
 
 def _remove_cache_volume(client: docker.DockerClient) -> None:
-    """The uv cache, and every cached environment (a run that uses one keeps it)."""
+    """Every cached environment (a run that uses one keeps it), and the legacy uv cache."""
     try:
-        client.volumes.get(CACHE_VOLUME).remove()
+        client.volumes.get(LEGACY_CACHE_VOLUME).remove()
     except NotFound:
-        print(f"no volume {CACHE_VOLUME}")
+        print(f"no volume {LEGACY_CACHE_VOLUME}")
     else:
-        print(f"removed volume {CACHE_VOLUME}")
+        print(f"removed volume {LEGACY_CACHE_VOLUME}")
     for name, kept in remove_all(client):
         print(f"removed volume {name}" if kept is None else f"kept volume {name}: {kept}")

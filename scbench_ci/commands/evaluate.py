@@ -17,7 +17,6 @@ from scbench_ci.errors import UsageError
 from scbench_ci.evaluation import evaluate
 from scbench_ci.executors import EXECUTOR_NAMES
 from scbench_ci.executors.docker import (
-    CACHE_VOLUME,
     DEFAULT_CPUS,
     DEFAULT_DISK,
     DEFAULT_IMAGE,
@@ -201,7 +200,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-cache",
         dest="use_cache",
         action="store_false",
-        help=f"do not use the {CACHE_VOLUME} volume: the test runner is downloaded every run",
+        help="do not use the cached environments: the test runner is installed, and the setup "
+        "run, in every run",
     )
     parser.add_argument(
         "--timeout",

@@ -11,12 +11,15 @@ from scbench_ci.executors.docker import (
     DEFAULT_DISK,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
+    EVALUATION_CACHE_SCOPE,
+    REVIEW_CACHE_SCOPE,
     DockerExecutor,
 )
 from scbench_ci.executors.docker_daemon import docker_available
 from scbench_ci.executors.local import LocalExecutor
 
 EXECUTOR_NAMES = ("auto", "docker", "local")
+__all__ = ["EVALUATION_CACHE_SCOPE", "REVIEW_CACHE_SCOPE", "make_executor"]
 AUTO_FALLBACK_NOTICE = (
     "no Docker daemon answers: the tests run with the local executor, on this machine, without "
     "a container's isolation (start Docker or pass --executor docker to require it)"
@@ -34,6 +37,7 @@ def make_executor(
     disk: str = DEFAULT_DISK,
     use_cache: bool = True,
     test_network: bool = False,
+    cache_scope: str = EVALUATION_CACHE_SCOPE,
 ) -> Executor:
     """`auto` is docker when a daemon answers, else local (said through `warn`)."""
     if name == "auto":
@@ -49,6 +53,7 @@ def make_executor(
             disk=disk,
             use_cache=use_cache,
             test_network=test_network,
+            cache_scope=cache_scope,
         )
     if name == "local":
         return LocalExecutor()

@@ -68,14 +68,15 @@ DEFAULT_DISK = "auto"
 """`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
 as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
 the memory limit. A size caps them, and programs see that size."""
+EVALUATION_CACHE_SCOPE = "evaluation"
+REVIEW_CACHE_SCOPE = "review"
+"""The cached environments of problems under review (`check`): never an evaluation's."""
 MIN_DISK_BYTES = 64 * 1024**2
 _FREE_DISK_TTL_S = 60.0
 INODES_PER_MIB = 128
 MIN_INODES = 16384
 RUN_LABEL = "dev.scbench-ci.run"
 VERSION_LABEL = "dev.scbench-ci.version"
-CACHE_VOLUME = "scbench-ci-runner-cache"
-
 RUN_DIR = "/scbench"
 """The evaluator's own folders in the run (the runner's); the tests' are where SCBench has them."""
 WORKSPACE_DIR = "/workspace"
@@ -89,9 +90,12 @@ RUNNER_DIR = f"{RUN_DIR}/runner"
 RUNNER_HOME = f"{RUNNER_DIR}/home"
 RUNNER_VENV = f"{RUNNER_DIR}/venv"
 RUNNER_SCRIPT = f"{RUNNER_DIR}/pytest_runner.py"
-CACHE_MOUNT = "/uv-cache"
-RUNNER_CACHE_DIR = f"{CACHE_MOUNT}/runner"
-UNCACHED_RUNNER_CACHE_DIR = f"{RUNNER_DIR}/uv-cache"
+RUNNER_UV_CACHE_DIR = f"{RUNNER_DIR}/uv-cache"
+"""The uv cache a run that installs the runner itself installs from: its own. No uv cache is
+shared between runs or builds: a test dependency built from source runs code as the runner, and
+a cache it could write would reach every later build."""
+BUILD_UV_CACHE_DIR = "/tmp/runner-uv-cache"
+"""A runner environment's build's own uv cache, gone with the builder."""
 CACHED_RUNNER_DIR = "/scbench-cache/runner"
 """Where the cached runner environment's volume is mounted (read-only), at build and at use: a
 virtual environment only works at the path it was made at."""
@@ -182,7 +186,10 @@ class DockerExecutor:
         disk: str = DEFAULT_DISK,
         use_cache: bool = True,
         test_network: bool = False,
+        cache_scope: str = EVALUATION_CACHE_SCOPE,
     ) -> None:
+        """`cache_scope`: who may share the cached environments; `check` of a problem under
+        review builds its own (REVIEW_CACHE_SCOPE), apart from the evaluations'."""
         self.image = image
         self.memory = checked_size("--memory", memory)
         self.cpus = cpus
@@ -191,6 +198,7 @@ class DockerExecutor:
         self._free_disk = _FreeDisk()
         self.use_cache = use_cache
         self.test_network = test_network
+        self.cache_scope = cache_scope
         self._cancelled = threading.Event()
 
     def cancel(self) -> None:
@@ -248,7 +256,7 @@ class DockerExecutor:
                 )
                 # A volume in memory is there once the container runs, not before.
                 container.start()
-                _copy_in(container, request.workspace, self._runner_uv_cache(caches))
+                _copy_in(container, request.workspace, installs_runner=caches.runner is None)
             if caches.dependencies is not None:
                 attempt.setup_log.note(
                     f"setup: not run here; what {', then '.join(_DEFAULT_SETUP_SHOWN)} made of "
@@ -290,7 +298,7 @@ class DockerExecutor:
         index = index_variables(os.environ)
         requirements = request.command.requirements
         with clock.timing("runner"):
-            key = runner_key(image_id, requirements)
+            key = runner_key(image_id, requirements, scope=self.cache_scope)
             runner = docker_cache.obtain(
                 client,
                 RUNNER,
@@ -330,7 +338,7 @@ class DockerExecutor:
         variables = docker_cache.setup_variables(request.command.variables)
         setup = request.setup_commands
         with clock.timing("setup"):
-            key = dependencies_key(image_id, source, setup, variables)
+            key = dependencies_key(image_id, source, setup, variables, scope=self.cache_scope)
             cached = docker_cache.obtain(
                 client,
                 DEPENDENCIES,
@@ -369,12 +377,6 @@ class DockerExecutor:
         else:
             size = int(parse_bytes(self.disk))
         return f"size={size},nr_inodes={max(MIN_INODES, size // 1024**2 * INODES_PER_MIB)}"
-
-    def _runner_uv_cache(self, caches: _Caches) -> str | None:
-        """The uv cache the runner installs from in the run; None when it is not installed."""
-        if caches.runner is not None:
-            return None
-        return RUNNER_CACHE_DIR if self.use_cache else UNCACHED_RUNNER_CACHE_DIR
 
     def _container(
         self,
@@ -457,8 +459,6 @@ class DockerExecutor:
             mounts.append(
                 Mount(CACHED_RUNNER_DIR, caches.runner.data_volume, type="volume", read_only=True)
             )
-        elif self.use_cache:
-            mounts.append(Mount(CACHE_MOUNT, CACHE_VOLUME, type="volume"))
         if caches.dependencies is not None:
             mounts.append(
                 Mount(
@@ -487,7 +487,7 @@ class DockerExecutor:
             home=RUNNER_HOME,
             extra={
                 **index_variables(os.environ),
-                "UV_CACHE_DIR": self._runner_uv_cache(caches) or UNCACHED_RUNNER_CACHE_DIR,
+                "UV_CACHE_DIR": RUNNER_UV_CACHE_DIR,
             },
             variables={},
         )
@@ -609,14 +609,11 @@ class DockerExecutor:
         log: LogSink,
         deadline: float,
     ) -> tuple[str, ...] | str:
-        """The runner installs pytest and its plugins into the volume (from the uv cache volume
-        it shares with later builds), compiled, and writes the key last."""
+        """The runner installs pytest and its plugins into the volume (from a uv cache of the
+        build's own), compiled, and writes the key last."""
         log.note(f"building the test runner's environment into cache volume {volume}")
         home = f"{CACHED_RUNNER_DIR}/env/home"
-        mounts = [
-            Mount(CACHED_RUNNER_DIR, volume, type="volume"),
-            Mount(CACHE_MOUNT, CACHE_VOLUME, type="volume"),
-        ]
+        mounts = [Mount(CACHED_RUNNER_DIR, volume, type="volume")]
         with self._builder(client, image, mounts) as container:
             # Volumes on disk take files before the container starts.
             _put_directories(
@@ -627,16 +624,11 @@ class DockerExecutor:
                     ("env/home", RUNNER_UID, RUNNER_GID, 0o700),
                 ],
             )
-            _put_directories(
-                container,
-                CACHE_MOUNT,
-                [(_under(RUNNER_CACHE_DIR, CACHE_MOUNT), RUNNER_UID, RUNNER_GID, 0o700)],
-            )
             container.start()
             env = run_environment(
                 path=CONTAINER_PATH,
                 home=home,
-                extra={**index, "UV_CACHE_DIR": RUNNER_CACHE_DIR, "UV_LINK_MODE": "copy"},
+                extra={**index, "UV_CACHE_DIR": BUILD_UV_CACHE_DIR, "UV_LINK_MODE": "copy"},
                 variables={},
             )
             python = f"{CACHED_RUNNER_VENV}/bin/python"
@@ -705,7 +697,7 @@ class DockerExecutor:
             alone = Path(folder) / REQUIREMENTS
             alone.write_bytes(requirements)
             shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
-            _copy_in(container, Path(folder), None)
+            _copy_in(container, Path(folder), installs_runner=False)
             env = _tests_environment(variables)
             for command in setup_commands:
                 log.note(f"$ {command}")
@@ -769,10 +761,14 @@ class _CacheRejected(Exception):
         self.cached = cached
 
 
-def runner_key(image_id: str, requirements: tuple[str, ...]) -> str:
-    """The cached test runner's key: the image, the exact requirements, the index variables."""
+def runner_key(
+    image_id: str, requirements: tuple[str, ...], *, scope: str = EVALUATION_CACHE_SCOPE
+) -> str:
+    """The cached test runner's key: the scope, the image, the exact requirements, the index
+    variables."""
     return docker_cache.cache_key(
         RUNNER,
+        scope=scope,
         image=image_id,
         requirements=list(requirements),
         index=index_variables(os.environ),
@@ -780,13 +776,19 @@ def runner_key(image_id: str, requirements: tuple[str, ...]) -> str:
 
 
 def dependencies_key(
-    image_id: str, requirements: bytes, setup: tuple[str, ...], variables: Mapping[str, str]
+    image_id: str,
+    requirements: bytes,
+    setup: tuple[str, ...],
+    variables: Mapping[str, str],
+    *,
+    scope: str = EVALUATION_CACHE_SCOPE,
 ) -> str:
-    """The cached dependency environment's key: the image, the workspace's path (where it was
-    made and is used), requirements.txt's bytes, the setup commands, the index variables and the
-    other variables the setup sees (setup_variables)."""
+    """The cached dependency environment's key: the scope, the image, the workspace's path
+    (where it was made and is used), requirements.txt's bytes, the setup commands, the index
+    variables and the other variables the setup sees (setup_variables)."""
     return docker_cache.cache_key(
         DEPENDENCIES,
+        scope=scope,
         image=image_id,
         workspace=WORKSPACE_DIR,
         requirements=hashlib.sha256(requirements).hexdigest(),
@@ -880,30 +882,21 @@ def _run_name(run_id: str) -> str:
     return f"scbench-ci-{run_id}"
 
 
-def _copy_in(container: Container, workspace: Path, runner_uv_cache: str | None) -> None:
+def _copy_in(container: Container, workspace: Path, *, installs_runner: bool) -> None:
     """The workspace into its volume, the tests user's home into /tmp, the runner's folders into
-    the run's volume; the uv cache folder the runner installs from (when it installs), there too
-    or in the shared cache volume."""
+    the run's volume (with the uv cache of its own when it installs the runner in the run)."""
     _put_archive(container, WORKSPACE_DIR, lambda tar: _add_workspace(tar, workspace))
     _put_directories(container, "/tmp", [(_under(HOME_DIR, "/tmp"), TEST_UID, TEST_GID, 0o700)])
 
     def runner_folders(tar: tarfile.TarFile) -> None:
-        for folder, mode in ((RUNNER_DIR, 0o755), (RUNNER_HOME, 0o700)):
+        folders = [RUNNER_DIR, RUNNER_HOME, *([RUNNER_UV_CACHE_DIR] if installs_runner else [])]
+        for folder in folders:
+            mode = 0o755 if folder == RUNNER_DIR else 0o700
             archive.add_directory(tar, _in_run_dir(folder), RUNNER_UID, RUNNER_GID, mode)
-        if runner_uv_cache == UNCACHED_RUNNER_CACHE_DIR:
-            archive.add_directory(
-                tar, _in_run_dir(UNCACHED_RUNNER_CACHE_DIR), RUNNER_UID, RUNNER_GID, 0o700
-            )
         script = Path(pytest_runner.__file__).read_bytes()
         archive.add_file(tar, _in_run_dir(RUNNER_SCRIPT), script, RUNNER_UID, RUNNER_GID, 0o644)
 
     _put_archive(container, RUN_DIR, runner_folders)
-    if runner_uv_cache == RUNNER_CACHE_DIR:
-        _put_directories(
-            container,
-            CACHE_MOUNT,
-            [(_under(RUNNER_CACHE_DIR, CACHE_MOUNT), RUNNER_UID, RUNNER_GID, 0o700)],
-        )
 
 
 def _put_directories(

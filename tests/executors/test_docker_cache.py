@@ -318,7 +318,7 @@ def test_cleanup_volumes_removes_the_cached_environments(
     label = f"dev.scbench-ci.test-cache-{uuid.uuid4().hex[:8]}"
     monkeypatch.setattr(docker_cache, "CACHE_LABEL", label)
     uv_cache = docker_client.volumes.create(f"scbench-ci-test-uv-{uuid.uuid4().hex[:8]}")
-    monkeypatch.setattr(cleanup, "CACHE_VOLUME", uv_cache.name)
+    monkeypatch.setattr(cleanup, "LEGACY_CACHE_VOLUME", uv_cache.name)
     free = docker_client.volumes.create(labels={label: RUNNER})
     used = docker_client.volumes.create(labels={label: DEPENDENCIES})
     user = docker_client.containers.create(
