@@ -1,0 +1,149 @@
+"""Caches built from untrusted code are never shared writable.
+
+A problem's test dependency built from source runs its own code while the test runner's
+environment is built: here an sdist, served on the Docker bridge, whose setup.py writes a file
+into every folder it can reach (every mount of its container among them). Nothing but the
+environment built for exactly that requirement list may hold it afterwards: not another cached
+environment, not a uv cache that later builds install from.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import ipaddress
+import tarfile
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from scbench_ci.executors.docker_cache import CACHE_LABEL
+from tests.conftest import ProblemFolder
+from tests.threats.tree_helpers import assert_no_crash, scbench
+
+PLANTED = "scbench-planted"
+SETUP_PY = f"""
+import os
+from setuptools import setup
+
+for line in open("/proc/self/mountinfo"):
+    for folder in (line.split()[4], "/uv-cache/runner", os.environ.get("UV_CACHE_DIR", "")):
+        try:
+            with open(os.path.join(folder, "{PLANTED}"), "w") as planted:
+                planted.write("a build ran here")
+        except OSError:
+            pass
+
+setup(name="plantcache", version="1.0", py_modules=[])
+"""
+
+
+def _sdist(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member, text in (
+            ("setup.py", SETUP_PY),
+            (
+                "pyproject.toml",
+                '[build-system]\nrequires = ["setuptools"]\n'
+                'build-backend = "setuptools.build_meta"\n',
+            ),
+            ("PKG-INFO", "Metadata-Version: 2.1\nName: plantcache\nVersion: 1.0\n"),
+        ):
+            data = text.encode()
+            info = tarfile.TarInfo(f"{name}/{member}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def sdist_url(docker_client: docker.DockerClient, tmp_path: Path) -> Iterator[str]:
+    """The sdist, served on the Docker bridge's gateway (containers reach it, nothing else)."""
+    subnet = docker_client.networks.get("bridge").attrs["IPAM"]["Config"][0]["Subnet"]
+    gateway = str(next(ipaddress.ip_network(subnet).hosts()))
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "plantcache-1.0.tar.gz").write_bytes(_sdist("plantcache-1.0"))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer((gateway, 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{gateway}:{server.server_address[1]}/plantcache-1.0.tar.gz"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _volumes_holding(client: docker.DockerClient, image: str, names: list[str]) -> list[str]:
+    """Which of these volumes hold a planted file, at any depth."""
+    found = []
+    for name in names:
+        output = client.containers.run(
+            image,
+            ["sh", "-c", f"find /volume -name {PLANTED} | head -n 1"],
+            volumes={name: {"bind": "/volume", "mode": "ro"}},
+            network_mode="none",
+            remove=True,
+        )
+        if output.strip():
+            found.append(name)
+    return found
+
+
+def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient, sdist_url: str
+) -> None:
+    problem = ProblemFolder(
+        tmp_path / "problem",
+        {
+            "name": "plant",
+            "entry_file": "main",
+            # A fresh requirement list: its own runner environment is built in this test.
+            "test_dependencies": [f"plantcache @ {sdist_url}#{uuid.uuid4().hex}"],
+            "checkpoints": {"checkpoint_1": {}},
+        },
+    )
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "main.py").write_text("print('hello')\n")
+    planted_before = _volumes_holding(docker_client, test_image, _shared(docker_client))
+
+    run = scbench(
+        test_image,
+        "evaluate",
+        "--problem",
+        problem.root,
+        "--checkpoint",
+        "checkpoint_1",
+        "--submission",
+        submission,
+        "--output",
+        tmp_path / "out",
+    )
+
+    assert_no_crash(run)
+    assert run.returncode == 0, run.stdout + run.stderr
+    setup_log = (tmp_path / "out/problem/checkpoint_1/setup.log").read_text()
+    assert "building the test runner's environment into cache volume" in setup_log
+    own = setup_log.split("into cache volume ", 1)[1].split()[0]
+    # No volume runs share holds the build's file now but the environment built for this very
+    # requirement list (an earlier version's shared uv cache may hold one from its own runs).
+    shared = [name for name in _shared(docker_client) if name != own]
+    assert set(_volumes_holding(docker_client, test_image, shared)) <= set(planted_before)
+
+
+def _shared(client: docker.DockerClient) -> list[str]:
+    """Every volume runs share: the cached environments, and any uv cache of scbench-ci's."""
+    return [
+        volume.name
+        for volume in client.volumes.list()
+        if CACHE_LABEL in (volume.attrs.get("Labels") or {})
+        or (volume.name.startswith("scbench-ci") and "cache" in volume.name)
+    ]
