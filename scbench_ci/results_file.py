@@ -46,7 +46,8 @@ from scbench_ci.results import (
     verdict,
 )
 from scbench_ci.results_checks import check_checkpoint, check_run
-from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of, read_capped
+from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of
+from scbench_ci.untrusted_tree import Kind, UntrustedTree, UntrustedTreeError
 
 SCHEMA_VERSION = 3
 _T = TypeVar("_T")
@@ -448,14 +449,19 @@ class StoredTests(Sequence[TestResult]):
 
 
 def _read_json(path: Path) -> Any:
+    """The file's JSON, read through the guard of untrusted files: its folder as the user gave
+    it, the file itself regular and never through a link, within the limits."""
     try:
-        return parse(read_capped(path, LIMITS.max_bytes), LIMITS)
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ResultsError(f"{path}: a folder, not a results file") from None
-    except OSError as error:
-        raise ResultsError(f"{path}: cannot read it: {error.strerror}") from None
+        with UntrustedTree.opened(path.parent) as folder:
+            kind = folder.kind(path.name)
+            if kind is None:
+                raise ResultsError(f"{path}: no such file")
+            if kind is Kind.FOLDER:
+                raise ResultsError(f"{path}: a folder, not a results file")
+            data = folder.read_file(path.name, LIMITS.max_bytes)
+        return parse(data, LIMITS)
+    except UntrustedTreeError as error:
+        raise ResultsError(f"{path}: {error.reason}") from None
     except JsonError as error:
         raise ResultsError(f"{path}: {error}") from None
 

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 
@@ -42,23 +39,6 @@ class JsonError(Exception):
         super().__init__(f"{where}: {what}" if where else what)
         self.where = where
         self.what = what
-
-
-def read_capped(path: Path, max_bytes: int) -> bytes:
-    """A regular file's bytes, at most `max_bytes` of them (a fifo is never waited on); an
-    OSError as `open` raises them, IsADirectoryError for a folder."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(path)
-        raise JsonError("", "not a regular file")
-    with os.fdopen(fd, "rb") as stream:
-        data = stream.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise JsonError("", f"larger than the {max_bytes} bytes allowed")
-    return data
 
 
 def parse(data: bytes, limits: JsonLimits = DEFAULT_LIMITS) -> Any:

@@ -152,7 +152,10 @@ class UntrustedTree:
 
     def read_file(self, relative: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         with self.file_content(relative, max_bytes) as (stream, _):
-            return stream.read()
+            data = stream.read(max_bytes + 1)  # a file that grew since it was opened
+        if len(data) > max_bytes:
+            raise UntrustedTreeError(relative, f"is larger than {max_bytes} bytes")
+        return data
 
     def walk(
         self,

@@ -69,7 +69,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.archive", ".extractfile"): "the one report of a tar stream, into memory",
     ("scbench_ci.problem", ".open"): "config.yaml: checked inside the problem (a link within it "
     "is supported), regular, capped at MAX_CONFIG_BYTES",
-    ("scbench_ci.results_file", ".read_bytes"): "a results.json: its strict reader's own",
     ("scbench_ci.results_file", ".read_text"): "the package's own JSON schema",
     ("scbench_ci.results", ".open"): "the evaluator's own stored tests file",
     ("scbench_ci.baseline", ".iterdir"): "finds results.json files below a folder the user "

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of, read_capped
+from scbench_ci.strict_json import JsonError, JsonLimits, parse, path_of
 
 SMALL = JsonLimits(
     max_bytes=1000,
@@ -59,20 +56,6 @@ def test_an_integer_of_5000_digits_is_not_parsed() -> None:
 def test_what_is_within_the_limits_is_the_json_value() -> None:
     text = b'{"a": [1, 2.5, true, null, "\xc3\xa9"], "b": {"c": -3}}'
     assert parse(text, SMALL) == {"a": [1, 2.5, True, None, "é"], "b": {"c": -3}}
-
-
-def test_a_fifo_is_never_waited_on(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "results.json")
-    with pytest.raises(JsonError, match="not a regular file"):
-        read_capped(tmp_path / "results.json", 100)
-
-
-def test_a_file_is_read_up_to_its_cap(tmp_path: Path) -> None:
-    (tmp_path / "big").write_bytes(b"x" * 101)
-    (tmp_path / "small").write_bytes(b"x" * 100)
-    with pytest.raises(JsonError, match="larger than the 100 bytes allowed"):
-        read_capped(tmp_path / "big", 100)
-    assert read_capped(tmp_path / "small", 100) == b"x" * 100
 
 
 def test_paths_escape_the_keys_they_name() -> None:
