@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import prepare_output, write_file
 from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.results_file import load_results, write_results
 from scbench_ci.summary import write_summary
@@ -39,7 +39,7 @@ def merged_output(
     unique = list(dict.fromkeys(file.resolve() for file in files))
     shards = [Shard(str(file), load_results(file)) for file in unique]
     run = finish(merge_runs(shards))
-    output_dir.mkdir(parents=True, exist_ok=True)
+    output_dir = prepare_output(output_dir)
     for shard in shards:
         for _, checkpoint in shard.run.checkpoints():
             if checkpoint.artifacts:
@@ -70,9 +70,7 @@ def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
             path = Path(folder) / name
             if path.is_symlink() or not path.is_file():
                 continue
-            target = target_root / relative / path.relative_to(source)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(target, path.read_bytes())
+            write_file(target_root, Path(relative) / path.relative_to(source), path.read_bytes())
 
 
 def merge_runs(shards: Sequence[Shard]) -> RunResult:
