@@ -117,8 +117,10 @@ def reuse_key(folder: Path) -> bytes | Unsigned:
         return Unsigned(f"no key for signed results in {folder}: {error.strerror}")
     try:
         info = os.fstat(descriptor)
-        if info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            return Unsigned(f"{folder} is not private to this user (0700): its key is not used")
+        # Made 0700; one made before by other tools may be readable (the key itself is 0600),
+        # but no one else may write in it.
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return Unsigned(f"{folder} is not this user's alone to write: its key is not used")
         return _read_key(descriptor, folder) or _new_key(descriptor, folder)
     finally:
         os.close(descriptor)

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from scbench_ci import action
+from scbench_ci.reuse import KEY_FILE, Unsigned, reuse_key
 from tests.threats.conftest import Threat, no_traceback
 
 RESULT = "demo/checkpoint_1/result.json"
@@ -142,3 +143,26 @@ def test_a_marker_moved_to_another_group_is_run_again(threat: Threat) -> None:
         checkpoint["groups"]["Core"]["total"],
         checkpoint["groups"]["Functionality"]["total"],
     ) == (2, 1)
+
+
+def test_the_key_is_made_private_and_never_read_through_a_link(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh/scbench-ci"
+    key = reuse_key(fresh)
+    assert isinstance(key, bytes) and len(key) == 32
+    assert (fresh.stat().st_mode & 0o777, (fresh / KEY_FILE).stat().st_mode & 0o777) == (
+        0o700,
+        0o600,
+    )
+    assert reuse_key.__wrapped__(fresh) == key
+
+    linked = tmp_path / "linked/scbench-ci"
+    linked.mkdir(parents=True, mode=0o700)
+    (tmp_path / "known").write_bytes(b"k" * 32)
+    (linked / KEY_FILE).symlink_to(tmp_path / "known")
+    assert isinstance(reuse_key(linked), Unsigned)
+
+    shared = tmp_path / "shared/scbench-ci"
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)
+    assert isinstance(reuse_key(shared), Unsigned)
+    assert not (shared / KEY_FILE).exists()
