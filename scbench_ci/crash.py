@@ -13,7 +13,8 @@ import traceback
 from pathlib import Path
 
 from scbench_ci import __version__
-from scbench_ci.files import replace_file
+from scbench_ci.errors import ScbenchError
+from scbench_ci.output_folder import prepare_output, write_file
 
 CRASH_LOG = "crash.log"
 
@@ -30,11 +31,8 @@ def write_crash_log(error: BaseException, folder: Path | None) -> Path:
     ).encode()
     if folder is not None:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / CRASH_LOG
-            replace_file(path, text)
-            return path
-        except OSError:
+            return write_file(prepare_output(folder), CRASH_LOG, text)
+        except (OSError, ScbenchError):
             pass
     with tempfile.NamedTemporaryFile(
         prefix="scbench-ci-crash-", suffix=".log", delete=False

@@ -18,10 +18,17 @@ from typing import TextIO
 from scbench_ci import __version__
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, TestCommand, build_command
 from scbench_ci.environment import Environment, default_environment, load_environment
-from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
-from scbench_ci.files import replace_file, scratch_folder
+from scbench_ci.files import scratch_folder
 from scbench_ci.fingerprint import fingerprint
+from scbench_ci.output_folder import (
+    fresh_folder,
+    make_folder,
+    prepare_output,
+    remove,
+    write_file,
+)
 from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.pool import run_jobs
 from scbench_ci.problem import real_path
@@ -45,9 +52,9 @@ from scbench_ci.results_file import (
     read_checkpoint,
     write_checkpoint,
 )
+from scbench_ci.reuse import check_signature, sign
 from scbench_ci.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
-    EVALUATION_FILE,
     checkpoint_results_row,
     evaluation_json,
     write_checkpoint_results,
@@ -55,17 +62,9 @@ from scbench_ci.scbench_format import (
 )
 from scbench_ci.seal import ReportFiles, Seal, check_seal, read_report_files
 from scbench_ci.summary import SUMMARY_FILE
+from scbench_ci.terminal import terminal_text
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
-ARTIFACT_FILES = (
-    CTRF_REPORT,
-    PYTEST_REPORT,
-    PYTEST_LOG,
-    SETUP_LOG,
-    CHECKPOINT_RESULT_FILE,
-    EVALUATION_FILE,
-)
-"""What a job writes into its folder `<output>/<problem>/<checkpoint>/`."""
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
 """What a run writes into the output folder."""
 
@@ -99,6 +98,10 @@ class EvaluationRequest:
     """Count flaky tests as passed for the policy (else as failed)."""
     select: tuple[str, ...] = ()
     """Only these `<problem>/<checkpoint>` (a shard of `scbench-ci plan`)."""
+    own_output: bool = False
+    """The output folder is the caller's own even inside a submission or a problem under
+    review (the action's `.scbench/` in its workspace); else it is refused there. Nothing in it
+    is trusted either way."""
 
 
 def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None) -> RunResult:
@@ -155,11 +158,13 @@ def run_evaluations(
     `request.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
     first job, in the jobs' order; the runs of a repeated checkpoint combined. `echo` gets the
     output as it comes with one job at a time, and progress lines with several."""
-    output_dir = real_path(request.output_dir)
     environment_file = (
         load_environment(request.environment_file) if request.environment_file else None
     )
-    _prepare_output(output_dir)
+    untrusted = {job.submission: "the submission" for job in jobs}
+    output_dir = prepare_output(request.output_dir, None if request.own_output else untrusted)
+    for name in RUN_FILES:
+        remove(output_dir, name)
     workers = min(request.jobs, len(jobs))
     streamed = echo if workers == 1 else None
     progress = _progress(echo, workers, len(jobs))
@@ -188,7 +193,7 @@ def _combined(
     """A repeated checkpoint's result over its runs, written to the checkpoint's folder."""
     result = combine_runs(runs, request.policy, request.flaky_passes)
     result = replace(result, artifacts=job.folder)
-    return write_checkpoint(result, _job_folder(output_dir, job.folder) / CHECKPOINT_RESULT_FILE)
+    return write_checkpoint(result, make_folder(output_dir, job.folder) / CHECKPOINT_RESULT_FILE)
 
 
 def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | FinishedLines:
@@ -199,14 +204,6 @@ def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | Finish
     return LiveStatus(echo, total) if echo.isatty() else FinishedLines(echo, total)
 
 
-def _prepare_output(output_dir: Path) -> None:
-    if output_dir.is_symlink():
-        raise UsageError(f"--output: {output_dir} is a symlink; give a plain folder")
-    output_dir.mkdir(parents=True, exist_ok=True)
-    for name in RUN_FILES:
-        (output_dir / name).unlink(missing_ok=True)
-
-
 def _run_job(
     request: EvaluationRequest,
     job: Job,
@@ -215,62 +212,54 @@ def _run_job(
     executor: Executor,
     echo: TextIO | None,
 ) -> CheckpointResult:
-    """Evaluate one job and write its files; the result's tests are then read from its file."""
+    """Evaluate one job and write its files into a new job folder; the result's tests are then
+    read from its file. A result that can be reused is signed."""
     started_at = _now()
-    artifacts_dir = _job_folder(output_dir, job.artifacts)
     environment = environment_file or default_environment(job.submission)
     entrypoint = request.entrypoint or environment.entrypoint(job.problem.entry_file)
     if not job.submission.is_dir():
-        _clear(artifacts_dir)
+        fresh_folder(output_dir, job.artifacts)
         failure = Failure(
             FailureKind.MISSING, f"the submission folder {job.submission} does not exist"
         )
         result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
     else:
         result = _evaluate_checkpoint(
-            request, job, artifacts_dir, environment, entrypoint, executor, echo
+            request, job, output_dir, environment, entrypoint, executor, echo
         )
         if result.reused:
             return result
     result = replace(
         result, submission=str(job.submission), artifacts=job.artifacts, started_at=started_at
     )
+    artifacts_dir = output_dir / job.artifacts
     evaluation = evaluation_json(
         job.problem, result, entrypoint=entrypoint, flaky_passes=request.flaky_passes
     )
     if evaluation is not None:
         write_evaluation(artifacts_dir, evaluation)
-    return write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
-
-
-def _job_folder(output_dir: Path, artifacts: str) -> Path:
-    folder = output_dir
-    for part in Path(artifacts).parts:
-        folder = folder / part
-        if folder.is_symlink():
-            raise UsageError(f"--output: {folder} is a symlink; give a plain folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def _clear(artifacts_dir: Path) -> None:
-    """Drop the files an earlier run of ours left in the job's folder."""
-    for name in ARTIFACT_FILES:
-        (artifacts_dir / name).unlink(missing_ok=True)
+    result = write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
+    if result.fingerprint is not None and not result.infrastructure_failure:
+        sign(output_dir, job.artifacts, result.fingerprint)
+    return result
 
 
 def _earlier_result(
-    artifacts_dir: Path, fingerprint: str, request: EvaluationRequest
-) -> CheckpointResult | None:
-    """The job's result from an earlier run in the same output folder, if it ran the same
-    files the same way and was not stopped by the infrastructure."""
-    path = artifacts_dir / CHECKPOINT_RESULT_FILE
-    if not path.is_file():
-        return None
+    output_dir: Path, job: Job, fingerprint: str, request: EvaluationRequest
+) -> CheckpointResult | str | None:
+    """The job's result from an earlier run in the same output folder, if this user's key
+    signed it with its files for the same inputs (`fingerprint`); else the line that says why
+    what is there is run again, or None when nothing is there."""
+    unsigned = check_signature(output_dir, job.artifacts, fingerprint)
+    if unsigned is not None:
+        if not unsigned.found:
+            return None
+        return f"{job.artifacts}: the earlier result is not reused, {unsigned.reason}; run again"
+    path = output_dir / job.artifacts / CHECKPOINT_RESULT_FILE
     try:
         earlier = read_checkpoint(path, request.policy, request.flaky_passes)
-    except ResultsError:
-        return None
+    except ResultsError as error:
+        return f"{job.artifacts}: the earlier result is not reused ({error}); run again"
     if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
         return None
     return replace(earlier, reused=True, tests=StoredTests(path, len(earlier.tests)))
@@ -279,7 +268,7 @@ def _earlier_result(
 def _evaluate_checkpoint(
     request: EvaluationRequest,
     job: Job,
-    artifacts_dir: Path,
+    output_dir: Path,
     environment: Environment,
     entrypoint: str,
     executor: Executor,
@@ -297,9 +286,6 @@ def _evaluate_checkpoint(
             root=Path(scratch) / "workspace",
             exclude=real_path(request.output_dir),
         )
-        for warning in workspace.warnings:
-            if echo is not None:
-                echo.write(f"warning: {warning}\n")
         log_dir = Path(scratch) / "logs"
         log_dir.mkdir()
         command = build_command(
@@ -314,11 +300,17 @@ def _evaluate_checkpoint(
         )
         fingerprint = _fingerprint(request, job, workspace.root, command, environment)
         phases["stage"] = time.monotonic() - clock
-        if request.skip_existing and (
-            earlier := _earlier_result(artifacts_dir, fingerprint, request)
-        ):
-            return earlier
-        _clear(artifacts_dir)
+        warnings = workspace.warnings
+        if request.skip_existing:
+            earlier = _earlier_result(output_dir, job, fingerprint, request)
+            if isinstance(earlier, CheckpointResult):
+                return earlier
+            if earlier is not None:
+                warnings = (*warnings, earlier)
+        if echo is not None:
+            for warning in warnings:
+                echo.write(terminal_text(f"warning: {warning}") + "\n")
+        artifacts_dir = fresh_folder(output_dir, job.artifacts)
         seal_key = secrets.token_hex(32)
         try:
             execution = executor.execute(
@@ -336,7 +328,7 @@ def _evaluate_checkpoint(
             )
         except InfrastructureError as error:
             failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
-            result = unrun_result(checkpoint, job.include_prior_tests, failure, workspace.warnings)
+            result = unrun_result(checkpoint, job.include_prior_tests, failure, warnings)
             return replace(result, fingerprint=fingerprint, phases=phases)
         phases.update(execution.phases)
         clock = time.monotonic()
@@ -358,7 +350,7 @@ def _evaluate_checkpoint(
             log_dir=log_dir,
             policy_name=request.policy,
             session_timeout_s=request.session_timeout_s,
-            warnings=workspace.warnings,
+            warnings=warnings,
             flaky_passes=request.flaky_passes,
         )
         _collect_artifacts(files, log_dir, artifacts_dir)
@@ -380,6 +372,12 @@ def _fingerprint(
         "flaky_passes": request.flaky_passes,
         "session_timeout_s": request.session_timeout_s,
         "include_prior_tests": job.include_prior_tests,
+        "reruns": request.reruns,
+        "repeat": request.repeat,
+        # The verdict's inputs on the host: checkpoint order, markers and their groups,
+        # timeouts, env; the workspace holds the selected test files themselves.
+        "problem": dataclasses.asdict(job.problem),
+        "checkpoint": job.checkpoint.name,
         "command": dataclasses.asdict(command),
         "setup": environment.setup_commands,
         "image": environment.image,
@@ -391,10 +389,10 @@ def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     """The reports as they were read, and the logs (the evaluator's own files)."""
     for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
         if data is not None:
-            replace_file(target / name, data)
+            write_file(target, name, data)
     for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
         if log.is_file():
-            replace_file(target / log.name, log.read_bytes())
+            write_file(target, log.name, log.read_bytes())
 
 
 def _now() -> str:

@@ -1,24 +1,13 @@
-"""Files the evaluator writes where someone else may have been first, always created afresh; and
-folders a run filled, removed whatever they hold."""
+"""Folders a run filled, removed whatever they hold; scratch folders. (Files in an output folder are
+written by output_folder.py.)"""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-
-from scbench_ci.pytest_runner import write_new
-
-
-def replace_file(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Write `path` as a new file (`data` whole or in chunks): whatever is there (a symlink, a
-    read-only file) is removed, never written through."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    write_new(path, data)
 
 
 def remove_tree(path: Path) -> None:

@@ -11,6 +11,7 @@ from scbench_ci.commands import check, cleanup, evaluate, merge, plan, summary
 from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.signals import Terminated, raise_on_sigterm
+from scbench_ci.terminal import terminal_text
 
 COMMANDS = {
     "evaluate": evaluate,
@@ -51,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(COMMANDS[args.command].run(args))
     except ScbenchError as error:
-        print(f"scbench-ci: error: {error}", file=sys.stderr)
+        # Its message may name what a submission or a problem holds.
+        print(f"scbench-ci: error: {terminal_text(str(error))}", file=sys.stderr)
         return int(error.exit_code)
     except KeyboardInterrupt:
         print("scbench-ci: interrupted", file=sys.stderr)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import prepare_output, write_file
 from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.results_file import load_results, write_results
 from scbench_ci.summary import write_summary
@@ -39,7 +39,7 @@ def merged_output(
     unique = list(dict.fromkeys(file.resolve() for file in files))
     shards = [Shard(str(file), load_results(file)) for file in unique]
     run = finish(merge_runs(shards))
-    output_dir.mkdir(parents=True, exist_ok=True)
+    output_dir = prepare_output(output_dir)
     for shard in shards:
         for _, checkpoint in shard.run.checkpoints():
             if checkpoint.artifacts:
@@ -65,10 +65,8 @@ def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:
             for entry in tree.walk(relative):
                 if entry.kind is not Kind.FILE:
                     continue
-                target = target_root / entry.path
-                target.parent.mkdir(parents=True, exist_ok=True)
                 with entry.content() as (content, _):
-                    replace_file(target, iter(lambda: content.read(_CHUNK), b""))
+                    write_file(target_root, entry.path, iter(lambda: content.read(_CHUNK), b""))
         except UntrustedTreeError:
             return  # what is past a cap is not copied; the reports' folder is a courtesy
 

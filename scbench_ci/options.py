@@ -59,6 +59,8 @@ class EvaluationOptions:
     flaky_passes: bool = False
     select: tuple[str, ...] = ()
     """Only these `<problem>/<checkpoint>`: a shard of `scbench-ci plan`."""
+    own_output: bool = False
+    """See `EvaluationRequest.own_output`."""
 
     def request(self) -> EvaluationRequest:
         return EvaluationRequest(
@@ -80,6 +82,7 @@ class EvaluationOptions:
             repeat=self.repeat,
             flaky_passes=self.flaky_passes,
             select=self.select,
+            own_output=self.own_output,
         )
 
     def executor_settings(self) -> dict[str, object]:

@@ -29,7 +29,7 @@ from scbench_ci.check.findings import (
 )
 from scbench_ci.compare import CheckpointDelta, Comparison, TestChange
 from scbench_ci.errors import UsageError
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import write_file
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Group
 from scbench_ci.reports import Status
@@ -102,7 +102,7 @@ def write_checkpoint(result: CheckpointResult, path: Path) -> CheckpointResult:
     """Write the checkpoint's result.json; the same result, its tests now read from the file."""
     document = checkpoint_to_json(result)
     _validator("checkpoint").validate(document)
-    replace_file(path, _dumps(document).encode())
+    write_file(path.parent, path.name, _dumps(document).encode())
     return replace(result, tests=StoredTests(path, len(document["tests"])))
 
 
@@ -139,9 +139,8 @@ def write_results(run: RunResult, output_dir: Path) -> Path:
     """results.json, written one checkpoint at a time."""
     header = run_header(run)
     _validator("envelope").validate({**header, "problems": []})
-    path = output_dir / RESULTS_FILE
-    replace_file(path, (chunk.encode() for chunk in _results_text(header, run)))
-    return path
+    chunks = (chunk.encode() for chunk in _results_text(header, run))
+    return write_file(output_dir, RESULTS_FILE, chunks)
 
 
 def _results_text(header: dict[str, Any], run: RunResult) -> Iterator[str]:

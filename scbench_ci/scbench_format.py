@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import write_file
 from scbench_ci.policy import GroupCounts
 from scbench_ci.problem import Group, Problem
 from scbench_ci.reports import Status
@@ -134,10 +134,7 @@ def checkpoint_results_row(
 
 def write_evaluation(checkpoint_dir: Path, document: Mapping[str, Any]) -> Path:
     """Write `document` as `checkpoint_dir/evaluation.json`, laid out as SCBench writes it."""
-    checkpoint_dir.mkdir(parents=True, exist_ok=True)
-    path = checkpoint_dir / EVALUATION_FILE
-    replace_file(path, json.dumps(document, indent=2).encode())
-    return path
+    return write_file(checkpoint_dir, EVALUATION_FILE, json.dumps(document, indent=2).encode())
 
 
 def write_checkpoint_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
@@ -157,8 +154,7 @@ def write_checkpoint_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> P
             )
         seen.add(key)
         lines.append(json.dumps(row) + "\n")
-    replace_file(path, "".join(lines).encode())
-    return path
+    return write_file(path.parent, path.name, "".join(lines).encode())
 
 
 def _counts(checkpoint: CheckpointResult) -> tuple[dict[str, int], dict[str, int]]:

@@ -33,7 +33,7 @@ from scbench_ci.console import (
     flaky_tests,
     headline,
 )
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import write_file
 from scbench_ci.problem import Group
 from scbench_ci.reports import FAILING, cap
 from scbench_ci.results import (
@@ -272,9 +272,9 @@ def render_summary(
 
 
 def write_summary(run: RunResult, output_dir: Path, *, artifact_name: str | None = None) -> Path:
-    path = output_dir / SUMMARY_FILE
-    replace_file(path, render_summary(run, artifact_name=artifact_name).encode())
-    return path
+    return write_file(
+        output_dir, SUMMARY_FILE, render_summary(run, artifact_name=artifact_name).encode()
+    )
 
 
 def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:

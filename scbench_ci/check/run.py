@@ -31,6 +31,7 @@ from scbench_ci.evaluation import EvaluationRequest, run_evaluations, tool_versi
 from scbench_ci.executors.base import Executor
 from scbench_ci.files import scratch_folder
 from scbench_ci.options import EvaluationOptions
+from scbench_ci.output_folder import prepare_output
 from scbench_ci.plan import Job, problem_folders
 from scbench_ci.problem import Problem, real_path
 from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
@@ -70,6 +71,8 @@ def run_check(request: CheckRequest, executor: Executor, echo: TextIO | None) ->
     if request.changed_since is not None:
         folders = tuple(changed_problems(folders, request.changed_since))
     _refuse_unusable(folders)
+    if not evaluation.own_output:
+        prepare_output(evaluation.output_dir, {folder: "the problem" for folder in folders})
     statics = [(folder, *static_findings(folder)) for folder in folders]
     sound = [
         problem

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scbench_ci.check.console import checked
 from scbench_ci.check.findings import CheckReport, Finding, Severity, Stage
-from scbench_ci.files import replace_file
+from scbench_ci.output_folder import write_file
 from scbench_ci.results import RunResult
 from scbench_ci.summary import (
     MAX_BYTES,
@@ -56,9 +56,8 @@ def render_check_summary(
 def write_check_summary(
     run: RunResult, output_dir: Path, *, artifact_name: str | None = None
 ) -> Path:
-    path = output_dir / SUMMARY_FILE
-    replace_file(path, render_check_summary(run, artifact_name=artifact_name).encode())
-    return path
+    markdown = render_check_summary(run, artifact_name=artifact_name)
+    return write_file(output_dir, SUMMARY_FILE, markdown.encode())
 
 
 def cell(report: CheckReport, stage: Stage) -> str:

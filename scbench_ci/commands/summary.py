@@ -9,6 +9,8 @@ from pathlib import Path
 from scbench_ci.check.console import checked
 from scbench_ci.check.summary import render_check_summary
 from scbench_ci.errors import ExitCode, UsageError
+from scbench_ci.output_folder import write_file
+from scbench_ci.problem import real_path
 from scbench_ci.results_file import load_results
 from scbench_ci.summary import render_summary
 
@@ -42,9 +44,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--artifact-url: {error}") from None
     if args.output is None:
         sys.stdout.write(markdown)
-    else:
-        try:
-            args.output.write_text(markdown, encoding="utf-8")
-        except OSError as error:
-            raise UsageError(f"--output: {args.output}: {error.strerror}") from None
+        return ExitCode.PASSED
+    if args.output.is_dir() and not args.output.is_symlink():
+        raise UsageError(f"--output: {args.output} is a folder; give a file")
+    # A link, fifo or read-only file there is replaced, never written through.
+    folder = real_path(args.output.parent)
+    if not folder.is_dir():
+        raise UsageError(f"--output: {args.output.parent} is not a folder")
+    write_file(folder, args.output.name, markdown.encode())
     return ExitCode.PASSED

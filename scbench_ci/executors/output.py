@@ -7,6 +7,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
+from scbench_ci.terminal import terminal_text
+
 MAX_LOG_BYTES = 16 * 1024 * 1024
 TAIL_BYTES = 256 * 1024
 
@@ -67,7 +69,8 @@ class LogSink:
         self._line_open = not data.endswith(b"\n")
         self._file.write(data)
         if self._echo is not None:
-            self._echo.write(self._decoder.decode(data))
+            # The log file keeps the raw bytes; a terminal gets them inert.
+            self._echo.write(terminal_text(self._decoder.decode(data)))
             self._echo.flush()
 
     def __enter__(self) -> LogSink:

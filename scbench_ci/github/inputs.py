@@ -208,6 +208,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         repeat=_whole_number("repeat", repeat, least=1) if repeat else 1,
         flaky_passes=_boolean("flaky_passes", value("flaky_passes")),
         select=tuple(value("select").split()),
+        # `.scbench/` in the workspace is the action's own, though the default submission `.`
+        # holds it: never staged, never trusted (see SECURITY.md).
+        own_output=True,
     )
     retention_days = text("retention_days")
     inputs = ActionInputs(

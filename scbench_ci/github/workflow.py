@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from scbench_ci.terminal import terminal_text
+
 _COMMAND_AT_LINE_START = re.compile(r"^( *)::", re.MULTILINE)
 
 
@@ -23,7 +25,7 @@ def inert(text: str) -> str:
     and line separators) becomes its Python escape, and a backslash goes before such a `::` and
     into every `##[`.
     """
-    shown = "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in text)
+    shown = terminal_text(text, kept="\n")
     return _COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\["))
 
 

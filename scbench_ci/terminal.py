@@ -1,0 +1,29 @@
+"""Text from tests, made inert on a terminal: the one helper for what scbench-ci shows there.
+
+Whatever a test or the submission prints (the streamed output, failure messages, log tails,
+file names in warnings) could otherwise clear the screen, move the cursor, rewind a line with a
+carriage return, change the terminal's state with OSC, or reorder text with Unicode bidi
+controls, and draw a fake verdict over the real one. Every character that is not printable
+(C0 and C1 controls with ESC, CSI, OSC and BEL among them, DEL, Unicode format characters such
+as bidi overrides, line and paragraph separators) is shown as its Python escape, `\\x1b`; a
+newline, a tab, and a carriage return that ends a line (`\\r\\n`) are kept. Log files keep the
+raw bytes: only what goes to a terminal is escaped.
+"""
+
+from __future__ import annotations
+
+_KEPT = "\n\t"
+
+
+def terminal_text(text: str, kept: str = _KEPT) -> str:
+    """`text` with every character that is not printable, except those in `kept`, escaped."""
+    text = text.replace("\r\n", "\n")
+    if _printable(text, kept):
+        return text
+    return "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
+
+
+def _printable(text: str, kept: str) -> bool:
+    for character in kept:
+        text = text.replace(character, "")
+    return text.isprintable()
