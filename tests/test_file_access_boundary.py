@@ -41,6 +41,11 @@ zipfile's."""
 
 # (module, call) -> why it may open, read, walk or copy a path without the guard.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("scbench_ci.output_folder", "os.open"): "the one writer of output folders, the guard of "
+    "what sits there: every name opened from the root's descriptor with O_NOFOLLOW",
+    ("scbench_ci.output_folder", "os.listdir"): "a folder it replaces, opened by descriptor",
+    ("scbench_ci.reuse", "os.open"): "the reuse key in the user's cache folder (O_EXCL, "
+    "O_NOFOLLOW) and a signed job folder's files through output_folder's descriptors",
     ("scbench_ci.pytest_runner", "os.open"): "write_new and read_regular: the evaluator's own "
     "files, created O_EXCL|O_NOFOLLOW and read O_NOFOLLOW from a folder descriptor",
     ("scbench_ci.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
@@ -74,7 +79,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",
     ("scbench_ci.plan", ".iterdir"): "lists the problem folders of a folder the user names",
-    ("scbench_ci.commands.summary", ".write_text"): "the file the user names with --output",
     ("scbench_ci.github.workflow", ".open"): "GitHub's step summary and output files",
     ("scbench_ci.github.pr_comment", ".read_text"): "GitHub's event file",
     ("scbench_ci.github.baseline_artifact", ".read_text"): "GitHub's event file",
