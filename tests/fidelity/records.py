@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 PROBE_PROBLEM = Path(__file__).resolve().parent.parent / "data/probes/probe"
-PROBE_SUBMISSIONS = Path(__file__).resolve().parent.parent / "data/probes/submissions"
+PROBE_SUBMISSION = Path(__file__).resolve().parent.parent / "data/probes/submission"
+"""The probe's entry, `main.py`; with a requirements.txt (pyyaml) or without, by the test."""
 
 DELIBERATE = {
     "HOSTNAME": "each container has its own",

@@ -13,6 +13,7 @@ cached environments; the records must be equal, but for what records.DELIBERATE 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ from tests.conftest import REPO_ROOT, TEST_IMAGE
 from tests.fidelity import scbench_flow
 from tests.fidelity.records import (
     PROBE_PROBLEM,
-    PROBE_SUBMISSIONS,
+    PROBE_SUBMISSION,
     comparable,
     free_disk,
     read_records,
@@ -38,15 +39,29 @@ _HARDLINK_WARNING = re.compile(r"warning: Failed to hardlink files;.*?this warni
 
 
 @pytest.fixture(scope="module")
-def under_scbench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def submissions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The probe's entry alone, and with a requirements.txt."""
+    folders = {}
+    for name in SUBMISSIONS:
+        folder = tmp_path_factory.mktemp("submissions") / name
+        shutil.copytree(PROBE_SUBMISSION, folder)
+        if name == "with_requirements":
+            (folder / "requirements.txt").write_text("pyyaml\n")
+        folders[name] = folder
+    return folders
+
+
+@pytest.fixture(scope="module")
+def under_scbench(
+    tmp_path_factory: pytest.TempPathFactory, submissions: dict[str, Path]
+) -> dict[str, dict[str, Any]]:
     """Each submission's records under SCBench's flow."""
     config = yaml.safe_load((PROBE_PROBLEM / "config.yaml").read_text())
     records = {}
-    for name in SUBMISSIONS:
+    for name, submission in submissions.items():
         workspace = tmp_path_factory.mktemp("scbench") / "workspace"
-        scbench_flow.stage(
-            PROBE_PROBLEM, ["checkpoint_1"], "checkpoint_1", PROBE_SUBMISSIONS / name, workspace, {}
-        )
+        checkpoints = ["checkpoint_1"]
+        scbench_flow.stage(PROBE_PROBLEM, checkpoints, "checkpoint_1", submission, workspace, {})
         command = scbench_flow.pytest_command(
             entrypoint="uv run main.py",
             checkpoint="checkpoint_1",
@@ -60,7 +75,7 @@ def under_scbench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[st
     return records
 
 
-def evaluate(submission: str, output: Path, *options: str) -> dict[str, Any]:
+def evaluate(submission: Path, output: Path, *options: str) -> dict[str, Any]:
     done = subprocess.run(
         [
             sys.executable,
@@ -72,7 +87,7 @@ def evaluate(submission: str, output: Path, *options: str) -> dict[str, Any]:
             "--checkpoint",
             "checkpoint_1",
             "--submission",
-            str(PROBE_SUBMISSIONS / submission),
+            str(submission),
             "--output",
             str(output),
             "--image",
@@ -92,10 +107,14 @@ def evaluate(submission: str, output: Path, *options: str) -> dict[str, Any]:
 @pytest.mark.parametrize("submission", SUBMISSIONS)
 @pytest.mark.parametrize("cache", ["cached", "no-cache"])
 def test_the_docker_executor_shows_the_tests_what_scbench_shows_them(
-    under_scbench: dict[str, dict[str, Any]], tmp_path: Path, submission: str, cache: str
+    under_scbench: dict[str, dict[str, Any]],
+    submissions: dict[str, Path],
+    tmp_path: Path,
+    submission: str,
+    cache: str,
 ) -> None:
     options = ["--executor", "docker", *(["--no-cache"] if cache == "no-cache" else [])]
-    records = evaluate(submission, tmp_path / "out", *options)
+    records = evaluate(submissions[submission], tmp_path / "out", *options)
     reference = under_scbench[submission]
 
     assert comparable(records) == comparable(reference)
@@ -116,11 +135,14 @@ def test_the_docker_executor_shows_the_tests_what_scbench_shows_them(
 
 @pytest.mark.parametrize("submission", SUBMISSIONS)
 def test_the_local_executor_resolves_what_scbench_resolves(
-    under_scbench: dict[str, dict[str, Any]], tmp_path: Path, submission: str
+    under_scbench: dict[str, dict[str, Any]],
+    submissions: dict[str, Path],
+    tmp_path: Path,
+    submission: str,
 ) -> None:
     """On this machine, paths, the tools' places and the caller's CA variables are the machine's;
     what resolves to what, and what prints what, is SCBench's."""
-    records = evaluate(submission, tmp_path / "out", "--executor", "local")
+    records = evaluate(submissions[submission], tmp_path / "out", "--executor", "local")
     assert _resolution(records) == _resolution(under_scbench[submission])
 
 

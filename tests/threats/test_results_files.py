@@ -21,26 +21,12 @@ from scbench_ci.reports import Status
 from scbench_ci.results import CheckpointResult, TestResult, count_groups, verdict
 from scbench_ci.results_file import write_results
 from tests.conftest import EXAMPLES, make_run
+from tests.test_compare import _test
 
 Document = dict[str, Any]
 INFINITE = 123456.789
 """Written as 1e999 (which JSON parses to infinity)."""
 DEEP = "written as lists nested 10,000 deep"
-
-
-def _test(name: str, status: Status, group: Group = Group.CORE) -> TestResult:
-    return TestResult(
-        id=f"tests/test_checkpoint_1.py::{name}",
-        checkpoint="checkpoint_1",
-        group=group,
-        status=status,
-        duration_s=0.5,
-        markers=(),
-        message=None if status is Status.PASSED else f"{name} broke",
-        details=None,
-        file="tests/test_checkpoint_1.py",
-        line=3,
-    )
 
 
 def _checkpoint(name: str, *tests: TestResult) -> CheckpointResult:
