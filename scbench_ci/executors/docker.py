@@ -844,8 +844,9 @@ def _remove(client: docker.DockerClient, name: str, *, volumes: bool) -> None:
 
 
 class _FreeDisk:
-    """The free space of the disk Docker keeps its data on, as a container's root file system
-    reports it: measured with the run's image, again once a minute at most."""
+    """The free space of the disk Docker keeps its data on: from its folder when this machine
+    is the daemon's, else as a container's root file system reports it (measured with the run's
+    image); again once a minute at most."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -859,6 +860,10 @@ class _FreeDisk:
 
 
 def _free_disk_space(client: docker.DockerClient, image: str, confinement: dict[str, Any]) -> int:
+    root = client.info().get("DockerRootDir")
+    if isinstance(root, str) and os.path.isdir(root):
+        status = os.statvfs(root)
+        return max(status.f_bavail * status.f_frsize, MIN_DISK_BYTES)
     build_id = uuid.uuid4().hex
     output = client.containers.run(
         image,
