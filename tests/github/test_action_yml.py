@@ -99,7 +99,10 @@ def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) ->
         *("--submission", str(workspace), "--output", str(workspace / ".scbench")),
         *("--executor", "docker"),
     )
-    assert from_cli == _action(workspace, problem="problem", checkpoint="checkpoint_1").options
+    from_action = _action(workspace, problem="problem", checkpoint="checkpoint_1").options
+    # The one difference on purpose: the action's .scbench/ in the workspace is its own.
+    assert from_action.own_output and not from_cli.own_output
+    assert from_cli == dataclasses.replace(from_action, own_output=False)
 
 
 def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> None:
@@ -143,11 +146,12 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
         *("--", "-k", "a and b", "-x"),
     )
-    assert from_cli == from_action
+    assert from_cli == dataclasses.replace(from_action, own_output=False)
     # Every option was set away from its default: each one reaches both front ends.
     defaults = EvaluationOptions(problems=(), checkpoint="", submission="", output_dir=Path())
     for option in dataclasses.fields(EvaluationOptions):
-        if option.name != "executor":  # the action's is always docker
+        # The action's executor is always docker; its output folder always its own.
+        if option.name not in ("executor", "own_output"):
             assert getattr(from_action, option.name) != getattr(defaults, option.name), option
 
 
