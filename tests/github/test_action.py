@@ -186,6 +186,7 @@ def test_a_passing_submission(
         "wordstat/checkpoint_2/pytest-report.json",
         "wordstat/checkpoint_2/pytest.log",
         "wordstat/checkpoint_2/result.json",
+        "wordstat/checkpoint_2/result.sig",  # what --skip-existing may reuse, signed
         "wordstat/checkpoint_2/setup.log",  # the test runner's installation
     ]
     assert "## ✅ PASSED" in run.summary

@@ -325,6 +325,7 @@ def test_links_and_specials_in_the_reports_folder_stay_inside(
         "pytest-report.json",
         "pytest.log",
         "result.json",
+        "result.sig",
         "setup.log",  # SCBench's setup, which runs for every submission
     }
     assert {path.name for path in (out / "wordstat/checkpoint_1").iterdir()} == expected
