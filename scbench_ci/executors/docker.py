@@ -499,29 +499,36 @@ class DockerExecutor:
                 env, user, workdir = runner_env, RUNNER_USER, RUNNER_DIR
             else:
                 env, user, workdir = {**tests_env, **step.extra_env}, TEST_USER, WORKSPACE_DIR
-            argv = step.argv
-            if step.tests and checks is not None:
-                argv = ["/bin/sh", "-c", checks, "sh", *argv]
+            if not (step.tests and checks is not None and caches.runner is not None):
+                return _run(
+                    container,
+                    step.argv,
+                    env,
+                    user,
+                    workdir,
+                    log,
+                    deadline,
+                    kill_leftovers=not step.tests,
+                )
             seen = _FirstBytes(log)
+            argv = ["/bin/sh", "-c", checks, "sh", *step.argv]
             code, left = _run(
-                container, argv, env, user, workdir, seen, deadline, kill_leftovers=not step.tests
+                container, argv, env, user, workdir, seen, deadline, kill_leftovers=False
             )
-            first = seen.first.decode(errors="replace").split("\n")[0]
-            if step.tests and code == _CACHE_CHECK_FAILED and first.startswith(_CACHE_CHECK_PREFIX):
-                # Only the check could print first: the runner's start line comes before
-                # anything of the submission's.
-                failed = first.removeprefix(_CACHE_CHECK_PREFIX)
-                if failed == RUNNER and caches.runner is not None:
-                    raise _CacheRejected("not whole", caches.runner)
-                raise InfrastructureError(f"the tests could not start: {failed}")
+            # Only the check could print first: the runner's start line comes before anything
+            # of the submission's.
+            if code == _CACHE_CHECK_FAILED and seen.first.startswith(_CACHE_CHECK_PREFIX.encode()):
+                raise _CacheRejected("not whole", caches.runner)
             return code, left
+
+        cut_network = online and not self.test_network
 
         def before_tests() -> None:
             if caches.dependencies is not None:
                 _restore_dependencies(
                     container, caches.dependencies, tests_env, attempt.setup_log, attempt.deadline
                 )
-            if online and not self.test_network:
+            if cut_network:
                 _disconnect(container)
 
         def after_tests() -> int:
@@ -555,7 +562,7 @@ class DockerExecutor:
             run,
             install,
             test_argv,
-            before_tests=before_tests if restores or (online and not self.test_network) else None,
+            before_tests=before_tests if restores or cut_network else None,
             after_tests=after_tests,
             setup_commands=() if caches.dependencies is not None else None,
             setup_log=attempt.setup_log,
