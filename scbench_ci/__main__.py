@@ -1,3 +1,3 @@
-from scbench_ci.main import main
+from scbench_ci.cli.main import main
 
 raise SystemExit(main())

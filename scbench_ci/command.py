@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scbench_ci.problem import Checkpoint, Problem
+from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.workspace import ASSETS_DIR, PYTEST_INI, REPORTS_DIR
 
 PYTEST_PLUGINS = (

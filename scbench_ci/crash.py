@@ -14,7 +14,7 @@ from pathlib import Path
 
 from scbench_ci import __version__
 from scbench_ci.errors import ScbenchError
-from scbench_ci.output_folder import prepare_output, write_file
+from scbench_ci.trust.output_folder import prepare_output, write_file
 
 CRASH_LOG = "crash.log"
 

@@ -17,25 +17,25 @@ from typing import TextIO
 
 from scbench_ci import __version__
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, TestCommand, build_command
+from scbench_ci.engines.pool import run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
-from scbench_ci.files import scratch_folder
 from scbench_ci.fingerprint import fingerprint
-from scbench_ci.output_folder import (
-    fresh_folder,
-    make_folder,
-    prepare_output,
-    remove,
-    write_file,
-)
+from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
+from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.plan import Job, plan_jobs
-from scbench_ci.pool import run_jobs
-from scbench_ci.problem import real_path
-from scbench_ci.progress import FinishedLines, Headers, LiveStatus
-from scbench_ci.repeats import combine_runs
+from scbench_ci.problem.model import real_path
 from scbench_ci.reports import read_reports
-from scbench_ci.results import (
+from scbench_ci.results.file import (
+    CHECKPOINT_RESULT_FILE,
+    RESULTS_FILE,
+    ResultsError,
+    StoredTests,
+    read_checkpoint,
+    write_checkpoint,
+)
+from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
@@ -44,25 +44,25 @@ from scbench_ci.results import (
     judge_checkpoint,
     unrun_result,
 )
-from scbench_ci.results_file import (
-    CHECKPOINT_RESULT_FILE,
-    RESULTS_FILE,
-    ResultsError,
-    StoredTests,
-    read_checkpoint,
-    write_checkpoint,
-)
-from scbench_ci.reuse import check_signature, sign
-from scbench_ci.scbench_format import (
+from scbench_ci.results.repeats import combine_runs
+from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
     checkpoint_results_row,
     evaluation_json,
     write_checkpoint_results,
     write_evaluation,
 )
-from scbench_ci.seal import ReportFiles, Seal, check_seal, read_report_files
-from scbench_ci.summary import SUMMARY_FILE
-from scbench_ci.terminal import terminal_text
+from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.output_folder import (
+    fresh_folder,
+    make_folder,
+    prepare_output,
+    remove,
+    write_file,
+)
+from scbench_ci.trust.reuse import check_signature, sign
+from scbench_ci.trust.seal import ReportFiles, Seal, check_seal, read_report_files
+from scbench_ci.trust.terminal import terminal_text
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)

@@ -11,9 +11,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scbench_ci.baseline import Baseline
 from scbench_ci.errors import UsageError
 from scbench_ci.plan import Job
+from scbench_ci.results.baseline import Baseline
 
 MAX_MATRIX_JOBS = 256
 """GitHub's limit on the jobs one matrix makes."""

@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
-from scbench_ci.output_folder import prepare_output, write_file
-from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
-from scbench_ci.results_file import load_results, write_results
-from scbench_ci.summary import write_summary
-from scbench_ci.untrusted_tree import Kind, UntrustedTree, UntrustedTreeError
+from scbench_ci.outputs.summary import write_summary
+from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.trust.output_folder import prepare_output, write_file
+from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree, UntrustedTreeError
 
 
 @dataclass(frozen=True)

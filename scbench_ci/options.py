@@ -11,18 +11,18 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from scbench_ci.engines.pool import default_jobs
 from scbench_ci.evaluation import EvaluationRequest
 from scbench_ci.executors import make_executor
 from scbench_ci.executors.base import Executor
-from scbench_ci.executors.docker import (
+from scbench_ci.executors.docker.executor import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
     EVALUATION_CACHE_SCOPE,
 )
-from scbench_ci.policy import DEFAULT_POLICY
-from scbench_ci.pool import default_jobs
+from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
 

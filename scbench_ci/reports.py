@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any, TypeGuard
 
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
-from scbench_ci.seal import ReportFiles
+from scbench_ci.trust.seal import ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
 MAX_DETAILS_CHARS = 8000

@@ -9,9 +9,9 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.problem import BUILTIN_MARKERS, TESTS_DIR, Checkpoint, Problem
-from scbench_ci.pytest_runner import write_new
-from scbench_ci.untrusted_tree import (
+from scbench_ci.problem.model import BUILTIN_MARKERS, TESTS_DIR, Checkpoint, Problem
+from scbench_ci.standalone.pytest_runner import write_new
+from scbench_ci.trust.untrusted_tree import (
     MAX_DEPTH,
     CopyReport,
     Entry,

@@ -15,10 +15,13 @@ import yaml
 from docker.errors import BuildError, DockerException, ImageNotFound
 
 from scbench_ci.command import TestCommand
-from scbench_ci.executors.docker import DEFAULT_IMAGE
-from scbench_ci.pytest_runner import START_PREFIX, start_text
+from scbench_ci.executors.docker.executor import DEFAULT_IMAGE
 from scbench_ci.reports import Status, TestOutcome
-from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.standalone.pytest_runner import START_PREFIX, start_text
+
+# The artifact service double and its Azurite, for the action and the artifact tests.
+pytest_plugins = ["testing.azurite"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"

@@ -1,5 +1,5 @@
 """Package code opens, reads, walks or copies a path only through the guarded tree reader
-(`scbench_ci/untrusted_tree.py`), or in a place this allow-list names with its reason.
+(`scbench_ci/trust/untrusted_tree.py`), or in a place this allow-list names with its reason.
 
 A new reader of a submission, a problem or a folder of reports belongs on the guard; a read of
 the evaluator's own files (its output, its package data, /proc) belongs here, one line each.
@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "scbench_ci"
-GUARD = "scbench_ci.untrusted_tree"
+GUARD = "scbench_ci.trust.untrusted_tree"
 
 MODULE_CALLS = {
     "os": {"open", "walk", "fwalk", "scandir", "listdir"},
@@ -41,54 +41,86 @@ zipfile's."""
 
 # (module, call) -> why it may open, read, walk or copy a path without the guard.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("scbench_ci.output_folder", "os.open"): "the one writer of output folders, the guard of "
+    ("scbench_ci.trust.output_folder", "os.open"): "the one writer of output folders, the guard of "
     "what sits there: every name opened from the root's descriptor with O_NOFOLLOW",
-    ("scbench_ci.output_folder", "os.listdir"): "a folder it replaces, opened by descriptor",
-    ("scbench_ci.reuse", "os.open"): "the reuse key in the user's cache folder (O_EXCL, "
+    ("scbench_ci.trust.output_folder", "os.listdir"): "a folder it replaces, opened by descriptor",
+    ("scbench_ci.trust.reuse", "os.open"): "the reuse key in the user's cache folder (O_EXCL, "
     "O_NOFOLLOW) and a signed job folder's files through output_folder's descriptors",
-    ("scbench_ci.pytest_runner", "os.open"): "write_new and read_regular: the evaluator's own "
+    (
+        "scbench_ci.standalone.pytest_runner",
+        "os.open",
+    ): "write_new and read_regular: the evaluator's own "
     "files, created O_EXCL|O_NOFOLLOW and read O_NOFOLLOW from a folder descriptor",
-    ("scbench_ci.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
-    ("scbench_ci.pytest_runner", "os.scandir"): "/proc, to find the tests' processes",
-    ("scbench_ci.processes", "open"): "/proc/<pid>/stat",
-    ("scbench_ci.processes", ".read_text"): "/proc/<pid>/stat and /proc/stat",
-    ("scbench_ci.processes", ".read_bytes"): "/proc/<pid>/environ, to find a run's processes",
-    ("scbench_ci.processes", "os.scandir"): "/proc",
-    ("scbench_ci.subreaper", "open"): "/proc/<pid>/stat",
-    ("scbench_ci.subreaper", "os.scandir"): "/proc",
-    ("scbench_ci.seal", "os.open"): "the reports folder the evaluator made, O_NOFOLLOW",
-    ("scbench_ci.seal", ".open"): "the run's log, written by the evaluator itself",
-    ("scbench_ci.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
+    ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
+    ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find the tests' processes",
+    ("scbench_ci.executors.processes", "open"): "/proc/<pid>/stat",
+    ("scbench_ci.executors.processes", ".read_text"): "/proc/<pid>/stat and /proc/stat",
+    (
+        "scbench_ci.executors.processes",
+        ".read_bytes",
+    ): "/proc/<pid>/environ, to find a run's processes",
+    ("scbench_ci.executors.processes", "os.scandir"): "/proc",
+    ("scbench_ci.standalone.subreaper", "open"): "/proc/<pid>/stat",
+    ("scbench_ci.standalone.subreaper", "os.scandir"): "/proc",
+    ("scbench_ci.trust.seal", "os.open"): "the reports folder the evaluator made, O_NOFOLLOW",
+    ("scbench_ci.trust.seal", ".open"): "the run's log, written by the evaluator itself",
+    ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
     ("scbench_ci.executors.output", ".open"): "the run's log file the evaluator writes",
-    ("scbench_ci.executors.docker", "os.scandir"): "the top of the staged workspace; each "
+    ("scbench_ci.executors.docker.executor", "os.scandir"): "the top of the staged workspace; each "
     "entry is packed by archive.add_tree through the guard",
-    ("scbench_ci.executors.docker", ".write_bytes"): "a scratch folder of the evaluator's own",
-    ("scbench_ci.executors.docker", ".read_bytes"): "pytest_runner.py of the package itself",
-    ("scbench_ci.executors.docker", "shutil.copystat"): "metadata only, of the staged workspace",
-    ("scbench_ci.executors.docker_cache", ".read_bytes"): "the staged workspace's "
+    (
+        "scbench_ci.executors.docker.executor",
+        ".write_bytes",
+    ): "a scratch folder of the evaluator's own",
+    (
+        "scbench_ci.executors.docker.executor",
+        ".read_bytes",
+    ): "pytest_runner.py of the package itself",
+    (
+        "scbench_ci.executors.docker.executor",
+        "shutil.copystat",
+    ): "metadata only, of the staged workspace",
+    ("scbench_ci.executors.docker.cache", ".read_bytes"): "the staged workspace's "
     "requirements.txt (the evaluator's own copy, made through the guard)",
-    ("scbench_ci.archive", "tarfile.open"): "tar streams in memory, never a path",
-    ("scbench_ci.archive", ".extractfile"): "the one report of a tar stream, into memory",
-    ("scbench_ci.problem", ".open"): "config.yaml: checked inside the problem (a link within it "
+    ("scbench_ci.executors.docker.archive", "tarfile.open"): "tar streams in memory, never a path",
+    (
+        "scbench_ci.executors.docker.archive",
+        ".extractfile",
+    ): "the one report of a tar stream, into memory",
+    (
+        "scbench_ci.problem.model",
+        ".open",
+    ): "config.yaml: checked inside the problem (a link within it "
     "is supported), regular, capped at MAX_CONFIG_BYTES",
-    ("scbench_ci.results_file", ".read_text"): "the package's own JSON schema",
-    ("scbench_ci.results", ".open"): "the evaluator's own stored tests file",
-    ("scbench_ci.baseline", ".iterdir"): "finds results.json files below a folder the user "
+    ("scbench_ci.results.file", ".read_text"): "the package's own JSON schema",
+    ("scbench_ci.results.model", ".open"): "the evaluator's own stored tests file",
+    ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",
     ("scbench_ci.plan", ".iterdir"): "lists the problem folders of a folder the user names",
-    ("scbench_ci.github.workflow", ".open"): "GitHub's step summary and output files",
-    ("scbench_ci.github.pr_comment", ".read_text"): "GitHub's event file",
-    ("scbench_ci.github.baseline_artifact", ".read_text"): "GitHub's event file",
-    ("scbench_ci.github.baseline_artifact", "zipfile.ZipFile"): "a downloaded artifact, its "
+    ("scbench_ci.outputs.github.workflow", ".open"): "GitHub's step summary and output files",
+    ("scbench_ci.outputs.github.pr_comment", ".read_text"): "GitHub's event file",
+    ("scbench_ci.outputs.github.baseline_artifact", ".read_text"): "GitHub's event file",
+    (
+        "scbench_ci.outputs.github.baseline_artifact",
+        "zipfile.ZipFile",
+    ): "a downloaded artifact, its "
     "members checked one by one (_checked_path) and extracted with open('xb')",
-    ("scbench_ci.github.baseline_artifact", ".open"): "the artifact's members, written 'xb'",
-    ("scbench_ci.github.artifacts", "zipfile.ZipFile"): "writes the artifact being uploaded",
-    ("scbench_ci.github.artifacts", "os.walk"): "the output folder being uploaded; links are "
-    "neither entered nor packed",
-    ("scbench_ci.github.inputs", "os.walk"): "the output folder, to check it before upload",
+    (
+        "scbench_ci.outputs.github.baseline_artifact",
+        ".open",
+    ): "the artifact's members, written 'xb'",
+    (
+        "scbench_ci.outputs.github.artifacts",
+        "zipfile.ZipFile",
+    ): "writes the artifact being uploaded",
+    (
+        "scbench_ci.outputs.github.artifacts",
+        "os.walk",
+    ): "the output folder being uploaded; links are neither entered nor packed",
+    ("scbench_ci.action.inputs", "os.walk"): "the output folder, to check it before upload",
 }
 
 

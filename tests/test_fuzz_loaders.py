@@ -22,26 +22,26 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scbench_ci.check.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.check.known_failures import parse_known_failures, read_known_failures
-from scbench_ci.compare import compare
-from scbench_ci.console import render_report
 from scbench_ci.errors import ProblemError
 from scbench_ci.merge import Shard, merge_runs
-from scbench_ci.problem import check_problem, load_problem
+from scbench_ci.outputs.console import render_report
+from scbench_ci.outputs.summary import render_summary
+from scbench_ci.problem.model import check_problem, load_problem
 from scbench_ci.reports import Reports, read_reports
-from scbench_ci.results import ProblemResult, RunResult, count_groups, verdict
-from scbench_ci.results_file import (
+from scbench_ci.results.compare import compare
+from scbench_ci.results.file import (
     ResultsError,
     checkpoint_to_json,
     load_results,
     read_checkpoint,
     write_results,
 )
-from scbench_ci.seal import ReportFiles
-from scbench_ci.summary import render_summary
+from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
+from scbench_ci.results.model import ProblemResult, RunResult, count_groups, verdict
+from scbench_ci.trust.seal import ReportFiles
 from tests.conftest import EXAMPLES, make_run
-from tests.test_results_file import checkpoint
+from tests.results.test_file import checkpoint
 
 FUZZ = settings(
     max_examples=100,

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.cli.main import main
 from scbench_ci.errors import UsageError
-from scbench_ci.main import main
 from scbench_ci.matrix import checkpoint_matrix, shard_matrix
 from scbench_ci.plan import plan_jobs
-from scbench_ci.results import ProblemResult
-from scbench_ci.results_file import write_results
+from scbench_ci.results.file import write_results
+from scbench_ci.results.model import ProblemResult
 from tests.conftest import EXAMPLES, make_run
-from tests.test_compare import _checkpoint
+from tests.results.test_compare import _checkpoint
 
 KEYS = [
     "jsonlog/checkpoint_1",

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.cli.main import main
 from scbench_ci.errors import UsageError
-from scbench_ci.main import main
 from scbench_ci.merge import Shard, merge_runs
-from scbench_ci.results import ProblemResult
-from scbench_ci.results_file import write_results
+from scbench_ci.results.file import write_results
+from scbench_ci.results.model import ProblemResult
 from tests.conftest import make_run
-from tests.test_compare import _checkpoint
+from tests.results.test_compare import _checkpoint
 
 ORDER = ("checkpoint_1", "checkpoint_2", "checkpoint_3")
 

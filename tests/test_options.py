@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.evaluation import EvaluationRequest
-from scbench_ci.executors.docker import DockerExecutor
+from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.options import EvaluationOptions
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from scbench_ci.check.static import SOLUTIONS_DIR
 from scbench_ci.plan import Job, repeats
-from scbench_ci.problem import Checkpoint, Problem
-from scbench_ci.results import CheckpointResult
-from scbench_ci.untrusted_tree import Kind, UntrustedTree
+from scbench_ci.problem.model import Checkpoint, Problem
+from scbench_ci.results.model import CheckpointResult
+from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree
 
 COLLECT_ONLY = "--collect-only"
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.check.findings import Finding, Severity, Stage, finding_path
-from scbench_ci.problem import MAX_CONFIG_BYTES, TESTS_DIR, Problem, shown
-from scbench_ci.untrusted_tree import UntrustedTree, UntrustedTreeError
+from scbench_ci.problem.model import MAX_CONFIG_BYTES, TESTS_DIR, Problem, shown
+from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
+from scbench_ci.trust.untrusted_tree import UntrustedTree, UntrustedTreeError
 
 KNOWN_FAILURES = f"{TESTS_DIR}/known_failures.txt"
 _LINE = re.compile(r"(?P<id>\S.*?)\s+#\s*(?P<reason>.*)")

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.check.changed import changed_problems
-from scbench_ci.check.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.check.jobs import CheckpointRuns, check_jobs, checkpoint_runs, has_solutions
 from scbench_ci.check.known_failures import read_known_failures
 from scbench_ci.check.stages import (
@@ -29,12 +28,13 @@ from scbench_ci.command import per_test_timeout
 from scbench_ci.errors import UsageError
 from scbench_ci.evaluation import EvaluationRequest, run_evaluations, tool_versions
 from scbench_ci.executors.base import Executor
-from scbench_ci.files import scratch_folder
 from scbench_ci.options import EvaluationOptions
-from scbench_ci.output_folder import prepare_output
 from scbench_ci.plan import Job, problem_folders
-from scbench_ci.problem import Problem, real_path
-from scbench_ci.results import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.problem.model import Problem, real_path
+from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.output_folder import prepare_output
 
 DEFAULT_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"

@@ -14,15 +14,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci import policy
-from scbench_ci.check.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.check.known_failures import KNOWN_FAILURES, KnownFailure, known_failure_findings
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.console import flaky_outcome, headline
-from scbench_ci.problem import TESTS_DIR, Checkpoint, Group, Problem
+from scbench_ci.outputs.console import flaky_outcome, headline
+from scbench_ci.problem.model import TESTS_DIR, Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status, read_reports
-from scbench_ci.results import CheckpointResult, FailureKind, TestResult, count_groups
-from scbench_ci.seal import read_report_files
+from scbench_ci.results import policy
+from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
+from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult, count_groups
+from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5
 """A test that takes more than this share of its timeout is warned about."""

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from scbench_ci.check.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.check.known_failures import read_known_failures
 from scbench_ci.errors import ProblemError
-from scbench_ci.problem import (
+from scbench_ci.problem.model import (
     BUILTIN_MARKERS,
     CONFIG_NAME,
     CONFTEST,
@@ -27,7 +26,8 @@ from scbench_ci.problem import (
     check_problem,
     real_path,
 )
-from scbench_ci.untrusted_tree import (
+from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
+from scbench_ci.trust.untrusted_tree import (
     TOO_DEEP,
     Entry,
     Kind,

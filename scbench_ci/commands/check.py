@@ -7,13 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci import policy
-from scbench_ci.check.console import render_check_report
-from scbench_ci.check.output import check_exit_code, write_check_files
 from scbench_ci.check.run import DEFAULT_ORACLE_POLICY, DEFAULT_REPEAT, check_request, run_check
 from scbench_ci.commands.evaluate import add_run_arguments, at_least, run_options, streamed
 from scbench_ci.executors import REVIEW_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
+from scbench_ci.outputs.check_console import render_check_report
+from scbench_ci.outputs.check_files import check_exit_code, write_check_files
+from scbench_ci.results import policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,10 +14,10 @@ from docker.models.containers import Container
 from docker.models.volumes import Volume
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.docker import RUN_LABEL
-from scbench_ci.executors.docker_cache import CACHE_LABEL, remove_all
-from scbench_ci.executors.docker_daemon import connect, docker_errors
-from scbench_ci.processes import OWNER_LABEL, parse_owner, running_since, this_host
+from scbench_ci.executors.docker.cache import CACHE_LABEL, remove_all
+from scbench_ci.executors.docker.daemon import connect, docker_errors
+from scbench_ci.executors.docker.executor import RUN_LABEL
+from scbench_ci.executors.processes import OWNER_LABEL, parse_owner, running_since, this_host
 
 _CLOCK_SLACK_S = 1.0
 """A process's start time is known to the clock tick, a container's creation to the daemon's

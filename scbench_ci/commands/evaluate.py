@@ -10,26 +10,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from scbench_ci import policy
-from scbench_ci.baseline import compared, load_baseline
-from scbench_ci.console import render_report
 from scbench_ci.errors import UsageError
 from scbench_ci.evaluation import evaluate
 from scbench_ci.executors import EXECUTOR_NAMES
-from scbench_ci.executors.docker import (
+from scbench_ci.executors.docker.executor import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
     DEFAULT_IMAGE,
     DEFAULT_MEMORY,
     DEFAULT_PIDS_LIMIT,
 )
-from scbench_ci.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP, exit_code
-from scbench_ci.github.workflow import commands_stopped
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
-from scbench_ci.problem import CHECKPOINT_NAME_RULE, is_checkpoint_name
-from scbench_ci.results import RunResult
-from scbench_ci.results_file import write_results
-from scbench_ci.summary import write_summary
+from scbench_ci.outputs.console import render_report
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP, exit_code
+from scbench_ci.outputs.github.workflow import commands_stopped
+from scbench_ci.outputs.summary import write_summary
+from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
+from scbench_ci.results import policy
+from scbench_ci.results.baseline import compared, load_baseline
+from scbench_ci.results.file import write_results
+from scbench_ci.results.model import RunResult
 
 
 def add_problem_argument(parser: argparse.ArgumentParser) -> None:

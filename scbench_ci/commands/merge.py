@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.baseline import compared, load_baseline, results_files
 from scbench_ci.commands.evaluate import add_comparison_arguments
-from scbench_ci.console import render_report
-from scbench_ci.exit_status import exit_code
 from scbench_ci.merge import merged_output
+from scbench_ci.outputs.console import render_report
+from scbench_ci.outputs.exit_status import exit_code
+from scbench_ci.results.baseline import compared, load_baseline, results_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.baseline import load_baseline
 from scbench_ci.commands.evaluate import add_problem_argument, at_least
 from scbench_ci.errors import ExitCode
 from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matrix
 from scbench_ci.plan import plan_jobs
+from scbench_ci.results.baseline import load_baseline
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.check.console import checked
-from scbench_ci.check.summary import render_check_summary
 from scbench_ci.errors import ExitCode, UsageError
-from scbench_ci.output_folder import write_file
-from scbench_ci.problem import real_path
-from scbench_ci.results_file import load_results
-from scbench_ci.summary import render_summary
+from scbench_ci.outputs.check_console import checked
+from scbench_ci.outputs.check_summary import render_check_summary
+from scbench_ci.outputs.summary import render_summary
+from scbench_ci.problem.model import real_path
+from scbench_ci.results.file import load_results
+from scbench_ci.trust.output_folder import write_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

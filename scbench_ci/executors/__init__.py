@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import Executor
-from scbench_ci.executors.docker import (
+from scbench_ci.executors.docker.daemon import docker_available
+from scbench_ci.executors.docker.executor import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
     DEFAULT_MEMORY,
@@ -15,7 +16,6 @@ from scbench_ci.executors.docker import (
     REVIEW_CACHE_SCOPE,
     DockerExecutor,
 )
-from scbench_ci.executors.docker_daemon import docker_available
 from scbench_ci.executors.local import LocalExecutor
 
 EXECUTOR_NAMES = ("auto", "docker", "local")

@@ -12,13 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from scbench_ci import processes, pytest_runner
-from scbench_ci.child_env import installer_variables, run_environment
 from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors import processes
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
+from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
-from scbench_ci.files import scratch_folder
+from scbench_ci.standalone import pytest_runner
+from scbench_ci.trust.files import scratch_folder
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
-from scbench_ci.terminal import terminal_text
+from scbench_ci.trust.terminal import terminal_text
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 TAIL_BYTES = 256 * 1024

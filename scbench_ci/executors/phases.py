@@ -23,7 +23,7 @@ from scbench_ci.executors.base import (
     Phase,
 )
 from scbench_ci.executors.output import LogSink
-from scbench_ci.pytest_runner import SEAL_KEY_VARIABLE
+from scbench_ci.standalone.pytest_runner import SEAL_KEY_VARIABLE
 
 PHASE_ORDER = ("image", "container", "runner", "setup", "tests", "collect", "cleanup")
 """The phases an executor may time, in the order they happen (`ExecutionResult.phases`):

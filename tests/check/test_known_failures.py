@@ -3,14 +3,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from scbench_ci.check.findings import Finding, Severity, Stage
 from scbench_ci.check.known_failures import (
     KnownFailure,
     known_failure_findings,
     parse_known_failures,
     read_known_failures,
 )
-from scbench_ci.problem import load_problem
+from scbench_ci.problem.model import load_problem
+from scbench_ci.results.findings import Finding, Severity, Stage
 from tests.check.test_static import PROBLEMS
 
 FILE = "demo/tests/known_failures.txt"

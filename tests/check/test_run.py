@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.check.run import check_request
-from scbench_ci.main import main
+from scbench_ci.cli.main import main
 from scbench_ci.options import EvaluationOptions
 from tests.check.test_static import PROBLEMS
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.check.findings import Finding, Severity, Stage
 from scbench_ci.check.known_failures import KnownFailure
 from scbench_ci.check.stages import (
     Place,
@@ -19,9 +18,10 @@ from scbench_ci.check.stages import (
     oracle_findings,
     time_findings,
 )
-from scbench_ci.problem import Group, Problem, load_problem
+from scbench_ci.problem.model import Group, Problem, load_problem
 from scbench_ci.reports import Status
-from scbench_ci.results import (
+from scbench_ci.results.findings import Finding, Severity, Stage
+from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,

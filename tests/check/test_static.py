@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.check.findings import Finding, Severity, Stage
 from scbench_ci.check.static import static_findings
+from scbench_ci.results.findings import Finding, Severity, Stage
 from tests.conftest import EXAMPLES, REPO_ROOT
 
 PROBLEMS = REPO_ROOT / "tests" / "data" / "check_repo" / "problems"

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from scbench_ci.results_file import load_results, write_results
+from scbench_ci.results.file import load_results, write_results
 from tests.check.test_changed import git
 from tests.conftest import EXAMPLES, REPO_ROOT
 

@@ -5,7 +5,7 @@ what `python`, `python3`, `uv` resolve to, `VIRTUAL_ENV`, the working directory,
 variable, umask, limits, stdin, where they can write and the free disk there, the bytes the first
 and the second `uv run` print, a `uv run` from a copied folder and an import of a test dependency
 from a folder without a project. Each submission (with and without a requirements.txt) runs once
-under SCBench's flow (tests/fidelity/scbench_flow.py) and under scbench-ci, with and without the
+under SCBench's flow (testing/fidelity/scbench_flow.py) and under scbench-ci, with and without the
 cached environments; the records must be equal, but for what records.DELIBERATE names and the uid
 (SCBench runs as root; scbench-ci as uid 1000, which a permission test needs).
 """
@@ -22,15 +22,15 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT, TEST_IMAGE
-from tests.fidelity import scbench_flow
-from tests.fidelity.records import (
+from testing.fidelity import scbench_flow
+from testing.fidelity.records import (
     PROBE_PROBLEM,
     PROBE_SUBMISSION,
     comparable,
     free_disk,
     read_records,
 )
+from tests.conftest import REPO_ROOT, TEST_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("test_image")]
 

@@ -20,11 +20,11 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.executors.docker import RUN_LABEL
+from scbench_ci.executors.docker.executor import RUN_LABEL
 from scbench_ci.executors.output import MAX_LOG_BYTES
-from scbench_ci.processes import OWNER_LABEL, owner
+from scbench_ci.executors.processes import OWNER_LABEL, owner
+from scbench_ci.outputs.summary import MAX_BYTES as MAX_SUMMARY_BYTES
 from scbench_ci.reports import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS
-from scbench_ci.summary import MAX_BYTES as MAX_SUMMARY_BYTES
 from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 

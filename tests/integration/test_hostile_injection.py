@@ -20,16 +20,17 @@ from typing import Any
 
 import docker
 import jsonschema
+import pytest
 
+from testing.twirp_server import ArtifactService
+from tests.action.test_main import run_action
 from tests.conftest import checkpoint_documents
-
-# Fixtures: the artifact service double and its Azurite, as tests/github/ has them.
-from tests.github.conftest import artifact_service, azurite, loopback_without_proxy  # noqa: F401
-from tests.github.test_action import run_action
-from tests.github.twirp_server import ArtifactService
 from tests.integration.test_examples import SCHEMA
 from tests.integration.test_hostile import HOSTILE
-from tests.test_summary import rendered_tags, scbench
+from tests.outputs.test_summary import rendered_tags, scbench
+
+# They talk to the artifact service double (testing.azurite) on this machine.
+pytestmark = pytest.mark.usefixtures("loopback_without_proxy")
 
 PROBLEM = HOSTILE / "injection_problem"
 SUBMISSION = HOSTILE / "injection_submission"
@@ -185,7 +186,7 @@ def test_the_action(
     action_image: str,
     test_image: str,
     tmp_path: Path,
-    artifact_service: ArtifactService,  # noqa: F811
+    artifact_service: ArtifactService,
 ) -> None:
     # run_action copies one folder of ours into the workspace: the problem, holding the solution.
     problem = tmp_path / "problem"

@@ -19,15 +19,15 @@ from pathlib import Path
 import docker
 import pytest
 
+from testing.twirp_server import ArtifactService
+from tests.action.test_main import run_action
 from tests.conftest import checkpoint_documents
-
-# Fixtures: the artifact service double and its Azurite, as tests/github/ has them.
-from tests.github.conftest import artifact_service, azurite, loopback_without_proxy  # noqa: F401
-from tests.github.test_action import run_action
-from tests.github.test_artifacts import blob_zip
-from tests.github.twirp_server import ArtifactService
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 from tests.integration.test_hostile import hostile
+from tests.outputs.github.test_artifacts import blob_zip
+
+# They talk to the artifact service double (testing.azurite) on this machine.
+pytestmark = pytest.mark.usefixtures("loopback_without_proxy")
 
 BROKEN_COUNTS = EXPECTED[("wordstat", "checkpoint_2", "submissions/broken")][1]
 CALLER_SECRETS = (
@@ -158,7 +158,7 @@ def test_the_action_keeps_every_secret_out_of_reach(
     action_image: str,
     test_image: str,
     tmp_path: Path,
-    artifact_service: ArtifactService,  # noqa: F811
+    artifact_service: ArtifactService,
     submission: tuple[Path, str],
 ) -> None:
     """As GitHub's runner runs the action: GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN (a JWT),

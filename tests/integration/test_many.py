@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scbench_ci.results_file import load_results
+from scbench_ci.results.file import load_results
 from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
 from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 

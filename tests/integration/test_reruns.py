@@ -16,12 +16,12 @@ import pytest
 
 from scbench_ci.command import RERUN_PLUGIN, TestCommand, build_command
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
-from scbench_ci.executors.docker import DockerExecutor, runner_key
-from scbench_ci.executors.docker_cache import DATA_LABEL, RUNNER, marker_name
+from scbench_ci.executors.docker.cache import DATA_LABEL, RUNNER, marker_name
+from scbench_ci.executors.docker.executor import DockerExecutor, runner_key
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.problem import load_problem
+from scbench_ci.problem.model import load_problem
 from scbench_ci.reports import Reports, Status, read_reports
-from scbench_ci.seal import Seal, check_seal, read_report_files
+from scbench_ci.trust.seal import Seal, check_seal, read_report_files
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 from tests.conftest import ProblemFolder
 

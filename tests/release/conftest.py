@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from testing.local_steps import run_step
+from testing.workflow_files import load_workflow
 from tests.conftest import REPO_ROOT
-from tests.github.local_steps import run_step
-from tests.github.workflow_files import load_workflow
 
 RELEASE = load_workflow("release.yml")
 PYTHON_FIRST = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

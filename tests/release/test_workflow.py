@@ -1,7 +1,7 @@
 """release.yml's steps, run here where they can run (the version check, the release notes, the
 build, the image's smoke test, action.yml pointed at the image and the tags moved, against a
 local origin); pushing to ghcr.io and PyPI and making the GitHub release cannot, and are checked by
-actionlint (tests/github/test_actionlint.py) and below for what they are given."""
+actionlint (tests/testing/test_actionlint.py) and below for what they are given."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import docker
 import pytest
 
 from scbench_ci import __version__
+from testing.local_steps import run_step
 from tests.conftest import REPO_ROOT
-from tests.github.local_steps import run_step
 from tests.release.conftest import PYTHON_FIRST, RELEASE, copy_repository
 
 MAJOR = f"v{__version__.split('.')[0]}"
@@ -85,7 +85,7 @@ def test_the_build_step_makes_a_wheel_and_an_sdist_that_carry_the_whole_package(
         entry_points = archive.read(f"{info}/entry_points.txt").decode()
     assert {name for name in names if not name.startswith(info)} == package
     assert f"\nVersion: {__version__}\n" in metadata
-    assert "scbench-ci = scbench_ci.main:main" in entry_points
+    assert "scbench-ci = scbench_ci.cli.main:main" in entry_points
     with tarfile.open(sdist) as archive:
         root = f"scbench_ci-{__version__}/"
         in_sdist = {name.removeprefix(root) for name in archive.getnames()}

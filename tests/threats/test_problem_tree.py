@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.files import remove_tree
+from scbench_ci.trust.files import remove_tree
 from tests.conftest import ProblemFolder
 from tests.threats.tree_helpers import (
     assert_no_crash,

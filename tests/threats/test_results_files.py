@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.problem import Group
+from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
-from scbench_ci.results import CheckpointResult, TestResult, count_groups, verdict
-from scbench_ci.results_file import write_results
+from scbench_ci.results.file import write_results
+from scbench_ci.results.model import CheckpointResult, TestResult, count_groups, verdict
 from tests.conftest import EXAMPLES, make_run
-from tests.test_compare import _test
+from tests.results.test_compare import _test
 
 Document = dict[str, Any]
 INFINITE = 123456.789

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from scbench_ci import action
-from scbench_ci.reuse import KEY_FILE, Unsigned, reuse_key
+from scbench_ci.action import main as action
+from scbench_ci.trust.reuse import KEY_FILE, Unsigned, reuse_key
 from tests.threats.conftest import Threat, no_traceback
 
 RESULT = "demo/checkpoint_1/result.json"

@@ -22,7 +22,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.executors.docker_cache import CACHE_LABEL
+from scbench_ci.executors.docker.cache import CACHE_LABEL
 from tests.conftest import ProblemFolder
 from tests.threats.tree_helpers import assert_no_crash, scbench
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scbench_ci.files import remove_tree
+from scbench_ci.trust.files import remove_tree
 from tests.conftest import ProblemFolder
 from tests.threats.tree_helpers import (
     assert_no_crash,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from scbench_ci.terminal import terminal_text
+from scbench_ci.trust.terminal import terminal_text
 from tests.threats.conftest import Threat, no_traceback
 
 FAKE = "\x1b[2J\x1b[H\x1b]0;owned\x07\r\x9b1mVerdict: PASSED\u202e\x08\x08 Core 3/3\n"

@@ -1,0 +1,1 @@
+"""The GitHub Action front end: INPUT_* in, one command's core called, then published."""

@@ -1,0 +1,1 @@
+"""Where jobs run side by side: the local pool."""

@@ -1,0 +1,140 @@
+"""Tar archives for containers: a folder goes in as one, each report comes back out as one.
+
+Going in, only folders, regular files and symlinks (stored as links, never followed) are packed,
+owned by the given ids. Coming out, the archive is the run's: only one regular file is taken from
+it, into memory, up to a size.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from scbench_ci.trust.untrusted_tree import (
+    MAX_DEPTH,
+    Entry,
+    Kind,
+    UntrustedTree,
+    UntrustedTreeError,
+)
+
+_COPY_CHUNK = 1024 * 1024
+
+
+def open_writer(target: BinaryIO) -> tarfile.TarFile:
+    """A tar writer in the format Docker reads (PAX: long names, any encoding)."""
+    return tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT)
+
+
+def add_tree(
+    tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int, mode_mask: int = 0o777
+) -> None:
+    """Add `source` as `name`, and everything under it, read through the guarded tree reader;
+    sockets, fifos and devices are left out.
+
+    `mode_mask` takes permission bits away (0o755: nobody but the owner may write)."""
+    with UntrustedTree.opened(source.parent) as parent:
+        top = parent.entry(source.name)
+        if top is None:
+            return
+        if top.kind is Kind.FILE:
+            with parent.file_content(source.name) as (content, size):
+                _add_entry(tar, top, name, uid, gid, mode_mask, content, size)
+            return
+        _add_entry(tar, top, name, uid, gid, mode_mask)
+        if top.kind is not Kind.FOLDER:
+            return
+        for entry in parent.walk(source.name):
+            if entry.too_deep:
+                raise UntrustedTreeError(entry.path, f"lies deeper than {MAX_DEPTH} folders")
+            member = f"{name}/{entry.path.relative_to(source.name)}"
+            if entry.kind is Kind.FILE:
+                with entry.content() as (content, size):
+                    _add_entry(tar, entry, member, uid, gid, mode_mask, content, size)
+            else:
+                _add_entry(tar, entry, member, uid, gid, mode_mask)
+
+
+def _add_entry(
+    tar: tarfile.TarFile,
+    entry: Entry,
+    name: str,
+    uid: int,
+    gid: int,
+    mode_mask: int,
+    content: BinaryIO | None = None,
+    size: int = 0,
+) -> None:
+    # Built by hand rather than with gettarinfo: that one turns a second link to a file into a
+    # hard-link entry and records the local owner.
+    if entry.kind is Kind.OTHER:
+        return
+    info = tarfile.TarInfo(name)
+    info.uid, info.gid = uid, gid
+    info.mode = entry.mode & mode_mask
+    info.mtime = entry.mtime
+    if entry.kind is Kind.LINK:
+        info.type = tarfile.SYMTYPE
+        info.linkname = entry.link or ""
+    elif entry.kind is Kind.FOLDER:
+        info.type = tarfile.DIRTYPE
+    else:
+        info.size = size
+    tar.addfile(info, content)
+
+
+def add_directory(tar: tarfile.TarFile, name: str, uid: int, gid: int, mode: int) -> None:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.DIRTYPE
+    info.uid, info.gid, info.mode = uid, gid, mode
+    tar.addfile(info)
+
+
+def add_file(tar: tarfile.TarFile, name: str, data: bytes, uid: int, gid: int, mode: int) -> None:
+    info = tarfile.TarInfo(name)
+    info.uid, info.gid, info.mode, info.size = uid, gid, mode, len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def read_member(chunks: Iterable[bytes], name: str, max_bytes: int) -> bytes | str:
+    """The content of the archive's first entry when it is a regular file called `name` of at
+    most `max_bytes`; else why not. Nothing is written, and reading stops at that entry."""
+    stream = io.BufferedReader(_ChunkReader(chunks), _COPY_CHUNK)
+    try:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            member = tar.next()
+            if member is None:
+                return "the archive is empty"
+            if member.name != name or not member.isreg():
+                return f"{name} is not a regular file"
+            if member.size > max_bytes:
+                return f"{name} is larger than {max_bytes} bytes"
+            content = tar.extractfile(member)
+            return content.read() if content is not None else f"{name} could not be read"
+    except tarfile.TarError as error:
+        return f"{name} could not be read ({error})"
+
+
+class _ChunkReader(io.RawIOBase):
+    """A file-like view of an iterable of byte strings (a streamed HTTP body)."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks: Iterator[bytes] = iter(chunks)
+        self._pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._pending = memoryview(chunk)
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size

@@ -1,0 +1,89 @@
+"""The plain-text report `check` prints: one line per finding, as compilers write them
+(`file:line: severity: [stage] message`), then each problem's verdict.
+
+Files are shown relative to the current folder where they are inside it, so a terminal or an
+editor can open them. Like the evaluation's report, it is made inert.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from scbench_ci.outputs.github.workflow import inert
+from scbench_ci.results import policy
+from scbench_ci.results.findings import CheckReport, Finding, Stage
+from scbench_ci.results.model import ProblemResult, RunResult
+
+
+def render_check_report(run: RunResult, results_path: Path | None) -> str:
+    """`results_path`: None when no problem was checked (so none was written)."""
+    lines = [""]
+    for problem, report in checked(run):
+        lines += [finding_line(problem, finding) for finding in report.findings]
+        lines += [
+            f"{problem.name}: infrastructure failure: {text}" for text in report.infrastructure
+        ]
+    if not run.problems:
+        lines.append("No problem to check: none has files changed since the given ref.")
+    else:
+        lines.append("")
+        width = max(len(problem.name) for problem in run.problems)
+        lines += [f"{problem.name:<{width}}  {verdict(problem)}" for problem in run.problems]
+        lines.append("")
+        failed = sum(not problem.passed for problem in run.problems)
+        word = "FAILED" if failed else "PASSED"
+        lines.append(
+            f"Check: {word}, {len(run.problems) - failed} of {len(run.problems)} problem(s) "
+            f"sound (oracle policy {run.policy}: {policy.describe(run.policy)}; "
+            f"{run.repeat} oracle run(s) of each checkpoint; {run.duration_s:.1f} s)"
+        )
+    if results_path is not None:
+        lines.append(f"Results: {results_path}")
+    return inert("\n".join(lines)) + "\n"
+
+
+def checked(run: RunResult) -> list[tuple[ProblemResult, CheckReport]]:
+    return [(problem, problem.check) for problem in run.problems if problem.check is not None]
+
+
+def finding_line(problem: ProblemResult, finding: Finding) -> str:
+    where = shown_path(Path(problem.path).parent / finding.file)
+    if finding.line is not None:
+        where += f":{finding.line}"
+    message = " ".join(finding.message.split())
+    return f"{where}: {finding.severity}: [{finding.stage}] {message}"
+
+
+def shown_path(path: Path) -> str:
+    """Relative to the current folder when inside it, else as it is."""
+    try:
+        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
+    except OSError:  # no current folder
+        return str(path)
+
+
+def verdict(problem: ProblemResult) -> str:
+    """`passed`, or `FAILED`, then each stage's errors and warnings where it has some."""
+    report = problem.check
+    if report is None:
+        return "not checked"
+    parts = []
+    for stage in Stage:
+        counts = report.counts(stage)
+        if counts is None:
+            continue
+        errors, warnings = counts
+        found = [
+            f"{errors} error(s)" if errors else "",
+            f"{warnings} warning(s)" if warnings else "",
+        ]
+        if errors or warnings:
+            parts.append(f"{stage} {', '.join(part for part in found if part)}")
+    skipped = [str(stage) for stage in Stage if report.counts(stage) is None]
+    if skipped:
+        parts.append(f"not run: {', '.join(skipped)}")
+    if report.infrastructure:
+        parts.append("stopped by the infrastructure")
+    word = "passed" if problem.passed else "FAILED"
+    return f"{word}{': ' if parts else ''}{'; '.join(parts)}"

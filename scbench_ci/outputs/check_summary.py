@@ -1,0 +1,78 @@
+"""The markdown summary of a check (templates/check.md.j2): one row per problem with each stage's
+verdict, then each problem's findings. Escaped as the evaluation's summary is, by its filters, and
+cut to the same size limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scbench_ci.outputs.check_console import checked
+from scbench_ci.outputs.summary import (
+    MAX_BYTES,
+    MIN_BYTES,
+    SUMMARY_FILE,
+    artifact_markdown,
+    cut_markdown,
+    load_template,
+)
+from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
+from scbench_ci.results.model import RunResult
+from scbench_ci.trust.output_folder import write_file
+
+TEMPLATE = "check.md.j2"
+PASSED, FAILED, WARNED, NOT_RUN = "✅", "❌", "⚠️", "\N{EN DASH}"
+
+
+def render_check_summary(
+    run: RunResult,
+    *,
+    artifact_url: str | None = None,
+    artifact_name: str | None = None,
+    max_bytes: int = MAX_BYTES,
+) -> str:
+    """At most `max_bytes` UTF-8 bytes (the end cut off if need be); a ValueError for an
+    artifact_url that is not http(s), or a max_bytes under MIN_BYTES."""
+    if max_bytes < MIN_BYTES:
+        raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
+    problems = checked(run)
+    findings = [finding for _, report in problems for finding in report.findings]
+    context = {
+        "run": run,
+        "problems": problems,
+        "stages": [stage.value.capitalize() for stage in Stage],
+        "rows": [
+            (problem, [cell(report, stage) for stage in Stage]) for problem, report in problems
+        ],
+        "errors": sum(finding.severity is Severity.ERROR for finding in findings),
+        "warnings": sum(finding.severity is Severity.WARNING for finding in findings),
+        "sound": sum(problem.passed for problem, _ in problems),
+        "artifact": artifact_markdown(artifact_url, artifact_name),
+        "mark": mark,
+        "place": place,
+    }
+    return cut_markdown(load_template(TEMPLATE).render(context), max_bytes)
+
+
+def write_check_summary(
+    run: RunResult, output_dir: Path, *, artifact_name: str | None = None
+) -> Path:
+    markdown = render_check_summary(run, artifact_name=artifact_name)
+    return write_file(output_dir, SUMMARY_FILE, markdown.encode())
+
+
+def cell(report: CheckReport, stage: Stage) -> str:
+    """`✅`, `❌ 2` (with `⚠️ 1` when there are warnings too), `⚠️ 1`, or an en dash: not run."""
+    counts = report.counts(stage)
+    if counts is None:
+        return NOT_RUN
+    errors, warnings = counts
+    parts = [f"{FAILED} {errors}" if errors else "", f"{WARNED} {warnings}" if warnings else ""]
+    return " ".join(part for part in parts if part) or PASSED
+
+
+def mark(finding: Finding) -> str:
+    return FAILED if finding.severity is Severity.ERROR else WARNED
+
+
+def place(finding: Finding) -> str:
+    return f"{finding.file}:{finding.line}" if finding.line is not None else finding.file

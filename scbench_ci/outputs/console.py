@@ -1,0 +1,202 @@
+"""The compact plain-text report the CLI (and the action) prints at the end of a run, and the
+plain-text wording of changes and flaky tests that the summary and the annotations share.
+
+Names, messages, warnings and log tails in it come from the problem and the submission: the
+report is made inert, so neither a terminal nor GitHub's runner reading it takes any of that for
+an escape sequence or a workflow command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import islice
+from pathlib import Path
+
+from scbench_ci.outputs.github.workflow import inert
+from scbench_ci.problem.model import Group
+from scbench_ci.reports import Status
+from scbench_ci.results import policy
+from scbench_ci.results.compare import Comparison
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult, TestResult
+from scbench_ci.results.policy import GroupCounts
+
+HEADLINE_CHARS = 120
+LISTED = 20
+"""How many entries of each list (regressions, verdict changes, notes, flaky tests) the report
+shows."""
+
+
+@dataclass(frozen=True)
+class FlakyTest:
+    problem: ProblemResult
+    checkpoint: CheckpointResult
+    test: TestResult
+
+
+def render_report(result: RunResult, results_path: Path) -> str:
+    lines = [""]
+    if result.comparison is not None:
+        lines += [*_comparison_lines(result.comparison), ""]
+    compact = len(result.problems) > 1
+    for problem, checkpoint in result.checkpoints():
+        show = _checkpoint_line if compact else _checkpoint_lines
+        lines += show(problem.name, checkpoint)
+    if compact:
+        lines.append("")
+    checkpoints = [checkpoint for _, checkpoint in result.checkpoints()]
+    if len(checkpoints) > 1:
+        passed = sum(checkpoint.passed for checkpoint in checkpoints)
+        lines.append(
+            f"{passed} of {len(checkpoints)} checkpoints passed "
+            f"({len(result.problems)} problem(s), {result.duration_s:.1f} s, "
+            f"{result.jobs} job(s) side by side)"
+        )
+    lines += _flaky_lines(result)
+    verdict = "PASSED" if result.passed else "FAILED"
+    lines.append(f"Verdict: {verdict} (policy {result.policy}: {policy.describe(result.policy)})")
+    if result.infrastructure_failure:
+        lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
+    lines.append(f"Results: {results_path}")
+    return inert("\n".join(lines)) + "\n"
+
+
+# Shared with the summary and the annotations, which escape it for where it goes.
+
+
+def change_counts(comparison: Comparison) -> str:
+    """`2 regressions, 1 fixed, 0 new, 0 removed, 1 flaky, 0 verdict changes`"""
+    regressions = len(comparison.regressions)
+    verdicts = len(comparison.verdict_changes)
+    return (
+        f"{regressions} regression{'s' if regressions != 1 else ''}, "
+        f"{len(comparison.fixed)} fixed, {len(comparison.new)} new, "
+        f"{len(comparison.removed)} removed, {len(comparison.flaky)} flaky, "
+        f"{verdicts} verdict change{'s' if verdicts != 1 else ''}"
+    )
+
+
+def baseline_date(comparison: Comparison) -> str:
+    """When the baseline ran, to the minute (in UTC when the time says its zone), or ''."""
+    try:
+        started = datetime.fromisoformat(comparison.baseline_started_at)
+    except ValueError:
+        return comparison.baseline_started_at
+    if started.tzinfo is None:
+        return f"{started:%Y-%m-%d %H:%M}"
+    return f"{started.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def flaky_tests(result: RunResult) -> Iterator[FlakyTest]:
+    """The run's flaky tests, reading only the checkpoints that have some."""
+    for problem, checkpoint in result.checkpoints():
+        if checkpoint.counts.flaky:
+            for test in checkpoint.tests:
+                if test.status is Status.FLAKY:
+                    yield FlakyTest(problem, checkpoint, test)
+
+
+def flaky_outcome(test: TestResult) -> str:
+    """`passed 2 of 3 runs` (`--repeat`) or `passed on attempt 3` (`--reruns`)."""
+    repeat = test.repeat
+    if repeat is not None and repeat.passed < repeat.runs:
+        return f"passed {repeat.passed} of {repeat.runs} runs"
+    return f"passed on attempt {test.reruns + 1}"
+
+
+def flaky_counting(result: RunResult) -> str:
+    if result.flaky_passes:
+        return "counted as passed (--flaky-passes)"
+    return "counted as failed for the policy"
+
+
+def headline(message: str | None) -> str:
+    """The first line of a message, at most HEADLINE_CHARS long."""
+    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
+    return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
+
+
+# The report's parts.
+
+
+def _comparison_lines(comparison: Comparison) -> list[str]:
+    date = baseline_date(comparison)
+    source = f"{comparison.baseline} ({date})" if date else comparison.baseline
+    lines = [f"Compared with {source}: {change_counts(comparison)}"]
+    for change in comparison.regressions[:LISTED]:
+        message = headline(change.message)
+        lines.append(
+            f"  regressed {change.problem} / {change.checkpoint}: {change.test} "
+            f"({change.before} -> {change.after}){': ' + message if message else ''}"
+        )
+    lines += _more(len(comparison.regressions))
+    verdicts = comparison.verdict_changes
+    for delta in verdicts[:LISTED]:
+        lines.append(
+            f"  verdict {delta.problem} / {delta.checkpoint}: "
+            f"{_passed(delta.passed_before)} -> {_passed(delta.passed_after)}"
+        )
+    lines += _more(len(verdicts))
+    notes = comparison.selection_notes
+    return [*lines, *(f"  note: {note}" for note in notes[:LISTED]), *_more(len(notes))]
+
+
+def _flaky_lines(result: RunResult) -> list[str]:
+    total = sum(checkpoint.counts.flaky for _, checkpoint in result.checkpoints())
+    if not total:
+        return []
+    lines = [f"Flaky tests: {total}, {flaky_counting(result)}"]
+    for flaky in islice(flaky_tests(result), LISTED):
+        message = headline(flaky.test.message)
+        lines.append(
+            f"  {flaky.problem.name} / {flaky.checkpoint.name}: {flaky.test.id} "
+            f"{flaky_outcome(flaky.test)}{'; first failure: ' + message if message else ''}"
+        )
+    return [*lines, *_more(total), ""]
+
+
+def _more(count: int) -> list[str]:
+    return [f"  … and {count - LISTED} more"] if count > LISTED else []
+
+
+def _passed(passed: bool | None) -> str:
+    return "passed" if passed else "failed"
+
+
+def _checkpoint_lines(problem: str, checkpoint: CheckpointResult) -> list[str]:
+    verdict = "passed" if checkpoint.passed else "failed"
+    reused = " (earlier result, unchanged)" if checkpoint.reused else ""
+    lines = [f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"]
+    lines.append(f"  {'group':<14}{'passed/total':>13}{'rate':>9}")
+    for group in Group:
+        lines.append(_row(group.value, checkpoint.groups[group]))
+    lines.append(_row("all", checkpoint.counts))
+    if checkpoint.failure is not None:
+        lines.append(f"  failure ({checkpoint.failure.kind.value}): {checkpoint.failure.message}")
+        if checkpoint.failure.log_tail:
+            lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
+    for warning in checkpoint.warnings:
+        lines.append(f"  warning: {warning}")
+    return [*lines, ""]
+
+
+def _checkpoint_line(problem: str, checkpoint: CheckpointResult) -> list[str]:
+    """One line (two when it failed for a reason other than its tests)."""
+    core = checkpoint.groups[Group.CORE]
+    counts = checkpoint.counts
+    verdict = "passed" if checkpoint.passed else "FAILED"
+    reused = " (earlier result)" if checkpoint.reused else ""
+    line = (
+        f"{verdict:<7}{problem} / {checkpoint.name}: Core {core.passed}/{core.total}, "
+        f"all {counts.passed}/{counts.total}, {checkpoint.duration_s:.1f} s{reused}"
+    )
+    if checkpoint.failure is None:
+        return [line]
+    return [line, f"       {checkpoint.failure.kind.value}: {checkpoint.failure.message}"]
+
+
+def _row(label: str, counts: GroupCounts) -> str:
+    rate = "-" if counts.pass_rate is None else f"{counts.pass_rate:.1%}"
+    fraction = f"{counts.passed}/{counts.total}"
+    return f"  {label:<14}{fraction:>13}{rate:>9}"

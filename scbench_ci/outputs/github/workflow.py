@@ -1,0 +1,84 @@
+"""GitHub's workflow commands and environment files, written as the runner reads them."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from scbench_ci.trust.terminal import terminal_text
+
+_COMMAND_AT_LINE_START = re.compile(r"^( *)::", re.MULTILINE)
+
+
+def inert(text: str) -> str:
+    """Text that the runner reads as text and a terminal shows as it is, for what is printed
+    outside `commands_stopped` (or by the CLI in a workflow step).
+
+    The runner ends a line at a carriage return too, reads `::name::` after any white space at
+    the start of a line and the older `##[name]` anywhere in one. So every character that is not
+    printable but a newline (carriage returns, tabs, terminal escape sequences, Unicode spaces
+    and line separators) becomes its Python escape, and a backslash goes before such a `::` and
+    into every `##[`.
+    """
+    shown = terminal_text(text, kept="\n")
+    return _COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\["))
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str = "", **properties: str | int | None) -> str:
+    given = ",".join(
+        f"{key}={escape_property(str(value))}"
+        for key, value in properties.items()
+        if value is not None
+    )
+    return f"::{name}{' ' + given if given else ''}::{escape_data(message)}"
+
+
+@contextmanager
+def group(title: str, stream: TextIO = sys.stdout) -> Iterator[None]:
+    stream.write(command("group", title) + "\n")
+    stream.flush()
+    try:
+        yield
+    finally:
+        stream.write(command("endgroup") + "\n")
+        stream.flush()
+
+
+@contextmanager
+def commands_stopped(stream: TextIO = sys.stdout) -> Iterator[None]:
+    """Nothing printed inside is read as a workflow command: the token cannot be guessed."""
+    token = secrets.token_hex(16)
+    stream.write(f"::stop-commands::{token}\n")
+    stream.flush()
+    try:
+        yield
+    finally:
+        # A submission may leave its output mid-line; the resume command must start a line.
+        stream.write(f"\n::{token}::\n")
+        stream.flush()
+
+
+def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:
+    """Append to GITHUB_OUTPUT in the multi-line form, each value under a random delimiter."""
+    with path.open("a", encoding="utf-8") as file:
+        for name, value in outputs.items():
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            file.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+
+
+def append_summary(path: Path, markdown: str) -> None:
+    with path.open("a", encoding="utf-8") as file:
+        file.write(markdown if markdown.endswith("\n") else markdown + "\n")

@@ -1,0 +1,113 @@
+"""What the console shows while a run goes on.
+
+One evaluation at a time streams its output as it comes (`Headers`: a header line per job).
+Side by side, output would interleave, so each job's output goes to its own log file and the
+console shows progress instead: on a terminal a status line rewritten in place (`LiveStatus`),
+elsewhere (CI logs) one line per finished evaluation (`FinishedLines`). Calls come from the
+worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TextIO
+
+from scbench_ci.outputs.github.workflow import inert
+from scbench_ci.plan import Job
+from scbench_ci.problem.model import Group
+from scbench_ci.results.model import CheckpointResult
+
+
+class Headers:
+    """For a run whose jobs stream their output: a header before each job's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def started(self, job: Job) -> None:
+        self.stream.write(inert(f"\n=== {job.label} ({job.submission}) ===") + "\n")
+        self.stream.flush()
+
+    def finished(self, job: Job, result: CheckpointResult) -> None:
+        pass
+
+
+class FinishedLines:
+    """One line per finished evaluation, with the counts so far."""
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.done = 0
+        self.passing = 0
+        self.running = 0
+        self.started_at = time.monotonic()
+        self.lock = threading.Lock()
+
+    def started(self, job: Job) -> None:
+        with self.lock:
+            self.running += 1
+            self.show_status()
+
+    def finished(self, job: Job, result: CheckpointResult) -> None:
+        with self.lock:
+            self.running -= 1
+            self.done += 1
+            self.passing += result.passed
+            self.show_finished(job, result)
+            self.show_status()
+
+    def show_finished(self, job: Job, result: CheckpointResult) -> None:
+        self.stream.write(f"[{self.done}/{self.total}] {finished_line(job, result)}\n")
+        self.stream.flush()
+
+    def show_status(self) -> None:
+        pass
+
+    def status(self) -> str:
+        elapsed = time.monotonic() - self.started_at
+        left = self.total - self.done
+        eta = f"ETA {_clock(elapsed / self.done * left)}" if self.done and left else "ETA -"
+        return (
+            f"{self.done}/{self.total} done: {self.passing} passing, "
+            f"{self.done - self.passing} failing, {self.running} running; "
+            f"{_clock(elapsed)} elapsed, {eta}"
+        )
+
+
+class LiveStatus(FinishedLines):
+    """On a terminal: finished lines scroll above a status line that is rewritten in place."""
+
+    def show_finished(self, job: Job, result: CheckpointResult) -> None:
+        self.stream.write("\r\x1b[K")
+        super().show_finished(job, result)
+
+    def show_status(self) -> None:
+        self.stream.write(f"\r\x1b[K{self.status()}")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def finished_line(job: Job, result: CheckpointResult) -> str:
+    core = result.groups[Group.CORE]
+    counts = result.counts
+    verdict = "passed" if result.passed else "failed"
+    if job.role:
+        # A check's run is judged by the check, not by the policy (an empty submission is
+        # meant to fail).
+        verdict = "done"
+    if result.reused:
+        verdict += " (earlier result, unchanged)"
+    kind = f" [{result.failure.kind.value}]" if result.failure is not None else ""
+    return inert(
+        f"{job.label}: {verdict}{kind}, Core {core.passed}/{core.total}, "
+        f"all {counts.passed}/{counts.total}, {result.duration_s:.1f} s"
+    )
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{rest:02}" if hours else f"{minutes}:{rest:02}"

@@ -1,0 +1,1 @@
+"""The problem stage: config.yaml, read by a hardened loader, as a typed problem."""

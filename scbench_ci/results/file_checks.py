@@ -1,0 +1,136 @@
+"""What the schema cannot say about a results.json: the values that cannot be true.
+
+Run on a document that passed the schema (in the current version's shape): dates that parse,
+durations that are plausible, counts that add up, test ids given once, a checkpoint without a
+failure whose pytest ended as a run of tests does. Each check raises a `JsonError` naming the
+JSON path of the first bad value. Whether the counts agree with the tests listed, and every
+verdict, is the reader's to derive (`results_file`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from scbench_ci.reports import MAX_DURATION_S, MAX_LINE, MAX_RERUNS
+from scbench_ci.trust.strict_json import JsonError, join
+
+MIN_YEAR, MAX_YEAR = 1970, 9000
+"""Dates outside are not a run's (and a duration added to them could overflow)."""
+COMPLETED_EXIT_CODES = (0, 1)
+"""pytest's exit codes for a session that ran its tests: any other one is a failure's."""
+COMPARISON_LISTS = ("regressions", "fixed", "new", "removed", "flaky")
+
+
+def check_run(document: Mapping[str, Any]) -> None:
+    date(document["started_at"], "started_at")
+    duration(document["duration_s"], "duration_s")
+    unique((p["name"] for p in document["problems"]), "problems", "name")
+    for index, problem in enumerate(document["problems"]):
+        where = f"problems[{index}]"
+        unique((c["name"] for c in problem["checkpoints"]), f"{where}.checkpoints", "name")
+        for number, checkpoint in enumerate(problem["checkpoints"]):
+            check_checkpoint(checkpoint, f"{where}.checkpoints[{number}]", document["repeat"])
+    if document["comparison"] is not None:
+        _check_comparison(document["comparison"], "comparison")
+
+
+def check_checkpoint(document: Mapping[str, Any], where: str, repeat: int | None = None) -> None:
+    """`repeat`: the run's `--repeat`, when the checkpoint is read as part of its run."""
+    code = document["pytest_exit_code"]
+    if document["failure"] is None and code not in COMPLETED_EXIT_CODES:
+        raise JsonError(
+            f"{where}.pytest_exit_code",
+            f"pytest's exit code {code} is a failure's, and the checkpoint has no failure",
+        )
+    if document["started_at"]:
+        date(document["started_at"], f"{where}.started_at")
+    duration(document["duration_s"], f"{where}.duration_s")
+    for name, seconds in document["phases"].items():
+        duration(seconds, join(f"{where}.phases", name))
+    counts(document["totals"], f"{where}.totals")
+    for name, group in document["groups"].items():
+        counts(group, f"{where}.groups.{name}")
+    tests = document["tests"]
+    unique((test["id"] for test in tests), f"{where}.tests", "id")
+    for index, test in enumerate(tests):
+        _check_test(test, f"{where}.tests[{index}]", repeat)
+
+
+def _check_test(test: Mapping[str, Any], where: str, repeat: int | None) -> None:
+    duration(test["duration_s"], f"{where}.duration_s")
+    if test["line"] is not None and test["line"] > MAX_LINE:
+        raise JsonError(f"{where}.line", f"line {test['line']} is past {MAX_LINE}")
+    if test["reruns"] > MAX_RERUNS:
+        raise JsonError(f"{where}.reruns", f"{test['reruns']} reruns, more than {MAX_RERUNS}")
+    count = test["repeat"]
+    if count is None:
+        return
+    if count["passed"] > count["runs"]:
+        raise JsonError(
+            f"{where}.repeat.passed", f"passed {count['passed']} times in {count['runs']} runs"
+        )
+    if repeat is not None and count["runs"] > repeat:
+        raise JsonError(
+            f"{where}.repeat.runs", f"{count['runs']} runs, but the run repeated {repeat} times"
+        )
+
+
+def _check_comparison(document: Mapping[str, Any], where: str) -> None:
+    date(document["baseline_started_at"], f"{where}.baseline_started_at")
+    for name in COMPARISON_LISTS:
+        told, listed = document["totals"][name], len(document[name])
+        if told != listed:
+            raise JsonError(f"{where}.totals.{name}", f"says {told}, but {listed} are listed")
+    for index, delta in enumerate(document["checkpoints"]):
+        for group, pair in delta["groups"].items():
+            for side in ("before", "after"):
+                if pair[side] is not None:
+                    counts(pair[side], f"{where}.checkpoints[{index}].groups.{group}.{side}")
+
+
+def counts(document: Mapping[str, Any], where: str) -> None:
+    """A group's counts: every test counted once as passed, failed or skipped."""
+    passed, failed, skipped, total = (
+        document["passed"],
+        document["failed"],
+        document["skipped"],
+        document["total"],
+    )
+    if passed + failed + skipped != total:
+        raise JsonError(
+            f"{where}.total",
+            f"{total}, but passed {passed} + failed {failed} + skipped {skipped} "
+            f"= {passed + failed + skipped}",
+        )
+    if document["flaky"] > total:
+        raise JsonError(f"{where}.flaky", f"{document['flaky']} flaky of {total} tests")
+    rate = document["pass_rate"]
+    expected = round(passed / total, 4) if total else None
+    if rate != expected:
+        raise JsonError(f"{where}.pass_rate", f"{rate}, but passed / total is {expected}")
+
+
+def date(text: str, where: str) -> None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise JsonError(where, "not a date and time (ISO 8601)") from None
+    if when.tzinfo is None:
+        raise JsonError(where, "a date and time without its time zone")
+    if not MIN_YEAR <= when.year <= MAX_YEAR:
+        raise JsonError(where, f"the year {when.year} is not between {MIN_YEAR} and {MAX_YEAR}")
+
+
+def duration(seconds: float, where: str) -> None:
+    if seconds > MAX_DURATION_S:
+        raise JsonError(where, f"{seconds} s is more than the {MAX_DURATION_S} s allowed")
+
+
+def unique(values: Iterable[str], where: str, field: str) -> None:
+    seen: set[str] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            raise JsonError(f"{where}[{index}].{field}", "given twice")
+        seen.add(value)

@@ -1,0 +1,214 @@
+"""SCBench's own result files, in SCBench's exact format: one `evaluation.json` per evaluated
+checkpoint and the rows of one `checkpoint_results.jsonl` per run, so that SCBench's metrics
+tooling (SprocketLab/slop-code-bench) reads our output as if its own runner had written it.
+
+What SCBench writes and reads, from its code (the code wins where its docs differ):
+
+- `evaluation.json` is `CorrectnessResults.to_output_dict()` (`src/slop_code/evaluation/report.py`):
+  twelve keys, in the model's order. The model forbids extra keys (`extra="forbid"`), so nothing
+  of ours (timestamps, policy, verdict) may be added: SCBench's `CorrectnessResults(**data)` would
+  reject the file. `tests` is the compact grouped form, `{"<checkpoint>-<GroupType>": {"passed":
+  [ids], "failed": [ids]}}`, where "failed" holds every test that did not pass (skipped ones too).
+- Counts follow SCBench's runner (`src/slop_code/evaluation/pytest_runner.py`): pytest's
+  `xfailed` is SCBench's `skipped` and `xpassed` is `passed`; every test counts in `total_counts`,
+  only passed ones in `pass_counts`. That is what our `GroupCounts` holds (passed = passed and
+  xpassed, total = every test), so the counts come from the checkpoint's groups.
+- SCBench has no reruns and no flaky status: its runner runs each test once and files it under
+  "passed" or "failed". A flaky test (failed, then passed on a rerun, or passed in only some of
+  `--repeat`'s runs) is filed as failed, as the one run SCBench makes could have seen it (our
+  first attempt, made as SCBench makes its run, did), unless flaky tests pass (`--flaky-passes`):
+  then as passed. Either way it is filed where the checkpoint's counts have it, so the ids agree
+  with `pass_counts` and SCBench's metrics read from our files are our own pass rates.
+- A row of `checkpoint_results.jsonl` is built by `create_problem_reports`
+  (`src/slop_code/entrypoints/evaluation/metrics.py`) from the problem's config, the checkpoint's
+  position and `get_evaluation_metrics` (`src/slop_code/metrics/checkpoint/extractors.py`) applied
+  to `evaluation.json`. Its other fields come from files we never have: `started`, `ended`,
+  `elapsed`, `cost`, `steps` and the token counts from the agent's `inference_result.json`; `loc`,
+  lint, complexity and the `delta.*` fields from `quality_analysis/`; `rubric_*` from
+  `rubric.jsonl`. SCBench's extractors leave a missing file's keys out of the row, and its
+  summary (`src/slop_code/metrics/summary/`) takes only the keys a row has (`chkpt[key] for ...
+  if key in chkpt`, `chkpt.get(key, 0)`), so those keys are left out here too: a `null` would
+  break its sums and means, a 0 would be a figure nobody measured.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from scbench_ci.problem.model import Group, Problem
+from scbench_ci.reports import Status
+from scbench_ci.results.model import CheckpointResult, TestResult, add_counts
+from scbench_ci.results.policy import GroupCounts
+from scbench_ci.trust.output_folder import write_file
+
+EVALUATION_FILE = "evaluation.json"
+CHECKPOINT_RESULTS_FILE = "checkpoint_results.jsonl"
+UNKNOWN_STATE = "unknown"
+"""The `state` SCBench writes for a checkpoint its agent run did not record (`run_info.yaml`)."""
+
+GROUP_TYPES: Mapping[Group, str] = {
+    Group.CORE: "Core",
+    Group.FUNCTIONALITY: "Functionality",
+    Group.REGRESSION: "Regression",
+    Group.ERROR: "Error",
+}
+"""SCBench's `GroupType` values for our groups."""
+
+STATUSES: Mapping[Status, str] = {
+    Status.PASSED: "passed",
+    Status.FAILED: "failed",
+    Status.ERROR: "error",
+    Status.SKIPPED: "skipped",
+    Status.XFAILED: "skipped",
+    Status.XPASSED: "passed",
+    Status.FLAKY: "failed",
+}
+"""SCBench's `TestResult.status` for each of our statuses, as its runner maps pytest's outcomes
+(flaky: see the module's docstring)."""
+
+
+def evaluation_json(
+    problem: Problem, checkpoint: CheckpointResult, *, entrypoint: str, flaky_passes: bool = False
+) -> dict[str, Any] | None:
+    """SCBench's `evaluation.json` for one evaluated checkpoint of `problem`; `entrypoint` is the
+    command that runs the submission (what the tests got as `--entrypoint`); `flaky_passes` as
+    the checkpoint's counts were made (`--flaky-passes`).
+
+    None when pytest never ran to an exit code (the test runner did not start, or the session
+    timeout killed it): SCBench requires an integer `pytest_exit_code`, and its own evaluation
+    writes no `evaluation.json` for a checkpoint whose tests could not be run.
+    `infrastructure_failure` is SCBench's "pytest execution itself failed, not just tests": true
+    whenever our run has a failure, which includes SCBench's own cases (exit codes 2 to 5,
+    nothing collected).
+    """
+    if checkpoint.pytest_exit_code is None:
+        return None
+    pass_counts, total_counts = _counts(checkpoint)
+    return {
+        "problem_name": problem.name,
+        "problem_version": problem.version,
+        "checkpoint_name": checkpoint.name,
+        "checkpoint_version": problem.checkpoint(checkpoint.name).version,
+        "duration": checkpoint.duration_s,
+        "entrypoint": entrypoint,
+        "tests": _grouped_tests(checkpoint.tests, flaky_passes),
+        "pass_counts": pass_counts,
+        "total_counts": total_counts,
+        "pytest_exit_code": checkpoint.pytest_exit_code,
+        "pytest_collected": len(checkpoint.tests),
+        "infrastructure_failure": checkpoint.failure is not None,
+    }
+
+
+def checkpoint_results_row(
+    problem: Problem, checkpoint: CheckpointResult, *, path: str, state: str = UNKNOWN_STATE
+) -> dict[str, Any]:
+    """One line of SCBench's `checkpoint_results.jsonl` for an evaluated checkpoint of `problem`.
+
+    `path`: SCBench's code writes the problem's folder of the run (the folder that holds the
+    checkpoint folders); its docs show the checkpoint's folder instead. `idx` is the checkpoint's
+    `order`, and `is_first`/`is_last` its place among all the problem's checkpoints (not only the
+    evaluated ones), as SCBench computes them. The test fields are those SCBench derives from the
+    checkpoint's `evaluation.json`, and are left out, as SCBench leaves them out, when there is
+    none (see `evaluation_json`).
+    """
+    order = [c.name for c in problem.checkpoints]
+    position = order.index(checkpoint.name)
+    row: dict[str, Any] = {
+        "problem": problem.name,
+        "version": problem.version,
+        "checkpoint": checkpoint.name,
+        "path": path,
+        "idx": problem.checkpoint(checkpoint.name).order,
+        "state": state,
+        "is_first": position == 0,
+        "is_last": position == len(order) - 1,
+    }
+    if checkpoint.pytest_exit_code is not None:
+        row.update(_evaluation_metrics(checkpoint))
+    return row
+
+
+def write_evaluation(checkpoint_dir: Path, document: Mapping[str, Any]) -> Path:
+    """Write `document` as `checkpoint_dir/evaluation.json`, laid out as SCBench writes it."""
+    return write_file(checkpoint_dir, EVALUATION_FILE, json.dumps(document, indent=2).encode())
+
+
+def write_checkpoint_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
+    """Write `rows` as a `checkpoint_results.jsonl` file, one JSON object a line.
+
+    SCBench keys the rows of a run by (problem, checkpoint) and keeps only the last of a key, so
+    two rows with the same key (two submissions of one checkpoint) are refused: they belong in
+    two files.
+    """
+    lines = []
+    seen: set[tuple[Any, Any]] = set()
+    for row in rows:
+        key = (row["problem"], row["checkpoint"])
+        if key in seen:
+            raise ValueError(
+                f"two rows for problem {key[0]!r}, checkpoint {key[1]!r}: SCBench keeps one"
+            )
+        seen.add(key)
+        lines.append(json.dumps(row) + "\n")
+    return write_file(path.parent, path.name, "".join(lines).encode())
+
+
+def _counts(checkpoint: CheckpointResult) -> tuple[dict[str, int], dict[str, int]]:
+    """`pass_counts` and `total_counts`: SCBench has a key for each group that has tests. Its
+    runner leaves a group with no passing test out of `pass_counts`; it is written here with 0,
+    which SCBench's model and readers take as they take a missing key, and without which one of
+    its reader versions (iterating over `pass_counts`) would drop that group's tests."""
+    counted = {GROUP_TYPES[group]: counts for group, counts in checkpoint.groups.items()}
+    return (
+        {name: counts.passed for name, counts in counted.items() if counts.total},
+        {name: counts.total for name, counts in counted.items() if counts.total},
+    )
+
+
+def _grouped_tests(
+    tests: Iterable[TestResult], flaky_passes: bool
+) -> dict[str, dict[str, list[str]]]:
+    """SCBench's compact `tests`: ids by `<checkpoint>-<GroupType>`, then passed or not. The id is
+    the node id without its file, as SCBench's runner takes it."""
+    grouped: dict[str, dict[str, list[str]]] = {}
+    for test in tests:
+        buckets = grouped.setdefault(
+            f"{test.checkpoint}-{GROUP_TYPES[test.group]}", {"passed": [], "failed": []}
+        )
+        passed = STATUSES[test.status] == "passed" or (flaky_passes and test.status is Status.FLAKY)
+        bucket = "passed" if passed else "failed"
+        buckets[bucket].append(test.id.split("::", 1)[-1])
+    return grouped
+
+
+def _evaluation_metrics(checkpoint: CheckpointResult) -> dict[str, Any]:
+    """The fields SCBench's `get_evaluation_metrics` derives from `evaluation.json`, in its
+    order. `checkpoint_pass_rate` leaves Regression tests out."""
+    groups = checkpoint.groups
+    empty = GroupCounts()
+    total = checkpoint.counts
+    own = add_counts(counts for group, counts in groups.items() if group is not Group.REGRESSION)
+    metrics: dict[str, Any] = {
+        "pass_rate": _rate(total),
+        "core_pass_rate": _rate(groups.get(Group.CORE, empty)),
+        "checkpoint_pass_rate": _rate(own),
+        "duration": checkpoint.duration_s,
+        "total_tests": total.total,
+        "passed_tests": total.passed,
+    }
+    for group in (Group.CORE, Group.FUNCTIONALITY, Group.ERROR, Group.REGRESSION):
+        counts = groups.get(group, empty)
+        metrics[f"{group.value.lower()}_total"] = counts.total
+        metrics[f"{group.value.lower()}_passed"] = counts.passed
+    return metrics
+
+
+def _rate(counts: GroupCounts) -> float:
+    """SCBench's pass rate, which is not `GroupCounts.pass_rate`: unrounded (its summary counts a
+    checkpoint solved when the rate is close to 1.0, which rounding would make 0.99995), and 0,
+    not None, without tests (its summary cannot take a null)."""
+    return counts.passed / counts.total if counts.total else 0

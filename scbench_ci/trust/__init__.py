@@ -1,0 +1,3 @@
+"""The trust and file layer: the one guarded reader, the one output-folder writer, signatures,
+inert text.
+"""

@@ -1,0 +1,1 @@
+"""SCBench's own evaluation flow, re-created for differential tests."""

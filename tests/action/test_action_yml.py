@@ -1,0 +1,205 @@
+"""action.yml, the input reader, the CLI and the README tested against each other, so none of them
+can drift: the same inputs and outputs, in the same order, with the same defaults, read into the
+same options as the CLI's flags; and the image action.yml runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from scbench_ci import __version__
+from scbench_ci.action.inputs import DEFAULTS, ActionInputs, read_inputs
+from scbench_ci.cli.main import parse_arguments
+from scbench_ci.commands import evaluate
+from scbench_ci.options import EvaluationOptions
+from testing.runner import input_variable
+from testing.workflow_files import action_steps, doc_snippets, load_workflow
+from tests.conftest import REPO_ROOT, ProblemFolder
+
+ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+README = (REPO_ROOT / "README.md").read_text()
+
+
+class _RecordingEnv(dict[str, str]):
+    """An environment that remembers every name read from it."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        super().__init__(values)
+        self.read: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+
+def _readme_table(heading: str) -> list[tuple[str, str]]:
+    """(first cell, last cell) of each row of the table under a `### heading`."""
+    section = README.split(f"\n### {heading}\n", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    cells = [[cell.strip() for cell in re.split(r"(?<!\\)\|", row[1:-1])] for row in rows]
+    return [(row[0], row[-1]) for row in cells]
+
+
+def _workspace(tmp_path: Path) -> Path:
+    ProblemFolder(tmp_path / "problem")
+    (tmp_path / "ci").mkdir()
+    return tmp_path
+
+
+def _action(workspace: Path, **inputs: str) -> ActionInputs:
+    env = {"GITHUB_WORKSPACE": str(workspace)}
+    env |= {input_variable(name): value for name, value in inputs.items()}
+    return read_inputs(env)
+
+
+def _cli(*argv: str) -> EvaluationOptions:
+    return evaluate.options(parse_arguments(["evaluate", *argv]))
+
+
+def test_action_yml_declares_the_inputs_the_reader_reads_with_its_defaults() -> None:
+    declared = {
+        name: None if spec.get("required") else spec.get("default", "")
+        for name, spec in ACTION["inputs"].items()
+    }
+    assert list(declared) == list(DEFAULTS)
+    assert declared == DEFAULTS
+
+
+def test_the_reader_reads_every_input_of_action_yml_and_no_other(tmp_path: Path) -> None:
+    env = _RecordingEnv(
+        {
+            "GITHUB_WORKSPACE": str(_workspace(tmp_path)),
+            "INPUT_PROBLEM": "problem",
+            "INPUT_CHECKPOINT": "checkpoint_1",
+        }
+    )
+    read_inputs(env)
+    read = {name for name in env.read if name.startswith("INPUT_")}
+    assert read == {input_variable(name) for name in ACTION["inputs"]}
+
+
+def test_inputs_left_out_are_action_yml_defaults(tmp_path: Path) -> None:
+    """A step that runs the image itself (`uses: docker://...`, as from a mirror) passes only the
+    inputs it sets; the runner passes action.yml's defaults for the others."""
+    workspace = _workspace(tmp_path)
+    given = {"problem": "problem", "checkpoint": "checkpoint_1"}
+    defaults = {name: str(default) for name, default in DEFAULTS.items() if default is not None}
+    assert _action(workspace, **given) == _action(workspace, **{**defaults, **given})
+
+
+def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    from_cli = _cli(
+        *("--problem", str(workspace / "problem"), "--checkpoint", "checkpoint_1"),
+        *("--submission", str(workspace), "--output", str(workspace / ".scbench")),
+        *("--executor", "docker"),
+    )
+    from_action = _action(workspace, problem="problem", checkpoint="checkpoint_1").options
+    # The one difference on purpose: the action's .scbench/ in the workspace is its own.
+    assert from_action.own_output and not from_cli.own_output
+    assert from_cli == dataclasses.replace(from_action, own_output=False)
+
+
+def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    from_action = _action(
+        workspace,
+        problem="problem",
+        checkpoint="all",
+        submission="solutions/{checkpoint}",
+        include_prior_tests="false",
+        entrypoint="python3 main.py",
+        environment="ci/env.yaml",
+        image="python:3.12",
+        memory="1g",
+        cpus="0.5",
+        pids_limit="64",
+        disk="256m",
+        cache="false",
+        test_network="true",
+        timeout="12",
+        session_timeout="600",
+        pass_policy="any-case",
+        pytest_args="-k 'a and b' -x",
+        jobs="3",
+        skip_existing="true",
+        reruns="2",
+        repeat="3",
+        flaky_passes="true",
+        select="problem/checkpoint_1\nproblem/checkpoint_2",
+    ).options
+    from_cli = _cli(
+        *("--problem", str(workspace / "problem"), "--checkpoint", "all"),
+        *("--submission", str(workspace / "solutions/{checkpoint}")),
+        *("--output", str(workspace / ".scbench"), "--executor", "docker"),
+        *("--no-include-prior-tests", "--entrypoint", "python3 main.py"),
+        *("--environment", str(workspace / "ci/env.yaml"), "--image", "python:3.12"),
+        *("--memory", "1g", "--cpus", "0.5", "--pids-limit", "64", "--disk", "256m"),
+        *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
+        *("--policy", "any-case", "--jobs", "3", "--skip-existing"),
+        *("--reruns", "2", "--repeat", "3", "--flaky-passes"),
+        *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
+        *("--", "-k", "a and b", "-x"),
+    )
+    assert from_cli == dataclasses.replace(from_action, own_output=False)
+    # Every option was set away from its default: each one reaches both front ends.
+    defaults = EvaluationOptions(problems=(), checkpoint="", submission="", output_dir=Path())
+    for option in dataclasses.fields(EvaluationOptions):
+        # The action's executor is always docker; its output folder always its own.
+        if option.name not in ("executor", "own_output"):
+            assert getattr(from_action, option.name) != getattr(defaults, option.name), option
+
+
+def test_the_readme_tables_name_the_inputs_and_outputs_with_their_defaults() -> None:
+    inputs = _readme_table("Inputs")
+    assert [name.strip("`") for name, _ in inputs] == list(ACTION["inputs"])
+    for name, default_cell in inputs:
+        spec = ACTION["inputs"][name.strip("`")]
+        if spec.get("required"):
+            assert default_cell == "required", name
+        elif spec.get("default"):
+            assert default_cell == f"`{spec['default']}`", name
+        else:  # empty: the cell says in words what decides
+            assert not re.fullmatch(r"`[^`]*`", default_cell), name
+    outputs = [
+        name for cell, _ in _readme_table("Outputs") for name in re.findall(r"`(\w+)`", cell)
+    ]
+    assert sorted(outputs) == sorted(ACTION["outputs"])
+
+
+def test_every_use_of_the_action_gives_inputs_it_has_and_those_it_needs() -> None:
+    workflows = [load_workflow("ci.yml")]
+    snippets, _ = doc_snippets()
+    workflows += [yaml.safe_load(snippet.text) for snippet in snippets]
+    steps = [step for workflow in workflows for step in action_steps(workflow)]
+    assert len(steps) >= 6
+    required = {name for name, spec in ACTION["inputs"].items() if spec.get("required")}
+    for step in steps:
+        given = set(step.get("with", {}))
+        assert given <= set(ACTION["inputs"]), step
+        assert required <= given, step
+
+
+def test_the_image_is_the_dockerfile_or_this_versions_release() -> None:
+    """Development: the runner builds the Dockerfile. A release commit (scripts/release_action.py,
+    in the release workflow, which then runs this test) names the image of the package's version."""
+    image = ACTION["runs"]["image"]
+    if image == "Dockerfile":
+        assert (REPO_ROOT / "Dockerfile").is_file()
+    else:
+        found = re.fullmatch(r"docker://ghcr\.io/[a-z0-9-]+/evaluate:(.+)", image)
+        assert found, image
+        assert found.group(1) == __version__
+
+
+@pytest.mark.parametrize("name", ["ci.yml", "release.yml"])
+def test_the_workflows_use_no_expression_in_scripts(name: str) -> None:
+    """Values reach `run:` scripts through `env:`, never pasted into the script's text."""
+    for job in load_workflow(name)["jobs"].values():
+        for step in job.get("steps", []):
+            assert "${{" not in step.get("run", ""), step

@@ -1,0 +1,238 @@
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.action.inputs import input_value, read_inputs
+from scbench_ci.errors import ProblemError, UsageError
+from tests.conftest import ProblemFolder
+
+
+def _env(workspace: Path, **inputs: str) -> dict[str, str]:
+    env = {"GITHUB_WORKSPACE": str(workspace)}
+    env.update({f"INPUT_{name.upper()}": value for name, value in inputs.items()})
+    return env
+
+
+def test_defaults(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "problems/p")
+    inputs = read_inputs(_env(tmp_path, problem="problems/p", checkpoint=" checkpoint_1 "))
+    options = inputs.options
+    assert options.problems == (tmp_path / "problems/p",)
+    assert options.checkpoint == "checkpoint_1"  # trimmed
+    assert options.submission == str(tmp_path / ".")
+    assert options.output_dir == tmp_path / ".scbench"
+    assert options.executor == "docker"
+    assert options.include_prior_tests is None  # the problem decides
+    assert (options.policy, inputs.fail_on, inputs.command) == ("core-cases", "policy", "evaluate")
+    assert (inputs.baseline, inputs.comment, inputs.results, inputs.shards) == (
+        None,
+        False,
+        (),
+        None,
+    )
+    assert (options.reruns, options.repeat, options.flaky_passes, options.select) == (
+        0,
+        1,
+        False,
+        (),
+    )
+    assert inputs.github_token == ""  # `${{ github.token }}` not expanded: the image ran alone
+    assert (inputs.job_summary, inputs.annotations, inputs.upload_artifact) == (True, True, True)
+    assert options.session_timeout_s == 1800
+    assert options.test_timeout_s is None and inputs.retention_days is None
+    assert options.pytest_args == ()
+    assert options.test_network is False
+    limits = (options.memory, options.cpus, options.pids_limit, options.disk)
+    assert limits == ("4g", 2, 1024, "auto")
+    assert options.use_cache is True
+
+
+def test_every_input(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
+    inputs = read_inputs(
+        _env(
+            tmp_path,
+            problem="p",
+            checkpoint="all",
+            submission="solutions/{checkpoint}",
+            include_prior_tests="False",
+            entrypoint="python main.py",
+            environment="env.yaml",
+            image="python:3.12",
+            memory="1g",
+            cpus="0.5",
+            pids_limit="64",
+            disk="256m",
+            cache="no",
+            test_network="true",
+            timeout="12.5",
+            session_timeout="600",
+            pass_policy="all-cases",
+            fail_on_policy="FALSE",
+            baseline="artifact:nightly",
+            baseline_branch="release",
+            reruns="2",
+            repeat="3",
+            flaky_passes="yes",
+            pytest_args="-k 'a and b' -x",
+            comment="true",
+            github_token="ghs_token",
+            job_summary="no",
+            annotations="off",
+            upload_artifact="0",
+            artifact_name="my-results",
+            retention_days="7",
+        ),
+    )
+    options = inputs.options
+    assert options.submission == str(tmp_path / "solutions/{checkpoint}")
+    assert options.include_prior_tests is False
+    assert options.environment == tmp_path / "env.yaml"
+    assert (options.test_timeout_s, options.session_timeout_s) == (12.5, 600)
+    assert options.pytest_args == ("-k", "a and b", "-x")
+    assert (options.memory, options.cpus, options.pids_limit, options.disk) == (
+        "1g",
+        0.5,
+        64,
+        "256m",
+    )
+    assert options.use_cache is False
+    assert inputs.fail_on == "never"  # fail_on_policy: false
+    assert not (inputs.job_summary or inputs.annotations or inputs.upload_artifact)
+    assert (inputs.baseline, inputs.baseline_branch) == ("artifact:nightly", "release")
+    assert (options.reruns, options.repeat, options.flaky_passes) == (2, 3, True)
+    assert (inputs.comment, inputs.github_token) == (True, "ghs_token")
+    assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
+    assert options.test_network is True
+
+
+@pytest.mark.parametrize(("given", "days"), [("", None), ("0", 0), ("1", 1), ("400", 400)])
+def test_retention_days_are_passed_on_as_given(
+    tmp_path: Path, given: str, days: int | None
+) -> None:
+    """0 (the repository's default) and more than 90 are for the upload to judge, as the
+    toolkit does: only what is not a whole number is refused here."""
+    ProblemFolder(tmp_path / "p")
+    env = _env(tmp_path, problem="p", checkpoint="checkpoint_1", retention_days=given)
+    assert read_inputs(env).retention_days == days
+
+
+def test_input_names_as_the_runner_writes_them() -> None:
+    env = {"INPUT_PASS_POLICY": " any ", "INPUT_MY-INPUT": "kept", "INPUT_TWO_WORDS": "x"}
+    assert input_value(env, "pass_policy") == "any"
+    assert input_value(env, "my-input") == "kept"  # hyphens stay
+    assert input_value(env, "two words") == "x"  # spaces become underscores
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"checkpoint": "c"}, "input problem: is required (command evaluate)"),
+        ({"problem": "p"}, "input checkpoint: is required (command evaluate)"),
+        ({"command": "merge"}, "input results: is required (command merge)"),
+        ({"command": "check-all", "problem": "p"}, "input command: 'check-all' is not one of"),
+        ({"problem": "p", "checkpoint": "c", "fail_on": "tests"}, "input fail_on: 'tests' is not"),
+        (
+            {"problem": "p", "checkpoint": "c", "baseline": "../b.json"},
+            "input baseline: '../b.json' leaves",
+        ),
+        (
+            {"problem": "p", "checkpoint": "c", "baseline": "artifact: "},
+            "input baseline: `artifact:` needs",
+        ),
+        ({"problem": "p", "checkpoint": "c", "repeat": "0"}, "input repeat: must be at least 1"),
+        ({"problem": "p", "checkpoint": "c", "reruns": "-1"}, "input reruns: '-1' is not a whole"),
+        ({"problem": "../outside", "checkpoint": "c"}, "input problem: '../outside' leaves"),
+        ({"problem": "/etc", "checkpoint": "c"}, "input problem: '/etc' leaves the workspace"),
+        ({"problem": "p", "checkpoint": "c", "submission": "../../x"}, "input submission:"),
+        ({"problem": "p", "checkpoint": "c", "environment": "/tmp/e.yaml"}, "input environment:"),
+        ({"problem": "p", "checkpoint": "../c"}, "input checkpoint: '../c' is not a checkpoint"),
+        ({"problem": "p", "checkpoint": "/c"}, "input checkpoint: '/c' is not a checkpoint"),
+        ({"problem": "p", "checkpoint": "c" * 101}, "input checkpoint: 'ccc"),
+        (
+            {"problem": "p", "checkpoint": "c", "fail_on_policy": "maybe"},
+            "input fail_on_policy: 'maybe' is not a boolean",
+        ),
+        ({"problem": "p", "checkpoint": "c", "timeout": "-1"}, "input timeout: must be more"),
+        (
+            {"problem": "p", "checkpoint": "c", "retention_days": "7d"},
+            "input retention_days: '7d' is not a whole number",
+        ),
+        (
+            {"problem": "p", "checkpoint": "c", "pass_policy": "most"},
+            "input pass_policy: unknown policy 'most'",
+        ),
+        ({"problem": "p", "checkpoint": "c", "pytest_args": "-k 'open"}, "input pytest_args:"),
+        (
+            {"problem": "p", "checkpoint": "c", "memory": "lots"},
+            "input memory: not a size like 512m or 4g: 'lots'",
+        ),
+        ({"problem": "p", "checkpoint": "c", "disk": "0"}, "input disk: not a size"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "two"}, "input cpus: 'two' is not a number"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "0"}, "input cpus: must be more than 0"),
+        ({"problem": "p", "checkpoint": "c", "cpus": "nan"}, "input cpus: must be more than 0"),
+        ({"problem": "p", "checkpoint": "c", "pids_limit": "0"}, "input pids_limit: must be at"),
+        (
+            {"problem": "p", "checkpoint": "c", "pids_limit": "²"},
+            "input pids_limit: '²' is not a whole number",
+        ),
+        ({"problem": "p", "checkpoint": "c", "cache": "sometimes"}, "input cache: 'sometimes'"),
+    ],
+)
+def test_bad_inputs(tmp_path: Path, inputs: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError) as error:
+        read_inputs(_env(tmp_path, **inputs))
+    assert str(error.value).startswith(message)
+
+
+def test_a_symlink_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "link").symlink_to("/etc")
+    with pytest.raises(UsageError, match="input problem: 'link' leaves the workspace"):
+        read_inputs(_env(tmp_path, problem="link", checkpoint="c"))
+
+
+def test_the_problem_is_read_before_anything_runs(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
+    with pytest.raises(ProblemError, match="checkpoints: no checkpoint 'checkpoint_9'"):
+        read_inputs(_env(tmp_path, problem="p", checkpoint="checkpoint_9"))
+    with pytest.raises(ProblemError, match="problem folder does not exist"):
+        read_inputs(_env(tmp_path, problem="missing", checkpoint="checkpoint_1"))
+
+
+@pytest.mark.parametrize("checkpoint", ["checkpoint_2", "all"])
+def test_every_evaluated_submission_folder_stays_in_the_workspace(
+    tmp_path: Path, checkpoint: str
+) -> None:
+    """Each evaluated checkpoint's folder is checked, `{checkpoint}` replaced by its name: only
+    checkpoint_2's is a symlink out of the workspace."""
+    ProblemFolder(tmp_path / "workspace/p")
+    solutions = tmp_path / "workspace/solutions"
+    for name in ("checkpoint_1", "checkpoint_3"):
+        (solutions / name).mkdir(parents=True)
+    (solutions / "checkpoint_2").symlink_to(tmp_path)
+    env = _env(tmp_path / "workspace", problem="p", submission="solutions/{checkpoint}")
+    read_inputs({**env, "INPUT_CHECKPOINT": "checkpoint_1"})
+    with pytest.raises(UsageError, match="input submission: 'solutions/checkpoint_2' leaves"):
+        read_inputs({**env, "INPUT_CHECKPOINT": checkpoint})
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda out, elsewhere: out.symlink_to(elsewhere), "the output folder is a symlink"),
+        (lambda out, elsewhere: out.write_text(""), "the output folder is not a folder"),
+        (
+            lambda out, elsewhere: (out.mkdir(), (out / "checkpoint_1").symlink_to(elsewhere)),
+            "checkpoint_1: a symlink in the output folder",
+        ),
+    ],
+)
+def test_the_output_folder_is_a_plain_folder(
+    tmp_path: Path, make: Callable[[Path, Path], object], message: str
+) -> None:
+    workspace = tmp_path / "workspace"
+    ProblemFolder(workspace / "p")
+    make(workspace / ".scbench", tmp_path)
+    with pytest.raises(UsageError, match=message):
+        read_inputs(_env(workspace, problem="p", checkpoint="checkpoint_1"))

@@ -1,0 +1,601 @@
+"""The action end to end: its image built from the Dockerfile, run as GitHub's runner runs a Docker
+container action (testing/runner.py, from actions/runner's source), against the test artifact
+service. Every case runs twice: without the `entrypoint` input and with it set."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import re
+import shutil
+from datetime import timedelta
+from pathlib import Path
+
+import docker
+import pytest
+import yaml
+
+from scbench_ci.action import main as action
+from testing.runner import ActionManifest, RunnerHost, Step, run_step
+from testing.twirp_server import ArtifactService
+from tests.conftest import EXAMPLES, REPO_ROOT
+from tests.outputs.github.test_artifacts import assert_expires_in, blob_zip
+
+ACTION_YML = REPO_ROOT / "action.yml"
+MANIFEST = ActionManifest.load(ACTION_YML)
+WORDSTAT_CP2_COUNTS = {
+    "core": (7, 7),
+    "functionality": (2, 3),
+    "error": (4, 4),
+    "regression": (15, 16),
+}
+RETENTION_LIMIT_DAYS = 30
+"""The repository's artifact retention, as the runner's github context has it."""
+GITHUB_TOKEN = "ghs_secret_that_must_not_reach_the_tests"
+ENTRYPOINT = "python3 wordstat.py"
+"""The issue's example: a command that is not the default (`uv run wordstat.py`)."""
+
+
+@dataclasses.dataclass
+class ActionRun:
+    exit_code: int
+    log: str
+    outputs: dict[str, str]
+    summary: str
+    workspace: Path
+    argv: list[str]
+    """`docker run`'s arguments as the runner gives them."""
+    environment: dict[str, str]
+    """The action container's environment."""
+
+
+@pytest.fixture(params=[None, ENTRYPOINT], ids=["no-entrypoint-input", "entrypoint-input"])
+def entrypoint(request: pytest.FixtureRequest) -> dict[str, str]:
+    """The `entrypoint` input, unset or set: every end-to-end case runs both ways."""
+    return {} if request.param is None else {"entrypoint": request.param}
+
+
+def run_action(
+    docker_client: docker.DockerClient,
+    image: str,
+    runner: Path,
+    inputs: dict[str, str],
+    service: ArtifactService | None,
+    submission: str = "wordstat/solutions/checkpoint_2",
+    *,
+    files: dict[str, str] | None = None,
+    manifest: ActionManifest = MANIFEST,
+    problems: tuple[str, ...] = ("wordstat",),
+) -> ActionRun:
+    """One workflow step `uses:` the action `with:` problem, submission, checkpoint and `inputs`,
+    its job's `env:` holding GITHUB_TOKEN. `files` are written into the workspace, and the
+    examples named by `problems` into `problems/`."""
+    host = RunnerHost(runner)
+    host.create()
+    for problem in problems:
+        shutil.copytree(EXAMPLES / problem, host.workspace / "problems" / problem)
+    shutil.copytree(EXAMPLES / submission, host.workspace / "submission")
+    for relative, text in (files or {}).items():
+        (host.workspace / relative).parent.mkdir(parents=True, exist_ok=True)
+        (host.workspace / relative).write_text(text)
+    service_env = service.environment() if service else {}
+    step = Step(
+        with_={
+            "problem": "problems/wordstat",
+            "submission": "submission",
+            "checkpoint": "checkpoint_2",
+            **inputs,
+        },
+        env={"GITHUB_TOKEN": GITHUB_TOKEN},
+        github={
+            "action": "__scbench_evaluate",
+            "action_repository": "scbench/evaluate",
+            "action_ref": "v1",
+            "actor": "octocat",
+            "api_url": "https://api.github.com",
+            "event_name": "pull_request",
+            "job": "evaluate",
+            "ref": "refs/pull/7/merge",
+            "repository": service_env.get("GITHUB_REPOSITORY", "scbench/demo"),
+            "repository_owner": "scbench",
+            "retention_days": str(RETENTION_LIMIT_DAYS),
+            "run_attempt": "1",
+            "run_id": service_env.get("GITHUB_RUN_ID", "4242"),
+            "run_number": "7",
+            "server_url": service_env.get("GITHUB_SERVER_URL", "https://github.com"),
+            "sha": "0" * 40,
+            "workflow": "problems",
+        },
+        runtime_token=service_env.get("ACTIONS_RUNTIME_TOKEN", "unused-runtime-token"),
+        results_url=service_env.get("ACTIONS_RESULTS_URL"),
+    )
+    result = run_step(docker_client, image, manifest, host, step)
+    return ActionRun(
+        exit_code=result.exit_code,
+        log=result.log,
+        outputs=result.outputs,
+        summary=result.summary,
+        workspace=host.workspace,
+        argv=result.argv,
+        environment=result.environment,
+    )
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    values = [argv[i + 1] for i, item in enumerate(argv[:-1]) if item == name]
+    assert len(values) <= 1, values
+    return values[0] if values else None
+
+
+def test_a_passing_submission(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+    entrypoint: dict[str, str],
+) -> None:
+    run = run_action(
+        docker_client, action_image, tmp_path, {"image": test_image, **entrypoint}, artifact_service
+    )
+    assert run.exit_code == 0, run.log
+    # The runner starts the program action.yml names, whatever the `entrypoint` input holds.
+    assert _option(run.argv, "--entrypoint") == "/opt/venv/bin/python"
+    assert run.argv[-1] == "/opt/scbench-ci/entrypoint.py"
+    assert run.environment["INPUT_ENTRYPOINT"] == entrypoint.get("entrypoint", "")
+    assert run.environment["INPUT_PASS_POLICY"] == "core-cases"  # action.yml's default
+    assert _option(run.argv, "--workdir") == "/github/workspace"
+    assert {
+        name: run.environment[name] for name in ("HOME", "GITHUB_WORKSPACE", "RUNNER_TEMP")
+    } == {
+        "HOME": "/github/home",
+        "GITHUB_WORKSPACE": "/github/workspace",
+        "RUNNER_TEMP": "/github/runner_temp",
+    }
+    assert run.environment["GITHUB_OUTPUT"].startswith("/github/file_commands/set_output_")
+    outputs = run.outputs
+    assert outputs["passed"] == "true"
+    assert outputs["infrastructure_failure"] == "false"
+    assert outputs["results_path"] == ".scbench/results.json"
+    for group, (passed, total) in WORDSTAT_CP2_COUNTS.items():
+        assert (outputs[f"{group}_passed"], outputs[f"{group}_total"]) == (str(passed), str(total))
+    assert outputs["pass_rate"] == "0.9333"
+    # Every output but `plan`'s matrix.
+    declared = yaml.safe_load(ACTION_YML.read_text())["outputs"]
+    assert sorted(outputs) == sorted(set(declared) - {"matrix"})
+    (artifact,) = artifact_service.artifacts.values()
+    assert artifact.name == "scbench-wordstat-checkpoint_2-submission"
+    assert outputs["artifact_id"] == str(artifact.id)
+    assert outputs["artifact_url"] == (
+        f"https://github.com/scbench/demo/actions/runs/4242/artifacts/{artifact.id}"
+    )
+    assert outputs["artifact_digest"] == artifact.digest
+    assert re.fullmatch("[0-9a-f]{64}", artifact.digest)
+    assert (artifact.version, artifact.mime_type, artifact.expires_at) == (
+        7,
+        "application/zip",
+        None,
+    )
+    assert sorted(blob_zip(artifact_service, artifact).namelist()) == [
+        "checkpoint_results.jsonl",
+        "results.json",
+        "summary.md",
+        "wordstat/checkpoint_2/ctrf-report.json",
+        "wordstat/checkpoint_2/evaluation.json",
+        "wordstat/checkpoint_2/pytest-report.json",
+        "wordstat/checkpoint_2/pytest.log",
+        "wordstat/checkpoint_2/result.json",
+        "wordstat/checkpoint_2/result.sig",  # what --skip-existing may reuse, signed
+        "wordstat/checkpoint_2/setup.log",  # the test runner's installation
+    ]
+    assert "## ✅ PASSED" in run.summary
+    assert outputs["artifact_url"] in run.summary
+    assert (run.workspace / ".scbench/results.json").is_file()  # later steps can use it
+    assert "::group::scbench-ci: evaluation" in run.log
+    assert re.search(r"^::stop-commands::[0-9a-f]{32}$", run.log, re.M)
+    # The one failing test: the deliberate setup error, in Functionality.
+    (annotation,) = re.findall(r"^::error .*$", run.log, re.M)
+    assert annotation.startswith(
+        "::error title=checkpoint_2 · Functionality · "
+        "tests/test_checkpoint_2.py%3A%3Atest_top_matches_frequency_table,"
+        "file=problems/wordstat/tests/test_checkpoint_2.py,line="
+    )
+    assert (
+        "ghs_secret"
+        not in (run.workspace / ".scbench/wordstat/checkpoint_2/pytest.log").read_text()
+    )
+
+
+def test_a_failing_submission(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+    entrypoint: dict[str, str],
+) -> None:
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, **entrypoint},
+        artifact_service,
+        submission="wordstat/submissions/broken",
+    )
+    assert run.exit_code == 1, run.log
+    assert run.outputs["passed"] == "false"
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "7")
+    assert "## ❌ FAILED" in run.summary
+    assert "<details>" in run.summary
+    # Annotations come after the stopped-commands section, so the runner reads them.
+    token = re.search(r"^::stop-commands::([0-9a-f]{32})$", run.log, re.M)
+    assert token is not None
+    after = run.log.split(f"::{token.group(1)}::", 1)[1]
+    errors = re.findall(r"^::error (.*?)::(.*)$", after, re.M)
+    assert len(errors) == 10  # 22 failing tests, at most 10 annotations
+    for properties, _ in errors:
+        assert re.search(
+            r"file=problems/wordstat/tests/test_checkpoint_[12]\.py,line=\d+", properties
+        ), properties
+    assert run.outputs["artifact_id"]
+
+
+def test_a_problem_repository_side_by_side(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+) -> None:
+    """`problem` a folder of problems, `submission` a template, two jobs: one results.json."""
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {
+            "image": test_image,
+            "problem": "problems",
+            "checkpoint": "all",
+            "submission": "problems/{problem}/solutions/{checkpoint}",
+            "jobs": "2",
+        },
+        artifact_service,
+        problems=("kvserver", "wordstat"),
+    )
+    assert run.exit_code == 0, run.log
+    assert run.outputs["passed"] == "true"
+    # kvserver: Core 3 + 3; wordstat: Core 7 of 8 (one xfailed) + 7 + 7.
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("27", "28")
+    finished = re.findall(r"^\[(\d)/5\] (\w+) / (checkpoint_\d): passed", run.log, re.M)
+    assert len(finished) == 5
+    results = json.loads((run.workspace / ".scbench/results.json").read_text())
+    assert results["jobs"] == 2
+    assert [p["name"] for p in results["problems"]] == ["kvserver", "wordstat"]
+    assert "## ✅ PASSED: 2 problems, 5 checkpoints" in run.summary
+    assert "| wordstat | ✅ 87.5% | ✅ 100.0% | ✅ 100.0% |" in run.summary
+    (artifact,) = artifact_service.artifacts.values()
+    assert artifact.name == "scbench-problems-all-problems-problem-solutions-checkpoint"
+    names = blob_zip(artifact_service, artifact).namelist()
+    assert "kvserver/checkpoint_2/evaluation.json" in names
+    assert "wordstat/checkpoint_3/pytest.log" in names
+    assert "checkpoint_results.jsonl" in names
+
+
+def test_fail_on_policy_false_and_no_upload(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    entrypoint: dict[str, str],
+) -> None:
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {
+            "image": test_image,
+            "fail_on_policy": "false",
+            "upload_artifact": "false",
+            "job_summary": "false",
+            "annotations": "false",
+            **entrypoint,
+        },
+        None,
+        submission="wordstat/submissions/broken",
+    )
+    assert run.exit_code == 0, run.log
+    assert run.outputs["passed"] == "false"
+    assert (run.outputs["artifact_id"], run.outputs["artifact_digest"]) == ("", "")
+    assert run.summary == ""
+    assert "::error" not in run.log
+
+
+def test_an_upload_failure_is_a_warning(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+    entrypoint: dict[str, str],
+) -> None:
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "artifact_name": "bad:name", **entrypoint},
+        artifact_service,
+    )
+    assert run.exit_code == 0, run.log
+    assert re.search(
+        r"^::warning title=scbench-ci::artifact not uploaded: .*bad:name", run.log, re.M
+    )
+    assert run.outputs["passed"] == "true"
+    assert run.outputs["artifact_id"] == ""
+    assert "## ✅ PASSED" in run.summary
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"problem": "../../etc"}, "input problem: '../../etc' leaves the workspace"),
+        ({"checkpoint": "checkpoint_9"}, "no checkpoint 'checkpoint_9'"),
+    ],
+)
+def test_bad_inputs_fail_the_step_with_one_error(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    tmp_path: Path,
+    inputs: dict[str, str],
+    message: str,
+    entrypoint: dict[str, str],
+) -> None:
+    run = run_action(docker_client, action_image, tmp_path, {**inputs, **entrypoint}, None)
+    assert run.exit_code == 2, run.log
+    (error,) = re.findall(r"^::error title=scbench-ci::(.*)$", run.log, re.M)
+    assert message in error
+    assert "Traceback" not in run.log
+    assert not (run.workspace / ".scbench").exists()
+    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
+
+
+@pytest.mark.parametrize(
+    ("retention_days", "expected_days", "warned"),
+    [
+        ("0", None, False),  # the repository's default
+        ("1", 1, False),
+        ("90", RETENTION_LIMIT_DAYS, True),
+        ("400", RETENTION_LIMIT_DAYS, True),  # above 90: only the repository's limit applies
+    ],
+)
+def test_retention_days_as_the_toolkit_takes_them(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+    entrypoint: dict[str, str],
+    retention_days: str,
+    expected_days: int | None,
+    warned: bool,
+) -> None:
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "retention_days": retention_days, **entrypoint},
+        artifact_service,
+    )
+    assert run.exit_code == 0, run.log
+    (artifact,) = artifact_service.artifacts.values()
+    assert run.outputs["artifact_id"] == str(artifact.id)
+    if expected_days is None:
+        assert artifact.expires_at is None
+    else:
+        assert_expires_in(artifact, timedelta(days=expected_days))
+    warnings = re.findall(r"^::warning title=scbench-ci::(.*)$", run.log, re.M)
+    assert warnings == (
+        [
+            f"retention days cannot be more than the repository's limit of {RETENTION_LIMIT_DAYS}"
+            f"; using {RETENTION_LIMIT_DAYS} instead of {retention_days}"
+        ]
+        if warned
+        else []
+    )
+
+
+def test_every_input_set(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+    artifact_service: ArtifactService,
+) -> None:
+    """Each input of action.yml given in `with:`, none of them empty."""
+    inputs = {
+        "command": "evaluate",
+        "problem": "problems/wordstat",
+        "checkpoint": "checkpoint_2",
+        "select": "wordstat/checkpoint_2",
+        "submission": "submission",
+        "include_prior_tests": "true",
+        "entrypoint": ENTRYPOINT,
+        "environment": "ci/python.yaml",
+        "image": test_image,
+        "memory": "3g",
+        "cpus": "1.5",
+        "pids_limit": "512",
+        "disk": "1g",
+        "cache": "false",
+        "test_network": "true",
+        "timeout": "25",
+        "session_timeout": "900",
+        "pass_policy": "any-case",
+        "fail_on_policy": "false",
+        "fail_on": "policy",
+        "baseline": "ci/first-run-has-no-baseline.json",
+        "baseline_branch": "main",
+        "reruns": "1",
+        "repeat": "1",
+        "flaky_passes": "true",
+        "pytest_args": "-k 'not test_top_matches_frequency_table'",
+        "jobs": "1",
+        "skip_existing": "true",
+        "results": "only/read/by/merge",
+        "shards": "2",
+        "changed_since": "origin/main",
+        "oracle_policy": "all-cases",
+        "comment": "false",
+        "github_token": "ghs_not-used",
+        "job_summary": "true",
+        "annotations": "false",
+        "upload_artifact": "true",
+        "artifact_name": "wordstat-every-input",
+        "retention_days": "14",
+    }
+    assert sorted(inputs) == sorted(MANIFEST.inputs)
+    assert all(inputs.values())
+    environment = "environment:\n  env:\n    SCBENCH_EVERY_INPUT: 'yes'\n"
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        inputs,
+        artifact_service,
+        files={"ci/python.yaml": environment},
+    )
+    assert run.exit_code == 0, run.log
+    assert _option(run.argv, "--entrypoint") == "/opt/venv/bin/python"
+    outputs = run.outputs
+    assert (outputs["passed"], outputs["infrastructure_failure"]) == ("true", "false")
+    assert (outputs["regressions"], outputs["fixed"], outputs["flaky"]) == ("", "", "0")
+    assert (
+        "::warning title=scbench-ci::no baseline to compare with: "
+        "ci/first-run-has-no-baseline.json does not exist"
+    ) in run.log
+    # -k deselected the one failing test.
+    assert (outputs["functionality_passed"], outputs["functionality_total"]) == ("2", "2")
+    assert (outputs["regression_passed"], outputs["regression_total"]) == ("15", "16")
+    (artifact,) = artifact_service.artifacts.values()
+    assert artifact.name == "wordstat-every-input"
+    assert (outputs["artifact_id"], outputs["artifact_digest"]) == (
+        str(artifact.id),
+        artifact.digest,
+    )
+    assert_expires_in(artifact, timedelta(days=14))
+    assert "::error" not in run.log  # annotations: false
+    assert "## ✅ PASSED" in run.summary
+
+
+def test_a_step_that_runs_the_image_itself_gets_the_same_defaults(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+) -> None:
+    """`uses: docker://<mirror>/evaluate:<version>`: no action.yml, so the runner passes only the
+    step's own inputs and starts the image's ENTRYPOINT; the reader's defaults make the rest."""
+    image_itself = ActionManifest(
+        inputs={}, image=action_image, entrypoint=None, args=None, env=None
+    )
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "upload_artifact": "false"},
+        None,
+        manifest=image_itself,
+    )
+    assert run.exit_code == 0, run.log
+    assert _option(run.argv, "--entrypoint") is None
+    assert sorted(name for name in run.environment if name.startswith("INPUT_")) == [
+        "INPUT_CHECKPOINT",
+        "INPUT_IMAGE",
+        "INPUT_PROBLEM",
+        "INPUT_SUBMISSION",
+        "INPUT_UPLOAD_ARTIFACT",
+    ]
+    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("true", "false")
+    for group, (passed, total) in WORDSTAT_CP2_COUNTS.items():
+        assert (run.outputs[f"{group}_passed"], run.outputs[f"{group}_total"]) == (
+            str(passed),
+            str(total),
+        )
+    assert "## ✅ PASSED" in run.summary  # job_summary defaults to true
+    # Nothing was uploaded: the summary points to the folder, not to an artifact.
+    assert "the `.scbench/` folder" in run.summary and "workflow artifact" not in run.summary
+
+
+def test_the_entrypoint_input_reaches_the_tests(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+) -> None:
+    """A command that cannot run the submission fails every test: the input is not ignored."""
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "entrypoint": "python3 missing.py", "upload_artifact": "false"},
+        None,
+    )
+    assert run.exit_code == 1, run.log
+    assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "7")
+
+
+def test_without_runs_entrypoint_the_runner_runs_the_entrypoint_input(
+    docker_client: docker.DockerClient,
+    action_image: str,
+    test_image: str,
+    tmp_path: Path,
+) -> None:
+    """The issue, reproduced: an action.yml whose runs: names no entrypoint and no args lets the
+    runner start `docker run --entrypoint "python3 wordstat.py"`, which cannot start."""
+    before = dataclasses.replace(MANIFEST, entrypoint=None, args=None)
+    run = run_action(
+        docker_client,
+        action_image,
+        tmp_path,
+        {"image": test_image, "entrypoint": ENTRYPOINT},
+        None,
+        manifest=before,
+    )
+    assert _option(run.argv, "--entrypoint") == ENTRYPOINT
+    assert run.exit_code == 127, run.log
+    assert (run.outputs, run.summary) == ({}, "")
+    assert not (run.workspace / ".scbench").exists()
+
+
+def test_the_image_runs_the_program_action_yml_names(
+    docker_client: docker.DockerClient, action_image: str
+) -> None:
+    """`docker build` of the Dockerfile alone keeps working: its ENTRYPOINT is the same."""
+    assert MANIFEST.entrypoint is not None and MANIFEST.args is not None
+    config = docker_client.images.get(action_image).attrs["Config"]
+    assert config["Entrypoint"] == [MANIFEST.entrypoint, *MANIFEST.args]
+
+
+def test_an_unexpected_exception_is_exit_3_with_outputs_and_a_crash_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in scbench-ci never reads as a failing verdict: outputs say infrastructure."""
+
+    def broken(env: object, stdout: object) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(action, "_run", broken)
+    outputs = tmp_path / "outputs"
+    outputs.touch()
+    stdout = io.StringIO()
+
+    code = action.main({"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(outputs)}, stdout)
+
+    assert code == 3
+    log = tmp_path / ".scbench" / "crash.log"
+    assert "RuntimeError: a bug" in log.read_text()
+    assert stdout.getvalue().startswith("::error title=scbench-ci::internal error (RuntimeError: ")
+    written = outputs.read_text()
+    assert re.search(r"^passed<<(\S+)\nfalse\n\1$", written, re.MULTILINE)
+    assert re.search(r"^infrastructure_failure<<(\S+)\ntrue\n\1$", written, re.MULTILINE)

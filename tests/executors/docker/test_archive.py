@@ -1,0 +1,152 @@
+"""Tar archives in (packing a workspace) and out (extracting a run's hostile `.scbench/`)."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.executors.docker.archive import add_directory, add_tree, open_writer, read_member
+
+
+def pack(source: Path) -> list[tarfile.TarInfo]:
+    buffer = io.BytesIO()
+    with open_writer(buffer) as tar:
+        add_tree(tar, source, "workspace", 1000, 1000)
+        add_directory(tar, "tmp/home", 1000, 1000, 0o700)
+    buffer.seek(0)
+    with tarfile.open(fileobj=buffer) as tar:
+        return tar.getmembers()
+
+
+def test_pack_keeps_files_folders_and_symlinks_as_links(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "main.py").write_text("print('hi')\n")
+    (source / "run.sh").write_text("#!/bin/sh\n")
+    (source / "run.sh").chmod(0o755)
+    (source / "link").symlink_to("/etc/passwd")
+    (source / "pkg_link").symlink_to("pkg")
+    os.mkfifo(source / "fifo")
+    os.link(source / "run.sh", source / "hardlink.sh")
+
+    members = {member.name: member for member in pack(source)}
+
+    assert sorted(members) == [
+        "tmp/home",
+        "workspace",
+        "workspace/hardlink.sh",
+        "workspace/link",
+        "workspace/pkg",
+        "workspace/pkg/main.py",
+        "workspace/pkg_link",
+        "workspace/run.sh",
+    ]
+    assert all((m.uid, m.gid, m.uname, m.gname) == (1000, 1000, "", "") for m in members.values())
+    assert members["workspace/link"].issym()
+    assert members["workspace/link"].linkname == "/etc/passwd"
+    assert members["workspace/pkg_link"].issym()
+    assert members["workspace/hardlink.sh"].isreg()
+    assert members["workspace/run.sh"].mode == 0o755
+    assert members["workspace/pkg/main.py"].size == len("print('hi')\n")
+    assert members["tmp/home"].isdir()
+    assert members["tmp/home"].mode == 0o700
+
+
+def test_pack_drops_setuid_bits(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "tool").write_text("")
+    (source / "tool").chmod(0o4755)
+
+    members = {member.name: member for member in pack(source)}
+
+    assert members["workspace/tool"].mode == 0o755
+
+
+class HostileTar:
+    """Builds an archive entry by entry, whatever the entries say."""
+
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+        self.tar = open_writer(self.buffer)
+
+    def file(self, name: str, data: bytes = b"data") -> HostileTar:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        self.tar.addfile(info, io.BytesIO(data))
+        return self
+
+    def folder(self, name: str) -> HostileTar:
+        info = tarfile.TarInfo(name)
+        info.type = tarfile.DIRTYPE
+        info.mode = 0o755
+        self.tar.addfile(info)
+        return self
+
+    def special(self, name: str, kind: bytes, linkname: str = "") -> HostileTar:
+        info = tarfile.TarInfo(name)
+        info.type = kind
+        info.linkname = linkname
+        self.tar.addfile(info)
+        return self
+
+    def chunks(self, size: int = 7) -> Iterator[bytes]:
+        """The archive in small pieces, as a streamed HTTP body arrives."""
+        self.tar.close()
+        data = self.buffer.getvalue()
+        for start in range(0, len(data), size):
+            yield data[start : start + size]
+
+
+def test_read_member_takes_the_one_regular_file() -> None:
+    archive = HostileTar().file("pytest-report.json", b'{"tests": []}')
+    assert read_member(archive.chunks(), "pytest-report.json", 100) == b'{"tests": []}'
+
+
+@pytest.mark.parametrize(
+    ("archive", "reason"),
+    [
+        (HostileTar(), "the archive is empty"),
+        (HostileTar().folder("pytest-report.json"), "pytest-report.json is not a regular file"),
+        (
+            HostileTar().special("pytest-report.json", tarfile.SYMTYPE, "/etc/passwd"),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().special("pytest-report.json", tarfile.FIFOTYPE),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().file("../pytest-report.json", b"{}"),
+            "pytest-report.json is not a regular file",
+        ),
+        (
+            HostileTar().file("pytest-report.json", b"x" * 101),
+            "pytest-report.json is larger than 100 bytes",
+        ),
+    ],
+)
+def test_read_member_refuses_anything_else(archive: HostileTar, reason: str) -> None:
+    assert read_member(archive.chunks(), "pytest-report.json", 100) == reason
+
+
+def test_read_member_stops_at_the_first_entry() -> None:
+    """A folder of a million entries under the report's name is not read to its end."""
+
+    def endless() -> Iterator[bytes]:
+        yield from HostileTar().folder("pytest-report.json").chunks()
+        raise AssertionError("read past the first entry")
+
+    assert read_member(endless(), "pytest-report.json", 100) == (
+        "pytest-report.json is not a regular file"
+    )
+
+
+def test_read_member_of_a_broken_archive_says_so() -> None:
+    reason = read_member(iter([b"not a tar archive" * 40]), "pytest-report.json", 100)
+    assert isinstance(reason, str) and reason.startswith("pytest-report.json could not be read")

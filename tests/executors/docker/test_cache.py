@@ -1,0 +1,568 @@
+"""The Docker executor's cached environments, against the real daemon: the test runner's and the
+default environment's dependencies; built once, read-only to the runs, never used when not whole,
+and only where they stand in exactly for what a run would do itself."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from scbench_ci.command import TestCommand
+from scbench_ci.commands import cleanup
+from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker.cache import (
+    CACHE_LABEL,
+    DATA_LABEL,
+    DEFAULT_SETUP,
+    DEPENDENCIES,
+    KEY_LABEL,
+    NAMES_LABEL,
+    RUNNER,
+    dependency_source,
+    marker_name,
+    requirements_reason,
+)
+from scbench_ci.executors.docker.executor import (
+    CACHED_RUNNER_DIR,
+    DockerExecutor,
+    dependencies_key,
+    runner_key,
+)
+from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command
+
+BUILDING_RUNNER = "building the test runner's environment into cache volume"
+BUILDING_DEPENDENCIES = "building the dependency environment into cache volume"
+CACHED_RUNNER = re.compile(r"\[scbench-ci\] test runner: the cached environment of volume (\S+)")
+PER_RUN_INSTALL = "[scbench-ci] $ uv venv --quiet /scbench/runner/venv"
+
+
+def execute(
+    folder: Path,
+    code: str,
+    *,
+    executor: DockerExecutor | None = None,
+    requirements: tuple[str, ...] = ("pytest",),
+    setup: tuple[str, ...] = (),
+    default_environment: bool = False,
+    files: dict[str, str] | None = None,
+) -> tuple[ExecutionResult, str]:
+    """Run probe code (as the tests' collection) in a workspace of `files`; the result and
+    setup.log."""
+    workspace = folder / "workspace"
+    (workspace / ".scbench").mkdir(parents=True)
+    for name, text in (files or {}).items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text)
+    logs = folder / "logs"
+    logs.mkdir()
+    probe = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
+    command = TestCommand(requirements, probe.pytest_args, probe.variables, probe.test_timeout_s)
+    result = (executor or DockerExecutor()).execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=setup,
+            command=command,
+            session_timeout_s=300,
+            seal_key=PROBE_KEY,
+            echo=None,
+            default_environment=default_environment,
+        )
+    )
+    return result, (logs / SETUP_LOG).read_text()
+
+
+def probed(folder: Path) -> object:
+    return json.loads((folder / "workspace" / PROBE_OUTPUT).read_text())
+
+
+def _forget_key(client: docker.DockerClient, key: str) -> None:
+    """Remove every cache volume of the key (the test's own, made for a key of its own)."""
+    for volume in client.volumes.list(filters={"label": f"{KEY_LABEL}={key}"}):
+        volume.remove(force=True)
+
+
+@pytest.fixture
+def image_id(docker_client: docker.DockerClient, test_image: str) -> str:
+    return str(docker_client.images.get(test_image).id)
+
+
+@pytest.fixture
+def fresh_runner(docker_client: docker.DockerClient, image_id: str) -> Iterator[tuple[str, ...]]:
+    """Runner requirements no cached environment has yet (the same pytest, under a marker that
+    always holds); its cache volumes are removed afterwards."""
+    requirements = (f'pytest ; sys_platform != "scbench-{uuid.uuid4().hex}"',)
+    yield requirements
+    _forget_key(docker_client, runner_key(image_id, requirements))
+
+
+# --- the test runner's environment ---------------------------------------------------------------
+
+WHICH_PYTHON = """
+import json, sys
+json.dump({"prefix": sys.prefix}, open(PROBE_OUTPUT, "w"))
+"""
+
+
+def test_the_first_run_builds_the_runner_cache_and_the_next_one_uses_it(
+    tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
+) -> None:
+    executor = DockerExecutor(test_image)
+
+    first, first_log = execute(
+        tmp_path / "1", WHICH_PYTHON, executor=executor, requirements=fresh_runner
+    )
+    second, second_log = execute(
+        tmp_path / "2", WHICH_PYTHON, executor=executor, requirements=fresh_runner
+    )
+
+    assert (first.exit_code, second.exit_code) == (0, 0)
+    assert BUILDING_RUNNER in first_log
+    built = CACHED_RUNNER.search(first_log)
+    assert built is not None
+    # Nothing installed, nothing else to say.
+    assert second_log == f"[scbench-ci] test runner: the cached environment of volume {built[1]}\n"
+    assert probed(tmp_path / "2") == {"prefix": f"{CACHED_RUNNER_DIR}/env/venv"}
+    assert list(second.phases) == ["image", "container", "runner", "tests", "collect", "cleanup"]
+
+
+TRY_TO_WRITE = """
+import errno, json, os
+venv = "/scbench-cache/runner/env/venv"
+tried = {}
+for what, attempt in {
+    "create a file": lambda: open(f"{venv}/planted.py", "x"),
+    "change a file": lambda: open(f"{venv}/pyvenv.cfg", "a"),
+    "remove a file": lambda: os.remove(f"{venv}/pyvenv.cfg"),
+    "make a folder": lambda: os.mkdir(f"{venv}/bin/planted"),
+    "rename the environment": lambda: os.rename(venv, f"{venv}.old"),
+}.items():
+    try:
+        attempt()
+        tried[what] = "done"
+    except OSError as error:
+        tried[what] = errno.errorcode[error.errno]
+mounts = [line.split() for line in open("/proc/self/mountinfo")]
+options = [fields[5] for fields in mounts if fields[4] == "/scbench-cache/runner"]
+status = os.stat(venv)
+mode = oct(status.st_mode & 0o7777)
+json.dump(
+    {"tried": tried, "options": options, "owner": status.st_uid, "mode": mode},
+    open(PROBE_OUTPUT, "w"),
+)
+"""
+
+
+def test_the_cached_runner_is_read_only_to_the_tests(tmp_path: Path, test_image: str) -> None:
+    result, _ = execute(tmp_path, TRY_TO_WRITE, executor=DockerExecutor(test_image))
+
+    assert result.exit_code == 0
+    seen = probed(tmp_path)
+    assert isinstance(seen, dict)
+    # Writing anything fails: the mount is read-only (and most files are not theirs anyway).
+    assert seen["tried"]["create a file"] == "EROFS"
+    assert set(seen["tried"].values()) <= {"EROFS", "EACCES"}, seen["tried"]
+    [options] = seen["options"]
+    assert options.split(",")[0] == "ro"
+    # The runner's, and nobody else may write it even where it is not mounted read-only.
+    assert (seen["owner"], seen["mode"]) == (1001, "0o755")
+
+
+def _publish(
+    client: docker.DockerClient,
+    image: str,
+    key: str,
+    labels: dict[str, str],
+    complete: str | None,
+) -> str:
+    """A marker for the key with `labels`, naming a data volume made by hand whose `complete`
+    file says `complete` (none: there is no such file); the data volume's name."""
+    data = f"scbench-ci-test-data-{uuid.uuid4().hex[:12]}"
+    client.volumes.create(data, labels={CACHE_LABEL: RUNNER, KEY_LABEL: key})
+    if complete is not None:
+        client.containers.run(
+            image,
+            [
+                "/bin/sh",
+                "-c",
+                'mkdir -p /data/env && printf %s "$0" > /data/env/complete',
+                complete,
+            ],
+            volumes={data: {"bind": "/data", "mode": "rw"}},
+            remove=True,
+        )
+    client.volumes.create(
+        marker_name(RUNNER, key),
+        labels={CACHE_LABEL: RUNNER, KEY_LABEL: key, DATA_LABEL: data, NAMES_LABEL: "", **labels},
+    )
+    return data
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("no complete mark", "not whole: it is removed, and this run does without caches"),
+        ("a mark for another key", "not whole: it is removed, and this run does without caches"),
+        ("a marker of another key", "was not used and is removed: its labels are not the ones"),
+        ("a marker whose data is gone", "was not used and is removed: its data volume"),
+    ],
+)
+def test_a_cache_that_is_not_whole_is_not_used(
+    tmp_path: Path,
+    test_image: str,
+    docker_client: docker.DockerClient,
+    image_id: str,
+    fresh_runner: tuple[str, ...],
+    case: str,
+    expected: str,
+) -> None:
+    key = runner_key(image_id, fresh_runner)
+    complete = {"no complete mark": None, "a mark for another key": "0" * 64}.get(case, key)
+    labels = {KEY_LABEL: "0" * 64} if case == "a marker of another key" else {}
+    data = _publish(docker_client, test_image, key, labels, complete)
+    if case == "a marker whose data is gone":
+        docker_client.volumes.get(data).remove()
+
+    result, log = execute(
+        tmp_path, WHICH_PYTHON, executor=DockerExecutor(test_image), requirements=fresh_runner
+    )
+
+    assert result.exit_code == 0, log
+    assert expected in log
+    prefix = probed(tmp_path)
+    assert isinstance(prefix, dict)
+    if case.startswith("a marker"):
+        # Found out before the run: a new environment is built and used.
+        assert BUILDING_RUNNER in log
+        assert prefix == {"prefix": f"{CACHED_RUNNER_DIR}/env/venv"}
+    else:
+        # Found out in the run, before the tests: the run starts over, installing the runner.
+        assert PER_RUN_INSTALL in log
+        assert prefix == {"prefix": "/scbench/runner/venv"}
+        with pytest.raises(docker.errors.NotFound):
+            docker_client.volumes.get(marker_name(RUNNER, key))
+        # And its data, which the run no longer used.
+        assert data not in {v.name for v in docker_client.volumes.list()}
+
+
+def test_threads_of_one_process_build_once(
+    tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
+) -> None:
+    executor = DockerExecutor(test_image)
+    logs: dict[int, str] = {}
+
+    def run(number: int) -> None:
+        result, logs[number] = execute(
+            tmp_path / str(number), WHICH_PYTHON, executor=executor, requirements=fresh_runner
+        )
+        assert result.exit_code == 0
+
+    threads = [threading.Thread(target=run, args=(number,)) for number in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sum(log.count(BUILDING_RUNNER) for log in logs.values()) == 1
+    volumes = {match[1] for log in logs.values() if (match := CACHED_RUNNER.search(log))}
+    assert len(volumes) == 1
+
+
+def test_of_two_builders_the_first_to_publish_wins(
+    docker_client: docker.DockerClient, image_id: str
+) -> None:
+    """Another process publishes while this one builds: this one takes the other's and drops its
+    own; neither waited on the other."""
+    key = docker_cache.cache_key(RUNNER, test=uuid.uuid4().hex)
+    other = f"scbench-ci-test-data-{uuid.uuid4().hex[:12]}"
+    built: list[str] = []
+
+    def build(volume: str) -> tuple[str, ...]:
+        built.append(volume)
+        docker_client.volumes.create(other, labels={CACHE_LABEL: RUNNER, KEY_LABEL: key})
+        docker_client.volumes.create(
+            marker_name(RUNNER, key),
+            labels={CACHE_LABEL: RUNNER, KEY_LABEL: key, DATA_LABEL: other},
+        )
+        return ()
+
+    try:
+        found = docker_cache.obtain(docker_client, RUNNER, key, build, print)
+
+        assert isinstance(found, docker_cache.Cached)
+        assert found.data_volume == other
+        with pytest.raises(docker.errors.NotFound):
+            docker_client.volumes.get(built[0])
+        # The next one finds it.
+        assert docker_cache.lookup(docker_client, RUNNER, key, print) == found
+    finally:
+        _forget_key(docker_client, key)
+
+
+def test_cleanup_volumes_removes_the_cached_environments(
+    docker_client: docker.DockerClient,
+    test_image: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A label and a uv cache of the test's own: the daemon's real caches are other runs' business.
+    label = f"dev.scbench-ci.test-cache-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(docker_cache, "CACHE_LABEL", label)
+    uv_cache = docker_client.volumes.create(f"scbench-ci-test-uv-{uuid.uuid4().hex[:8]}")
+    monkeypatch.setattr(cleanup, "LEGACY_CACHE_VOLUME", uv_cache.name)
+    free = docker_client.volumes.create(labels={label: RUNNER})
+    used = docker_client.volumes.create(labels={label: DEPENDENCIES})
+    user = docker_client.containers.create(
+        test_image, ["true"], volumes={used.name: {"bind": "/x", "mode": "ro"}}
+    )
+    try:
+        assert cleanup.run(argparse.Namespace(volumes=True, owner=None, all=False)) == 0
+
+        out = capsys.readouterr().out
+        assert f"removed volume {uv_cache.name}\n" in out
+        assert f"removed volume {free.name}\n" in out
+        assert f"kept volume {used.name}: " in out
+        with pytest.raises(docker.errors.NotFound):
+            free.reload()
+        used.reload()
+    finally:
+        user.remove(force=True)
+        used.remove(force=True)
+
+
+# --- the submission's dependencies ---------------------------------------------------------------
+
+OWN_PYPROJECT = '[project]\nname = "own"\nversion = "1"\nrequires-python = ">=3.8"\n'
+MAIN = "import yaml\nprint(yaml.safe_dump({'ok': [1, 2]}), end='')\n"
+INSPECT_WORKSPACE = """
+import glob, json, os, pathlib, subprocess
+site = glob.glob(".venv/lib/python*/site-packages")[0]
+run = subprocess.run(["uv", "run", "main.py"], capture_output=True, text=True)
+again = subprocess.run(["uv", "run", "main.py"], capture_output=True, text=True)
+facts = {
+    "entries": sorted(os.listdir(".")),
+    "files": {
+        name: pathlib.Path(name).read_text()
+        for name in ("pyproject.toml", ".python-version", "uv.lock", "requirements.txt", "main.py")
+    },
+    "owners": sorted({os.lstat(p).st_uid for p in glob.glob("**", recursive=True)}),
+    "installed": sorted(name for name in os.listdir(site) if name != "__pycache__"),
+    "uv run": [run.returncode, run.stdout, again.returncode, again.stdout, again.stderr],
+    "networks": sorted(os.listdir("/sys/class/net")),
+}
+json.dump(facts, open(PROBE_OUTPUT, "w"))
+"""
+
+
+@pytest.fixture
+def fresh_requirements(docker_client: docker.DockerClient, image_id: str) -> Iterator[str]:
+    """requirements.txt for pyyaml that no cached environment has yet (a comment of its own);
+    its cache volumes are removed afterwards."""
+    text = f"# {uuid.uuid4().hex}\npyyaml\n"
+    yield text
+    variables = docker_cache.setup_variables({"SCBENCH_CHECKPOINT": "checkpoint_1"})
+    _forget_key(docker_client, dependencies_key(image_id, text.encode(), DEFAULT_SETUP, variables))
+
+
+def test_the_dependency_cache_makes_what_the_setup_makes(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient, fresh_requirements: str
+) -> None:
+    """Without the cache, building it, using it, and once it is not whole: the same workspace,
+    the same environment, and the tests' `uv run` finds it in sync without the network (cut
+    after setup, or never there)."""
+    files = {"requirements.txt": fresh_requirements, "main.py": MAIN}
+    runs: dict[str, tuple[object, str]] = {}
+    used = ""
+    for name, executor in (
+        ("setup", DockerExecutor(test_image, use_cache=False)),
+        ("build", DockerExecutor(test_image)),
+        ("cached", DockerExecutor(test_image)),
+        ("tampered", DockerExecutor(test_image)),
+    ):
+        if name == "tampered":
+            # Its mark of completion gone: the run finds out before the tests, and starts over.
+            found = re.search(r"from cache volume (\S+),", runs["cached"][1])
+            assert found is not None
+            used = found[1]
+            docker_client.containers.run(
+                test_image,
+                ["rm", "/data/env/complete"],
+                volumes={used: {"bind": "/data", "mode": "rw"}},
+                remove=True,
+            )
+        result, log = execute(
+            tmp_path / name,
+            INSPECT_WORKSPACE,
+            executor=executor,
+            setup=DEFAULT_SETUP,
+            default_environment=True,
+            files=files,
+        )
+        assert (result.exit_code, result.setup_exit_code) == (0, None), log
+        runs[name] = (probed(tmp_path / name), log)
+
+    setup, build, cached, tampered = (
+        runs[name][0] for name in ("setup", "build", "cached", "tampered")
+    )
+    assert isinstance(setup, dict)
+    assert setup["uv run"][:4] == [0, "ok:\n- 1\n- 2\n", 0, "ok:\n- 1\n- 2\n"]
+    assert setup["networks"] == ["lo"]
+    assert set(setup["entries"]) >= {".venv", "pyproject.toml", "uv.lock", ".python-version"}
+    assert setup["owners"] == [1000, 1001]  # the tests user's, and the runner's tests/
+    assert "pyyaml-" in " ".join(setup["installed"])
+    assert build == setup
+    assert cached == setup
+    assert tampered == setup
+    # The real setup ran in the first run only; the second built the cache, the third used it.
+    assert "[scbench-ci] $ uv init\n" in runs["setup"][1]
+    assert BUILDING_DEPENDENCIES in runs["build"][1]
+    cached_log = runs["cached"][1]
+    assert "$ uv init" not in cached_log and BUILDING_DEPENDENCIES not in cached_log
+    assert "[scbench-ci] setup: not run here; what `uv init`, then `uv add -r" in cached_log
+    rejected = (
+        f"[scbench-ci] cache volume {used}: not whole: it is removed, and this run does without "
+        "caches\n"
+    )
+    assert rejected in runs["tampered"][1]
+    after = runs["tampered"][1].split(rejected, 1)[1]  # the real setup ran
+    assert "[scbench-ci] $ uv init\n" in after
+    assert "[scbench-ci] $ uv add -r requirements.txt\n" in after
+
+
+@pytest.mark.parametrize(
+    ("files", "setup", "reason"),
+    [
+        (
+            {"pyproject.toml": OWN_PYPROJECT},
+            ("uv add -r requirements.txt",),
+            "the submission has its own pyproject.toml",
+        ),
+        (
+            {"requirements.txt": "./not-here\n"},
+            DEFAULT_SETUP,
+            "requirements.txt line 1 is not a plain requirement",
+        ),
+    ],
+)
+def test_own_project_files_or_a_local_requirement_run_the_real_setup(
+    tmp_path: Path,
+    test_image: str,
+    files: dict[str, str],
+    setup: tuple[str, ...],
+    reason: str,
+) -> None:
+    result, log = execute(
+        tmp_path,
+        "pass",
+        executor=DockerExecutor(test_image),
+        setup=setup,
+        default_environment=True,
+        files={"requirements.txt": "pyyaml\n", "main.py": MAIN, **files},
+    )
+
+    assert f"[scbench-ci] the setup runs here, not from the dependency cache: {reason}" in log
+    assert f"[scbench-ci] $ {setup[-1]}\n" in log  # run for real
+    assert BUILDING_DEPENDENCIES not in log
+    if "./not-here" in files.get("requirements.txt", ""):
+        assert result.setup_exit_code not in (None, 0)
+    else:
+        assert result.setup_exit_code is None
+
+
+# --- which requirements the cache may stand in for (no Docker) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pyyaml\n",
+        "PyYAML==6.0.1\nrequests[socks, security] >= 2.0, <3 ; python_version >= '3.8'\n",
+        "# a comment\n\nnumpy~=1.26  # trailing comment\r\n",
+        "pkg @ https://example.com/pkg-1.0-py3-none-any.whl#sha256=abc\n",
+        "attrs (>=22)\n",
+    ],
+)
+def test_plain_requirements_may_come_from_the_cache(text: str) -> None:
+    assert requirements_reason(text.encode()) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "./local-package\n",
+        "../elsewhere\n",
+        "/abs/path\n",
+        "sub/dir\n",
+        "-e .\n",
+        "--editable ./pkg\n",
+        "-r other.txt\n",
+        "-c constraints.txt\n",
+        "--index-url https://example.com/simple\n",
+        "-i https://example.com/simple\n",
+        "pkg @ file:///tmp/pkg.whl\n",
+        "file:pkg\n",
+        "pkg.whl\n",
+        "pkg-1.0.tar.gz\n",
+        "${HOME}/pkg\n",
+        "pkg==$VERSION\n",
+        "pyyaml \\\n",
+        "pkg --hash=sha256:abc\n",
+        "git+https://example.com/pkg.git\n",
+    ],
+)
+def test_anything_else_runs_the_real_setup(text: str) -> None:
+    reason = requirements_reason(text.encode())
+    assert reason is not None and "not a plain requirement" in reason
+
+
+def test_a_requirement_named_like_an_entry_of_the_workspace_runs_the_real_setup(
+    tmp_path: Path,
+) -> None:
+    workspace = _staged(tmp_path, **{"requirements.txt": "pyyaml\nhelpers\n", "helpers": ""})
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == (
+        "requirements.txt names helpers, also in the workspace"
+    )
+
+
+def test_requirements_that_are_not_utf8_run_the_real_setup() -> None:
+    assert requirements_reason(b"pyyaml\n\xff\n") == "requirements.txt is not UTF-8"
+
+
+def _staged(tmp_path: Path, **files: str) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "name", ["pyproject.toml", "uv.lock", ".python-version", "uv.toml", "setup.py", "setup.cfg"]
+)
+def test_the_submissions_own_project_files_run_the_real_setup(tmp_path: Path, name: str) -> None:
+    workspace = _staged(tmp_path, **{"requirements.txt": "pyyaml\n", name: ""})
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == f"the submission has its own {name}"
+
+
+def test_the_cache_stands_in_only_for_the_default_setup(tmp_path: Path) -> None:
+    workspace = _staged(tmp_path, **{"requirements.txt": "pyyaml\n"})
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == b"pyyaml\n"
+    # Not the default environment, or nothing to set up: nothing to say.
+    assert dependency_source(workspace, DEFAULT_SETUP, False) is None
+    assert dependency_source(workspace, (), True) is None
+    assert dependency_source(workspace, ("pip install -r requirements.txt",), True) == (
+        "the setup is not `uv init` then `uv add -r requirements.txt`"
+    )
+    (tmp_path / "requirements.txt").unlink()
+    (tmp_path / "requirements.txt").symlink_to("other.txt")
+    (tmp_path / "other.txt").write_text("pyyaml\n")
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == (
+        "requirements.txt is not a regular file"
+    )

@@ -1,0 +1,534 @@
+"""The Docker executor against the real daemon: isolation, limits, copies in and out, cleanup."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import docker
+import pytest
+
+from scbench_ci.commands import cleanup
+from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.evaluation import EvaluationRequest, evaluate
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker.daemon import docker_available
+from scbench_ci.executors.docker.executor import (
+    CACHED_RUNNER_DIR,
+    HOME_DIR,
+    RUN_DIR,
+    RUN_LABEL,
+    VERSION_LABEL,
+    WORKSPACE_DIR,
+    DockerExecutor,
+)
+from scbench_ci.executors.processes import OWNER_LABEL, owner
+from scbench_ci.reports import Status
+from tests.conftest import (
+    PROBE_KEY,
+    PROBE_OUTPUT,
+    RUNNER_STARTED,
+    ProblemFolder,
+    probe_command,
+    shell,
+)
+
+UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
+"""Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
+
+
+@pytest.fixture(autouse=True)
+def no_container_left(docker_client: docker.DockerClient) -> Iterator[None]:
+    """None of this process's containers outlives a test (other processes' runs on the daemon
+    are theirs)."""
+    yield
+    mine: dict[str, str | list[str] | bool] = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
+    left = docker_client.containers.list(all=True, filters=mine)
+    for container in left:
+        container.remove(force=True)
+    assert [container.name for container in left] == []
+
+
+def execute(
+    tmp_path: Path,
+    image: str | None,
+    code: str,
+    *,
+    executor: DockerExecutor | None = None,
+    setup: tuple[str, ...] = (),
+    timeout: float = 60,
+    echo: io.StringIO | None = None,
+) -> ExecutionResult:
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
+    logs = tmp_path / "logs"
+    logs.mkdir(exist_ok=True)
+    command = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
+    return (executor or DockerExecutor()).execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=setup,
+            command=command,
+            session_timeout_s=timeout,
+            seal_key=PROBE_KEY,
+            echo=echo,
+            image=image,
+        )
+    )
+
+
+def reports(tmp_path: Path) -> Path:
+    return tmp_path / "workspace" / ".scbench"
+
+
+def setup_commands_log(tmp_path: Path) -> str:
+    """setup.log after the test runner's line (and the building of its cached environment)."""
+    log = (tmp_path / "logs" / SETUP_LOG).read_text()
+    runner = log.index("[scbench-ci] test runner: ")
+    return log[log.index("\n", runner) + 1 :]
+
+
+CHECKPOINT_TESTS = """
+import os
+import pathlib
+import subprocess
+
+
+def test_runs_the_submission(entrypoint_argv):
+    result = subprocess.run(entrypoint_argv, capture_output=True, text=True, check=True)
+    assert result.stdout == "hello\\n"
+
+
+def test_runs_as_uid_1000_in_the_workspace_with_a_writable_home():
+    assert (os.getuid(), os.getgid()) == (1000, 1000)
+    assert os.getcwd() == "/workspace"
+    pathlib.Path(os.environ["HOME"], "probe").write_text("ok")
+
+
+def test_sees_none_of_the_callers_secrets():
+    assert "GITHUB_TOKEN" not in os.environ
+    assert "ACTIONS_RUNTIME_TOKEN" not in os.environ
+
+
+def test_fails_on_purpose():
+    assert 1 == 2
+"""
+
+
+def test_an_evaluation_runs_the_tests_in_a_container(
+    problem_folder: ProblemFolder,
+    submission: Path,
+    tmp_path: Path,
+    test_image: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "secret")
+    problem_folder.write("tests/test_checkpoint_1.py", CHECKPOINT_TESTS)
+    request = EvaluationRequest(
+        problems=(problem_folder.root,),
+        checkpoint="checkpoint_1",
+        submission=str(submission),
+        output_dir=tmp_path / "out",
+        policy="all-cases",
+        session_timeout_s=300,
+    )
+
+    result = evaluate(request, DockerExecutor(image=test_image), echo=None)
+
+    [(_, checkpoint)] = result.checkpoints()
+    assert result.executor == "docker"
+    assert checkpoint.failure is None, checkpoint.failure
+    assert checkpoint.pytest_exit_code == 1
+    assert {test.id.split("::")[-1]: test.status for test in checkpoint.tests} == {
+        "test_runs_the_submission": Status.PASSED,
+        "test_runs_as_uid_1000_in_the_workspace_with_a_writable_home": Status.PASSED,
+        "test_sees_none_of_the_callers_secrets": Status.PASSED,
+        "test_fails_on_purpose": Status.FAILED,
+    }
+    assert not checkpoint.passed
+    out = tmp_path / "out" / problem_folder.root.name / "checkpoint_1"
+    assert {"ctrf-report.json", "pytest-report.json", "pytest.log"} <= {
+        path.name for path in out.iterdir()
+    }
+
+
+def test_output_is_logged_and_echoed_and_the_exit_code_kept(
+    tmp_path: Path, test_image: str
+) -> None:
+    echo = io.StringIO()
+    # The --image flag beats the environment file's image (which does not exist). Without the
+    # caches, the runner is installed in the run.
+    result = execute(
+        tmp_path,
+        UNPULLABLE,
+        shell("echo out; echo err >&2; exit 7"),
+        executor=DockerExecutor(image=test_image, use_cache=False),
+        echo=echo,
+    )
+
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
+    assert (tmp_path / "logs" / PYTEST_LOG).read_text() == f"{RUNNER_STARTED}out\nerr\n"
+    # Each phase timed, in order (cutting the network ends the setup).
+    assert list(result.phases) == [
+        "image",
+        "container",
+        "runner",
+        "setup",
+        "tests",
+        "collect",
+        "cleanup",
+    ]
+    assert all(seconds >= 0 for seconds in result.phases.values())
+    assert sum(result.phases.values()) <= result.duration_s + 0.01
+    setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
+    assert setup_log == (
+        "[scbench-ci] $ uv venv --quiet /scbench/runner/venv\n"
+        "[scbench-ci] $ uv pip install --quiet --python /scbench/runner/venv/bin/python pytest\n"
+    )
+    assert echo.getvalue() == f"{setup_log}{RUNNER_STARTED}out\nerr\n"
+
+
+DUMP_ENVIRONMENT = """
+import json, os, pathlib
+home = pathlib.Path(os.environ["HOME"])
+(home / "probe").write_text("ok")
+pathlib.Path("/tmp/probe").write_text("ok")
+json.dump(
+    {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "env": dict(os.environ)},
+    open(PROBE_OUTPUT, "w"),
+)
+"""
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_the_environment_is_built_from_scratch(
+    tmp_path: Path,
+    test_image: str,
+    docker_client: docker.DockerClient,
+    monkeypatch: pytest.MonkeyPatch,
+    use_cache: bool,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    monkeypatch.setenv("UV_INDEX_URL", "https://user:password@example.invalid/simple")
+    monkeypatch.setenv("UV_EXTRA_INDEX_URL", "https://pypi.org/simple/")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/host/only/ca.pem")
+
+    result = execute(
+        tmp_path,
+        test_image,
+        DUMP_ENVIRONMENT,
+        executor=DockerExecutor(use_cache=use_cache),
+    )
+
+    assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
+    assert (seen["uid"], seen["gid"], seen["cwd"]) == (1000, 1000, WORKSPACE_DIR)
+    env = seen["env"]
+    assert env["HOME"] == HOME_DIR
+    # The tests' cache is uv's own under their home (the environment may name one, as SCBench's
+    # does), never the shared one the runner installs from.
+    assert "UV_CACHE_DIR" not in env
+    assert env["SCBENCH_CHECKPOINT"] == "checkpoint_1"
+    assert env["UV_EXTRA_INDEX_URL"] == "https://pypi.org/simple/"
+    assert env["LANG"] == "C.UTF-8"
+    assert env.get("REQUESTS_CA_BUNDLE") != "/host/only/ca.pem"
+    # Nothing but ours, the image's own, and what Docker and the shell set.
+    image_env = docker_client.images.get(test_image).attrs["Config"]["Env"] or []
+    ours = {"HOME", "PATH", "SCBENCH_CHECKPOINT"}
+    ours |= {"PYTEST_VERSION"}  # pytest's own
+    ours |= {"UV", "_", "SHLVL"}  # what uvx and bash set under SCBench
+    allowed = {
+        *ours,
+        "UV_EXTRA_INDEX_URL",
+        "HOSTNAME",
+        "PWD",
+        *(e.split("=")[0] for e in image_env),
+    }
+    assert set(env) <= allowed
+
+
+READ_LIMITS = """
+import json, pathlib, time
+cgroup = pathlib.Path("/sys/fs/cgroup")
+files = {
+    "memory": ["memory.max", "memory/memory.limit_in_bytes"],
+    "pids": ["pids.max", "pids/pids.max"],
+    "cpu": ["cpu.max", "cpu/cpu.cfs_quota_us"],
+}
+found = {}
+for name, candidates in files.items():
+    for candidate in candidates:
+        if (cgroup / candidate).is_file():
+            found[name] = (cgroup / candidate).read_text().split()[0]
+            break
+status = pathlib.Path("/proc/self/status").read_text()
+found["capabilities"] = [l.split()[1] for l in status.splitlines() if l.startswith("CapEff")][0]
+found["no_new_privs"] = [l.split()[1] for l in status.splitlines() if l.startswith("NoNewPrivs")][0]
+found["docker_socket"] = pathlib.Path("/var/run/docker.sock").exists()
+json.dump(found, open(PROBE_OUTPUT, "w"))
+time.sleep(3)
+"""
+
+
+def test_limits_labels_and_isolation(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient
+) -> None:
+    executor = DockerExecutor(test_image, memory="512m", cpus=1.5, pids_limit=256)
+    results: list[ExecutionResult] = []
+    run = threading.Thread(
+        target=lambda: results.append(execute(tmp_path, None, READ_LIMITS, executor=executor))
+    )
+    run.start()
+    try:
+        attributes = _running_container(docker_client)
+    finally:
+        run.join()
+
+    assert results[0].exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
+    labels = attributes["Config"]["Labels"]
+    assert set(labels) >= {RUN_LABEL, VERSION_LABEL}
+    host = attributes["HostConfig"]
+    # Nothing to install (the runner's environment is cached, no setup): no network at all.
+    assert host["NetworkMode"] == "none"
+    assert (host["Memory"], host["MemorySwap"]) == (512 * 1024**2, 512 * 1024**2)
+    assert (host["NanoCpus"], host["PidsLimit"]) == (1_500_000_000, 256)
+    assert (host["CapDrop"], host["SecurityOpt"], host["Init"]) == (
+        ["ALL"],
+        ["no-new-privileges"],
+        True,
+    )
+    assert not host.get("Binds")
+    mounts = {m["Destination"]: (m["Type"], m.get("Name"), m["RW"]) for m in attributes["Mounts"]}
+    assert set(mounts) == {RUN_DIR, WORKSPACE_DIR, "/tmp", CACHED_RUNNER_DIR}
+    name = attributes["Name"].lstrip("/")
+    assert mounts[RUN_DIR] == ("volume", name, True)
+    assert mounts[WORKSPACE_DIR] == ("volume", f"{name}-workspace", True)
+    assert mounts["/tmp"] == ("volume", f"{name}-tmp", True)
+    kind, runner_volume, writable = mounts[CACHED_RUNNER_DIR]
+    assert (kind, writable) == ("volume", False)
+    assert runner_volume in (tmp_path / "logs" / SETUP_LOG).read_text()
+    assert host["ReadonlyRootfs"] is True
+    assert not host.get("Tmpfs")
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
+    assert seen["memory"] == str(512 * 1024**2)
+    assert seen["pids"] == "256"
+    assert seen["cpu"] == "150000"
+    assert int(seen["capabilities"], 16) == 0
+    assert seen["no_new_privs"] == "1"
+    assert seen["docker_socket"] is False
+
+
+def _running_container(client: docker.DockerClient) -> dict[str, Any]:
+    """This process's run container (not a builder's, nor another process's run)."""
+    deadline = time.monotonic() + 120
+    mine: dict[str, str | list[str] | bool] = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
+    while time.monotonic() < deadline:
+        running = [
+            container
+            for container in client.containers.list(filters=mine)
+            if not str(container.name).startswith("scbench-ci-build-")
+        ]
+        if running:
+            return dict(running[0].attrs)
+        time.sleep(0.1)
+    raise AssertionError("no scbench-ci container showed up")
+
+
+CHECK_WORKSPACE = """
+import json, os, pathlib
+facts = {
+    "owner": [os.stat(p).st_uid for p in (".", "main.py", "pkg", "pkg/util.py", ".scbench")],
+    "link": os.readlink("link") if os.path.islink("link") else None,
+    "executable": os.access("run.sh", os.X_OK),
+}
+pathlib.Path(PROBE_OUTPUT).write_text(json.dumps(facts))
+os.remove(".scbench/stale.txt")  # gone in the container, so gone here too
+pathlib.Path(".scbench/deep/er").mkdir(parents=True)
+pathlib.Path(".scbench/deep/er/report.txt").write_text("deep")
+os.symlink("/etc/passwd", ".scbench/pytest-report.json")
+os.mkfifo(".scbench/pipe")
+"""
+
+
+def test_the_workspace_goes_in_and_reports_come_back_safely(
+    tmp_path: Path, test_image: str
+) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / "pkg").mkdir(parents=True)
+    (workspace / "main.py").write_text("print('hello')\n")
+    (workspace / "pkg" / "util.py").write_text("")
+    (workspace / "run.sh").write_text("#!/bin/sh\n")
+    (workspace / "run.sh").chmod(0o755)
+    (workspace / "link").symlink_to("/etc/hostname")
+    (workspace / ".scbench").mkdir()
+    (workspace / ".scbench" / "stale.txt").write_text("staged")
+    echo = io.StringIO()
+
+    result = execute(tmp_path, test_image, CHECK_WORKSPACE, echo=echo)
+
+    assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
+    out = reports(tmp_path)
+    # Only the reports come back, and only as regular files.
+    assert [path.name for path in out.iterdir()] == ["ctrf-report.json"]
+    facts = json.loads((out / "ctrf-report.json").read_text())
+    # The workspace folder itself is the runner's (sticky), what the submission brought its own.
+    assert facts == {
+        "owner": [1001, 1000, 1000, 1000, 1000],
+        "link": "/etc/hostname",
+        "executable": True,
+    }
+    assert (
+        "warning: .scbench/pytest-report.json was not copied back: pytest-report.json is not a "
+        "regular file" in echo.getvalue()
+    )
+
+
+def test_a_failing_setup_command_stops_the_run(tmp_path: Path, test_image: str) -> None:
+    result = execute(
+        tmp_path,
+        test_image,
+        shell("echo tests ran"),
+        setup=("echo preparing", "echo broken >&2; exit 3", "echo never"),
+    )
+
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
+    assert setup_commands_log(tmp_path) == (
+        "[scbench-ci] $ echo preparing\npreparing\n"
+        "[scbench-ci] $ echo broken >&2; exit 3\nbroken\n"
+        "[scbench-ci] setup command failed with exit code 3\n"
+    )
+    assert not (tmp_path / "logs" / PYTEST_LOG).exists()
+
+
+FIND_SLEEPERS = """
+import json, pathlib
+sleepers = [
+    p.name for p in pathlib.Path("/proc").iterdir()
+    if p.name.isdigit() and (p / "cmdline").read_bytes() == b"sleep\\x00300\\x00"
+]
+pathlib.Path(PROBE_OUTPUT).write_text(json.dumps(sleepers))
+"""
+
+
+def test_what_setup_leaves_running_is_killed_before_the_tests(
+    tmp_path: Path, test_image: str
+) -> None:
+    started = time.monotonic()
+    result = execute(
+        tmp_path,
+        test_image,
+        FIND_SLEEPERS,
+        setup=("sleep 300 & echo started",),
+    )
+
+    assert (result.exit_code, result.setup_exit_code) == (0, None)
+    assert json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text()) == []
+    assert result.leftover_processes == 1
+    assert setup_commands_log(tmp_path) == (
+        "[scbench-ci] $ sleep 300 & echo started\nstarted\n"
+        "[scbench-ci] killed 1 process(es) still running after the setup ended\n"
+    )
+    assert time.monotonic() - started < 30
+
+
+def test_a_run_past_the_memory_limit_is_killed(tmp_path: Path, test_image: str) -> None:
+    result = execute(
+        tmp_path,
+        test_image,
+        "b = bytearray(400 * 1024 * 1024)\nprint('survived')",
+        executor=DockerExecutor(memory="128m"),
+    )
+
+    assert result.exit_code == 137
+    assert "survived" not in (tmp_path / "logs" / PYTEST_LOG).read_text()
+
+
+@pytest.mark.parametrize("phase", ["setup", "tests"])
+def test_the_session_timeout_stops_the_run(tmp_path: Path, test_image: str, phase: str) -> None:
+    sleeper = "echo started; sleep 60"
+    setup = (sleeper,) if phase == "setup" else ()
+    started = time.monotonic()
+
+    result = execute(tmp_path, test_image, shell(sleeper), setup=setup, timeout=3)
+
+    assert (result.exit_code, result.timed_out_in) == (None, phase)
+    assert time.monotonic() - started < 20
+    log = (tmp_path / "logs" / (SETUP_LOG if phase == "setup" else PYTEST_LOG)).read_text()
+    assert "started\n" in log
+    assert f"{phase} stopped at the session timeout (3 s)" in log
+
+
+def test_an_image_that_cannot_be_pulled_is_one_clear_line(tmp_path: Path) -> None:
+    echo = io.StringIO()
+
+    with pytest.raises(InfrastructureError) as raised:
+        execute(tmp_path, UNPULLABLE, "pass", echo=echo)
+
+    message = str(raised.value)
+    assert message.startswith(f"could not pull {UNPULLABLE}: ")
+    assert message.endswith("; pull or build it yourself, or pass --image")
+    assert "\n" not in message
+    assert f"pulling {UNPULLABLE}" in echo.getvalue()
+
+
+def test_an_unreachable_daemon_is_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no.sock")
+
+    with pytest.raises(InfrastructureError) as raised:
+        execute(tmp_path, None, "pass")
+
+    assert str(raised.value) == (
+        f"cannot reach the Docker daemon at DOCKER_HOST=unix://{tmp_path}/no.sock: "
+        "start Docker, or use --executor local"
+    )
+    assert docker_available() is False
+
+
+def test_docker_available_when_the_daemon_answers(docker_client: docker.DockerClient) -> None:
+    assert docker_available() is True
+
+
+def test_cleanup_removes_labelled_containers_and_run_volumes(
+    docker_client: docker.DockerClient, test_image: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run whose owner is gone: no process of this host has that pid (over Linux's pid_max).
+    labels = {RUN_LABEL: "left-behind", OWNER_LABEL: owner(4_194_305)}
+    leftover = docker_client.containers.create(test_image, ["sleep", "infinity"], labels=labels)
+    left_volume = docker_client.volumes.create(labels=labels)
+    bystander = docker_client.containers.create(test_image, ["sleep", "infinity"])
+    bystander_volume = docker_client.volumes.create()
+    try:
+        leftover.start()
+
+        assert cleanup.run(argparse.Namespace(volumes=False, owner=None, all=False)) == 0
+
+        # (Runs of other processes on the daemon, in progress, are kept and said so.)
+        said = capsys.readouterr().out.splitlines()
+        assert f"removed container {leftover.name} ({leftover.short_id})" in said
+        assert f"removed volume {left_volume.name}" in said
+        with pytest.raises(docker.errors.NotFound):
+            leftover.reload()
+        with pytest.raises(docker.errors.NotFound):
+            left_volume.reload()
+        bystander.reload()
+        bystander_volume.reload()
+    finally:
+        bystander.remove(force=True)
+        bystander_volume.remove()
+
+
+@pytest.mark.parametrize("memory", ["4x", "lots", "", "-1"])
+def test_a_memory_limit_that_is_not_a_size_is_a_usage_error(memory: str) -> None:
+    with pytest.raises(UsageError, match="--memory: not a size like 512m or 4g"):
+        DockerExecutor(memory=memory)

@@ -1,0 +1,163 @@
+"""The CLI's closing report: the counts, and the run's own text made inert."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from scbench_ci.outputs.console import render_report
+from scbench_ci.problem.model import Group, load_problem
+from scbench_ci.reports import Status
+from scbench_ci.results.compare import compare
+from scbench_ci.results.model import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    TestResult,
+    count_groups,
+    unrun_result,
+)
+from tests.conftest import ProblemFolder, make_run
+
+
+def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
+    problem_folder: ProblemFolder,
+) -> None:
+    problem = load_problem(problem_folder.root)
+    log_tail = "collected 1 item\n::stop-commands::x\n  ::error::indented\nok\r::error::cr\n\x1b[2K"
+    checkpoint = unrun_result(
+        problem.checkpoints[0],
+        True,
+        Failure(FailureKind.INFRASTRUCTURE, "pytest wrote no report ##[error]x", log_tail),
+        ("a warning\n::warning::injected",),
+    )
+    result = make_run(checkpoint)
+    report = render_report(result, Path(".scbench/results.json"))
+    assert report.endswith(
+        "  all                     0/0        -\n"
+        "  failure (infrastructure): pytest wrote no report ##\\[error]x\n"
+        "    collected 1 item\n"
+        "    \\::stop-commands::x\n"
+        "      \\::error::indented\n"
+        "    ok\n"
+        "    \\::error::cr\n"
+        "    \\x1b[2K\n"
+        "  warning: a warning\n"
+        "\\::warning::injected\n"
+        "\n"
+        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+        "An infrastructure failure stopped the evaluation; see the log tail above.\n"
+        "Results: .scbench/results.json\n"
+    )
+
+
+def checkpoint(tests: list[TestResult], name: str = "checkpoint_1") -> CheckpointResult:
+    groups = count_groups(tests, flaky_passes=False)
+    return CheckpointResult(
+        name=name,
+        include_prior_tests=True,
+        passed=groups[Group.CORE].failed == 0,
+        failure=None,
+        pytest_exit_code=1,
+        duration_s=1.0,
+        groups=groups,
+        tests=tuple(tests),
+        warnings=(),
+    )
+
+
+def result_of(name: str, status: Status, message: str | None = None, reruns: int = 0) -> TestResult:
+    return TestResult(
+        id=f"tests/test_checkpoint_1.py::{name}",
+        checkpoint="checkpoint_1",
+        group=Group.CORE,
+        status=status,
+        duration_s=0.1,
+        markers=(),
+        message=message,
+        details=None,
+        file="tests/test_checkpoint_1.py",
+        line=3,
+        reruns=reruns,
+    )
+
+
+def test_the_changes_since_the_baseline_come_first() -> None:
+    baseline = make_run(
+        checkpoint(
+            [
+                result_of("a", Status.PASSED),
+                result_of("b", Status.FAILED),
+                result_of("c", Status.PASSED),
+            ]
+        )
+    )
+    run = make_run(
+        checkpoint(
+            [
+                result_of("a", Status.FAILED, "AssertionError: 1 == 2\nmore"),
+                result_of("b", Status.PASSED),
+                result_of("c", Status.FLAKY, "ConnectionError", reruns=1),
+            ]
+        )
+    )
+    compared = replace(run, comparison=compare(run, baseline, "nightly/results.json"))
+    report = render_report(compared, Path("results.json"))
+    assert report.startswith(
+        "\n"
+        "Compared with nightly/results.json (2026-01-01 00:00 UTC): 1 regression, 1 fixed, "
+        "0 new, 0 removed, 1 flaky, 0 verdict changes\n"
+        "  regressed demo / checkpoint_1: tests/test_checkpoint_1.py::a (passed -> failed): "
+        "AssertionError: 1 == 2\n"
+        "\n"
+        "demo / checkpoint_1: failed in 1.0 s\n"
+    )
+    assert report.endswith(
+        "  all                     1/3    33.3%\n"
+        "\n"
+        "Flaky tests: 1, counted as failed for the policy\n"
+        "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
+        "first failure: ConnectionError\n"
+        "\n"
+        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+        "Results: results.json\n"
+    )
+
+
+def test_long_lists_are_cut() -> None:
+    names = [f"t{i}" for i in range(25)]
+    baseline = make_run(checkpoint([result_of(name, Status.PASSED) for name in names]))
+    run = make_run(
+        checkpoint(
+            [result_of(name, Status.FAILED) for name in names]
+            + [result_of(f"f{i}", Status.FLAKY, reruns=2) for i in range(21)]
+        )
+    )
+    report = render_report(
+        replace(run, comparison=compare(run, baseline, "b"), flaky_passes=True), Path("r")
+    )
+    assert report.count("  regressed demo / checkpoint_1: ") == 20
+    assert "::t19 (passed -> failed)\n  … and 5 more\n  verdict " in report
+    assert "Flaky tests: 21, counted as passed (--flaky-passes)\n" in report
+    assert report.count(" passed on attempt 3\n") == 20
+    assert "::f19 passed on attempt 3\n  … and 1 more\n\nVerdict" in report
+
+
+def test_hostile_changes_cannot_command_the_runner() -> None:
+    hostile = "t[x\r::error::a\n::warning::b\x1b[2K]"
+    baseline = make_run(checkpoint([result_of(hostile, Status.PASSED)]))
+    run = make_run(
+        checkpoint(
+            [result_of(hostile, Status.FAILED, "::error::m"), result_of("f", Status.FLAKY, "\n::x")]
+        )
+    )
+    compared = replace(run, comparison=compare(run, baseline, "::error::baseline"))
+    report = render_report(compared, Path("r"))
+    assert "Compared with ::error::baseline (2026-" in report  # the runner reads a line's start
+    assert "1 verdict change\n" in report
+    assert (
+        "  regressed demo / checkpoint_1: tests/test_checkpoint_1.py::t[x\\r::error::a\n"
+        "\\::warning::b\\x1b[2K] (passed -> failed): ::error::m\n"
+    ) in report
+    assert "::f passed on attempt 1; first failure: ::x\n" in report
+    assert not [line for line in report.splitlines() if line.lstrip().startswith("::")]

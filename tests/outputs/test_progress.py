@@ -1,0 +1,52 @@
+"""What the console shows while evaluations run side by side."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.outputs.progress import FinishedLines, LiveStatus
+from scbench_ci.plan import Job, plan_jobs
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, unrun_result
+from tests.conftest import ProblemFolder
+
+
+@pytest.fixture
+def jobs(tmp_path: Path) -> list[Job]:
+    ProblemFolder(tmp_path / "demo")
+    plan = plan_jobs((tmp_path / "demo",), "all", str(tmp_path / "x"), tmp_path / "o", None)
+    return list(plan.jobs)
+
+
+def _missing(job: Job) -> CheckpointResult:
+    failure = Failure(FailureKind.MISSING, "the submission folder x does not exist")
+    return unrun_result(job.checkpoint, True, failure)
+
+
+def test_finished_lines_for_ci_logs(jobs: list[Job]) -> None:
+    stream = io.StringIO()
+    progress = FinishedLines(stream, len(jobs))
+    for job in jobs:
+        progress.started(job)
+        progress.finished(job, _missing(job))
+    assert stream.getvalue().splitlines() == [
+        f"[{i}/3] demo / checkpoint_{i}: failed [missing], Core 0/0, all 0/0, 0.0 s"
+        for i in range(1, 4)
+    ]
+    assert progress.status().startswith("3/3 done: 0 passing, 3 failing, 0 running; 0:00 elapsed")
+
+
+def test_a_live_status_line_on_a_terminal(jobs: list[Job]) -> None:
+    stream = io.StringIO()
+    progress = LiveStatus(stream, len(jobs))
+    progress.started(jobs[0])
+    progress.started(jobs[1])
+    assert stream.getvalue().endswith(
+        "\r\x1b[K0/3 done: 0 passing, 0 failing, 2 running; 0:00 elapsed, ETA -"
+    )
+    progress.finished(jobs[0], _missing(jobs[0]))
+    text = stream.getvalue()
+    assert "\r\x1b[K[1/3] demo / checkpoint_1: failed [missing]" in text
+    assert text.endswith("1/3 done: 0 passing, 1 failing, 1 running; 0:00 elapsed, ETA 0:00")

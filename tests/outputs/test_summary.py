@@ -1,0 +1,824 @@
+"""The markdown job summary: content, escaping of hostile test output, size limits, subcommand."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+
+from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
+from scbench_ci.outputs.summary import LEVELS, SUMMARY_FILE, render_summary, write_summary
+from scbench_ci.problem.model import Problem, load_problem
+from scbench_ci.reports import Reports, Status, TestOutcome
+from scbench_ci.results.compare import compare
+from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.model import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    RepeatCount,
+    RunResult,
+    judge_checkpoint,
+)
+from scbench_ci.trust.seal import Broken, Seal
+from tests.conftest import EXAMPLES, ProblemFolder, make_outcome, make_run
+
+WORDSTAT = EXAMPLES / "wordstat"
+PYTEST_EXIT_1 = ExecutionResult(exit_code=1, setup_exit_code=None, timed_out_in=None, duration_s=2)
+HOSTILE = (
+    "</details><script>alert(1)</script>",
+    "| col |",
+    "```",
+    "[x](javascript:alert(1))",
+    "<img src=x onerror=alert(1)>",
+    "two\n\n# lines\n- and a list",
+    "- *starts* a _list_",
+    "https://evil.example www.evil.example",
+)
+NO_RATE = "\N{EN DASH}"  # the pass rate of no tests
+GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("error",)}
+
+
+# Runs built by the real code path: test outcomes -> judge_checkpoint.
+
+
+@pytest.fixture(scope="module")
+def problem(tmp_path_factory: pytest.TempPathFactory) -> Problem:
+    return load_problem(ProblemFolder(tmp_path_factory.mktemp("summary") / "demo").root)
+
+
+def checkpoint_result(
+    problem: Problem,
+    name: str,
+    outcomes: list[TestOutcome],
+    *,
+    log_dir: Path | None = None,
+    execution: ExecutionResult = PYTEST_EXIT_1,
+    warnings: tuple[str, ...] = (),
+) -> CheckpointResult:
+    checkpoint = problem.checkpoint(name)
+    reports = Reports(tests=tuple(outcomes), exit_code=1, collection_errors=(), problems=())
+    return judge_checkpoint(
+        problem,
+        checkpoint,
+        tested=problem.checkpoints[: problem.checkpoints.index(checkpoint) + 1],
+        include_prior_tests=True,
+        execution=execution,
+        seal=Broken.NOT_STARTED if execution.setup_exit_code is not None else Seal(killed=0),
+        reports=reports,
+        log_dir=log_dir or Path("/nonexistent"),
+        policy_name="core-cases",
+        session_timeout_s=60,
+        warnings=warnings,
+    )
+
+
+def document(problem: Problem, *checkpoints: CheckpointResult) -> RunResult:
+    return make_run(*checkpoints, problem=problem.name, version=problem.version, duration_s=75.4)
+
+
+def failing(count: int, message: str, details: str | None = None) -> list[TestOutcome]:
+    """Failing tests spread over Core, Functionality and Error."""
+    groups = list(GROUP_MARKERS.values())
+    return [
+        make_outcome(f"test_{i}", Status.FAILED, *groups[i % 3], message=message, details=details)
+        for i in range(count)
+    ]
+
+
+# The markdown, checked as GitHub renders it (cmark-gfm is GitHub's renderer).
+
+
+def outside_fences(markdown: str) -> str:
+    """The markdown without the contents of its code fences; fails if a fence is left open."""
+    kept, fence = [], ""
+    for line in markdown.split("\n"):
+        run = re.match(r"`{3,}", line)
+        if fence and run and len(run.group()) >= len(fence) and not line[len(fence) :].strip():
+            fence = ""
+        elif not fence and run:
+            fence = run.group()
+        elif not fence:
+            kept.append(line)
+    assert not fence, "a code fence is left open"
+    return "\n".join(kept)
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+SAFE_TAGS = {
+    "h2", "h3", "h4", "p", "strong", "code", "pre", "ul", "li", "blockquote", "a",
+    "table", "thead", "tbody", "tr", "th", "td", "details", "summary",
+}  # fmt: skip
+
+
+def rendered_tags(markdown: str) -> list[str]:
+    """The HTML tags of the markdown as GitHub renders it, checked to be only ours."""
+    # Unsafe: keep raw HTML, to see all that would reach GitHub's sanitizer.
+    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    parser = Tags()
+    parser.feed(html)
+    for tag, attributes in parser.tags:
+        assert tag in SAFE_TAGS, (tag, attributes)
+        assert tag == "a" or not attributes or tag in ("th", "td", "pre"), (tag, attributes)
+        assert str(attributes.get("href", "https:")).startswith("https:")
+    return [tag for tag, _ in parser.tags]
+
+
+# Content.
+
+
+def test_verdict_table_and_failing_tests(problem: Problem) -> None:
+    tests = [
+        *(make_outcome(f"test_ok_{i}", Status.PASSED) for i in range(6)),
+        make_outcome(
+            "test_bad", Status.FAILED, message="AssertionError: assert 1 == 2", details="tb"
+        ),
+        make_outcome("test_edge", Status.PASSED, "error"),
+        make_outcome("test_fixture", Status.ERROR, "error", message="FileNotFoundError: x.csv"),
+        make_outcome("test_later", Status.SKIPPED, "functionality", message="not yet"),
+        make_outcome("test_known", Status.XFAILED, "functionality"),
+    ]
+    markdown = render_summary(document(problem, checkpoint_result(problem, "checkpoint_1", tests)))
+
+    head, _, rest = markdown.partition("### ")
+    assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
+    assert "Policy **core-cases**: there are Core tests and none of them fails." in head
+    assert "2 of 11 tests failed; the run took 1 min 15 s." in head
+    assert "Reports, logs and results.json: the `.scbench/` folder." in head
+    assert "Infrastructure failure" not in head
+    assert rest.startswith("checkpoint\\_1: ❌ failed in 2.0 s\n")
+    for row in (
+        "| Core | 6 | 1 | 0 | 7 | 85.7% |",
+        "| Functionality | 0 | 0 | 2 | 2 | 0.0% |",
+        "| Error | 1 | 1 | 0 | 2 | 50.0% |",
+        f"| Regression | 0 | 0 | 0 | 0 | {NO_RATE} |",
+        "| **All** | 7 | 2 | 2 | 11 | 63.6% |",
+    ):
+        assert f"\n{row}\n" in markdown
+    assert "#### checkpoint\\_1: Core, 1 failing\n" in markdown
+    assert "#### checkpoint\\_1: Error, 1 failing\n" in markdown
+    assert (
+        "<details><summary><code>tests/test_checkpoint_1.py::test_bad</code> failed: "
+        "AssertionError: assert 1 == 2</summary>\n\n"
+        "```text\nAssertionError: assert 1 == 2\n\ntb\n```\n\n</details>\n"
+    ) in markdown
+    assert "<code>tests/test_checkpoint_1.py::test_fixture</code> error: FileNotFound" in markdown
+    assert markdown.count("<details>") == 2  # skipped and xfailed tests are not failures
+    assert "| Checkpoint |" not in markdown  # no progression table for one checkpoint
+
+
+def test_a_passing_run(problem: Problem) -> None:
+    result = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_ok", Status.PASSED)])
+    markdown = render_summary(document(problem, result))
+    assert markdown.startswith("## ✅ PASSED: demo v1, checkpoint\\_1\n")
+    assert "0 of 1 tests failed" in markdown
+    assert "<details>" not in markdown and "shortened" not in markdown
+
+
+def test_progression_of_several_checkpoints(problem: Problem) -> None:
+    first = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.PASSED)])
+    second = checkpoint_result(
+        problem,
+        "checkpoint_2",
+        [
+            make_outcome("test_a", Status.PASSED),
+            make_outcome("test_b", Status.FAILED, file="test_checkpoint_2.py"),
+            make_outcome("test_c", Status.FAILED, "functionality", file="test_checkpoint_2.py"),
+            make_outcome("test_d", Status.PASSED, file="test_checkpoint_2.py"),
+        ],
+    )
+    markdown = render_summary(document(problem, first, second))
+    assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
+    assert "1 of 2 checkpoints passed; the run took 1 min 15 s." in markdown
+    assert (
+        "| Checkpoint | Verdict | Core passed | Core | Functionality | Error | Regression | All |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        f"| checkpoint\\_1 | ✅ passed | 1/1 | 100.0% | {NO_RATE} | {NO_RATE} | {NO_RATE} "
+        "| 100.0% |\n"
+        f"| checkpoint\\_2 | ❌ failed | 1/2 | 50.0% | 0.0% | {NO_RATE} | 100.0% | 50.0% |\n"
+    ) in markdown
+    assert markdown.index("### checkpoint\\_1") < markdown.index("### checkpoint\\_2")
+
+
+@pytest.mark.parametrize(
+    ("kind", "title"),
+    [
+        ("setup", "**Setup failed**"),
+        ("timeout", "**Timed out**"),
+        ("infrastructure", "**Infrastructure failure**"),
+        ("collection", "**Test collection failed**"),
+        ("no_tests", "**No tests collected**"),
+        ("usage", "**Pytest usage error**"),
+        ("internal", "**Pytest internal error**"),
+        ("interrupted", "**Pytest interrupted**"),
+        ("tampered", "**Reports tampered with**"),
+        ("aborted", "**Test runner stopped**"),
+        ("resources", "**Resource limit reached**"),
+        ("reports", "**Reports unusable**"),
+        ("missing", "**Submission missing**"),
+    ],
+)
+def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) -> None:
+    failure = Failure(FailureKind(kind), "what happened", "first line\nE   the error")
+    checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
+    result = document(problem, checkpoint)
+    markdown = render_summary(result)
+    assert f"\n{title}: what happened. " in markdown
+    assert "\n```text\nfirst line\nE   the error\n```\n" in markdown
+    infrastructure_line = "⚠️ **Infrastructure failure**: some tests could not be run"
+    assert (infrastructure_line in markdown) is (kind in ("infrastructure", "internal"))
+
+
+def test_a_setup_failure_shows_the_end_of_its_log(problem: Problem, tmp_path: Path) -> None:
+    (tmp_path / SETUP_LOG).write_text("".join(f"step {i}\n" for i in range(100)))
+    result = checkpoint_result(
+        problem,
+        "checkpoint_1",
+        [],
+        log_dir=tmp_path,
+        execution=ExecutionResult(None, setup_exit_code=2, timed_out_in=None, duration_s=1),
+    )
+    markdown = render_summary(document(problem, result))
+    assert "**Setup failed**: a setup command failed with exit code 2. A command that" in markdown
+    assert "The end of the setup log:\n\n```text\nstep 60\n" in markdown
+    assert "step 99\n```\n" in markdown
+    assert "checkpoint\\_1: ❌ setup failed in 1.0 s" in markdown
+
+
+def test_warnings_are_a_short_list(problem: Problem) -> None:
+    warnings = ("- a warning that looks like a list item", *(f"w{i}" for i in range(12)))
+    result = checkpoint_result(problem, "checkpoint_1", [], warnings=warnings)
+    markdown = render_summary(document(problem, result))
+    assert "\n**Warnings**\n\n- \\- a warning that looks like a list item\n- w0\n" in markdown
+    assert "\n- w8\n- … and 3 more\n" in markdown
+
+
+def test_a_failing_test_is_capped_with_the_end_of_its_traceback(problem: Problem) -> None:
+    message = "AssertionError: " + "m" * 5000
+    details = "".join(f"traceback line {i}\n" for i in range(500)) + "E   the end"
+    result = checkpoint_result(problem, "checkpoint_1", failing(1, message, details))
+    markdown = render_summary(document(problem, result))
+    block = markdown[markdown.index("```text\n") : markdown.index("\n```\n")]
+    assert len(block) < 2200
+    assert "mmm\n… [4016 more characters cut]\n\n[" in block
+    assert "earlier characters cut] …\ntraceback line " in block
+    assert block.endswith("traceback line 499\nE   the end")
+
+
+@pytest.mark.parametrize(
+    ("url", "name", "pointer"),
+    [
+        (None, None, "the `.scbench/` folder"),
+        (None, "scbench_results", "the workflow artifact **scbench\\_results**"),
+        ("https://github.com/o/r/actions/runs/1/artifacts/2", "res", "[res](https://github.com/"),
+        (
+            "https://x.test/a b(c)<d>",
+            None,
+            "[the workflow artifact](https://x.test/a%20b%28c%29%3Cd%3E)",
+        ),
+    ],
+)
+def test_artifact_pointer(
+    problem: Problem, url: str | None, name: str | None, pointer: str
+) -> None:
+    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
+    markdown = render_summary(result, artifact_url=url, artifact_name=name)
+    assert f"Reports, logs and results.json: {pointer}" in markdown
+
+
+def test_only_web_links_to_the_artifact(problem: Problem) -> None:
+    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
+    with pytest.raises(ValueError, match="not an http"):
+        render_summary(result, artifact_url="javascript:alert(1)")
+
+
+def test_max_bytes_has_a_floor(problem: Problem) -> None:
+    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
+    with pytest.raises(ValueError, match="max_bytes must be at least 1024"):
+        render_summary(result, max_bytes=1000)
+
+
+# Against a baseline, and flaky tests.
+
+
+def compared(run: RunResult, baseline: RunResult) -> RunResult:
+    return replace(run, comparison=compare(run, baseline, "baseline/results.json"))
+
+
+def flaky(name: str, message: str, *, reruns: int = 1) -> TestOutcome:
+    return replace(make_outcome(name, Status.FLAKY, message=message), reruns=reruns)
+
+
+def test_the_changes_come_first(problem: Problem) -> None:
+    baseline = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                make_outcome("test_a", Status.PASSED),
+                make_outcome("test_b", Status.PASSED, "error"),
+                make_outcome("test_c", Status.FAILED, "functionality", message="was broken"),
+            ],
+        ),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                make_outcome("test_a", Status.FAILED, message="AssertionError: 1 == 2\nmore"),
+                make_outcome("test_b", Status.PASSED, "error"),
+                make_outcome("test_c", Status.PASSED, "functionality"),
+                make_outcome("test_d", Status.PASSED, "error"),
+            ],
+        ),
+    )
+    markdown = render_summary(compared(run, baseline))
+    head, changes = markdown.split("\n### Changes since the baseline\n\n")
+    assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
+    changes, details = changes.split("\n### checkpoint\\_1: ")
+    assert changes == (
+        "Compared with the baseline **baseline/results.json** of 2026-01-01 00:00 UTC: "
+        "1 regression, 1 fixed, 1 new, 0 removed, 0 flaky, 1 verdict change.\n"
+        "\n"
+        "Per group, over the checkpoints both runs evaluated: Core -1 passed; "
+        "Functionality +1 passed; Error +1 passed, +1 tests.\n"
+        "\n"
+        "> ⚠️ The two runs did not select the same tests, so a test that only one of them ran is "
+        "neither a fix nor a regression:\n"
+        "> - 1 test(s) new and 0 removed in checkpoints both runs evaluated: the tests themselves "
+        "changed\n"
+        "\n"
+        "**Verdict changes**\n"
+        "\n"
+        "- checkpoint\\_1: ✅ passed → ❌ failed\n"
+        "\n"
+        "#### Newly failing: 1\n"
+        "\n"
+        "| Checkpoint | Test | Before → after | Message |\n"
+        "| --- | --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_a</code> (line 3) "
+        "| passed → failed | AssertionError: 1 == 2 |\n"
+        "\n"
+        "#### Fixed: 1\n"
+        "\n"
+        "| Checkpoint | Test | Before → after |\n"
+        "| --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_c</code> (line 3) "
+        "| failed → passed |\n"
+    )
+    for row in (
+        "| Core | 0 (-1) | 1 | 0 | 1 | 0.0% |",
+        "| Functionality | 1 (+1) | 0 | 0 | 1 | 100.0% |",
+        "| Error | 2 (+1) | 0 | 0 | 2 (+1) | 100.0% |",
+        "| Regression | 0 | 0 | 0 | 0 | \N{EN DASH} |",
+        "| **All** | 3 (+1) | 1 | 0 | 4 (+1) | 75.0% |",
+    ):
+        assert f"\n{row}\n" in details
+    assert "<code>tests/test_checkpoint_1.py::test_a</code> failed" in details
+    rendered_tags(markdown)
+
+
+def test_without_changes_a_comparison_is_one_line(problem: Problem) -> None:
+    run = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.PASSED)]),
+    )
+    markdown = render_summary(compared(run, run))
+    assert (
+        "\n### Changes since the baseline\n\nCompared with the baseline **baseline/results.json**"
+        " of 2026-01-01 00:00 UTC: 0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, "
+        "0 verdict changes.\n\n### checkpoint\\_1: ✅ passed"
+    ) in markdown
+    assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown
+
+
+def test_a_different_selection_is_a_note_not_fixes(problem: Problem) -> None:
+    first = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.FAILED)])
+    second = checkpoint_result(
+        problem,
+        "checkpoint_2",
+        [make_outcome("test_a", Status.PASSED, file="test_checkpoint_2.py")],
+    )
+    markdown = render_summary(compared(document(problem, second), document(problem, first)))
+    assert "0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, 0 verdict changes." in markdown
+    assert (
+        "> - not evaluated in this run, only in the baseline: demo / checkpoint\\_1\n"
+        "> - not evaluated in the baseline: demo / checkpoint\\_2\n"
+    ) in markdown
+    assert "#### Fixed" not in markdown
+    assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown  # no deltas without a baseline
+
+
+def test_flaky_tests_are_listed_without_a_comparison(problem: Problem) -> None:
+    checkpoint = checkpoint_result(
+        problem,
+        "checkpoint_1",
+        [
+            make_outcome("test_ok", Status.PASSED),
+            flaky("test_rerun", "AssertionError: first try\nsecond line", reruns=2),
+            flaky("test_repeat", "passed in 2 of 3 runs; run 2: boom"),
+        ],
+    )
+    tests = list(checkpoint.tests)
+    tests[2] = replace(tests[2], repeat=RepeatCount(passed=2, runs=3))
+    run = document(problem, replace(checkpoint, tests=tuple(tests)))
+    markdown = render_summary(run)
+    assert (
+        "\n### Flaky tests: 2\n\n"
+        "A flaky test failed, then passed when it was run again; these are counted as failed "
+        "for the policy.\n\n"
+        "| Checkpoint | Test | Outcome | First failure |\n"
+        "| --- | --- | --- | --- |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_rerun</code> (line 3) "
+        "| passed on attempt 3 | AssertionError: first try |\n"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_repeat</code> (line 3) "
+        "| passed 2 of 3 runs | passed in 2 of 3 runs; run 2: boom |\n"
+        "\n### checkpoint\\_1: ❌ failed"
+    ) in markdown
+    assert (
+        "| Group | Passed | Failed | Skipped | Total | Pass rate | Flaky |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        "| Core | 1 | 2 | 0 | 3 | 33.3% | 2 |\n"
+    ) in markdown
+    assert "### Changes" not in markdown
+    assert "<details>" not in markdown  # flaky tests are not listed as failing
+    passes = render_summary(replace(run, flaky_passes=True))
+    assert "these are counted as passed (--flaky-passes)." in passes
+
+
+def test_results_json_gives_the_same_summary_of_changes(problem: Problem, tmp_path: Path) -> None:
+    baseline = document(
+        problem, checkpoint_result(problem, "checkpoint_1", [make_outcome("a", Status.PASSED)])
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [make_outcome("a", Status.FAILED, message="m"), flaky("b", "first", reruns=2)],
+        ),
+    )
+    result = compared(run, baseline)
+    markdown = render_summary(result)
+    assert "#### Newly failing: 1" in markdown and "### Flaky tests: 1" in markdown
+    assert render_summary(load_results(write_results(result, tmp_path))) == markdown
+
+
+HOSTILE_ID = "test[</code><script>x</script>|`|::error::x\r\n::warning::y https://evil.example]"
+
+
+def test_hostile_text_in_the_changes_renders_as_text(problem: Problem) -> None:
+    names = [f"{HOSTILE_ID}{text}" for text in HOSTILE]
+    baseline = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome(n, Status.PASSED) for n in names]),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                *(
+                    make_outcome(n, Status.FAILED, message=t)
+                    for n, t in zip(names, HOSTILE, strict=True)
+                ),
+                flaky(HOSTILE_ID, HOSTILE[0]),
+            ],
+        ),
+    )
+    result = compared(run, baseline)
+    comparison = result.comparison
+    assert comparison is not None
+    result = replace(result, comparison=replace(comparison, baseline=HOSTILE[3]))
+    markdown = render_summary(result)
+    text = outside_fences(markdown)
+    assert "<script" not in text and "</code><" not in text
+    assert "**\\[x\\](javascript:alert(1))** of 2026-01-01" in text
+    tags = rendered_tags(markdown)
+    # Newly failing: one row per test; flaky: one row; the group table: five rows of seven.
+    assert tags.count("tr") == (1 + len(HOSTILE)) + (1 + 1) + (1 + 5)
+    assert tags.count("td") == 4 * len(HOSTILE) + 4 + 7 * 5
+    assert "a" not in tags
+    assert tags.count("h4") == 2  # Newly failing, and the checkpoint's failing Core tests
+
+
+def test_huge_changes_are_capped(problem: Problem) -> None:
+    message = "AssertionError: " + "x" * 200
+    names = [f"test_{i}_{'n' * 200}" for i in range(1500)]
+    baseline = document(
+        problem,
+        checkpoint_result(problem, "checkpoint_1", [make_outcome(n, Status.PASSED) for n in names]),
+    )
+    run = document(
+        problem,
+        checkpoint_result(
+            problem,
+            "checkpoint_1",
+            [
+                *(make_outcome(n, Status.FAILED, message=message) for n in names[:1000]),
+                *(flaky(n, message) for n in names[1000:]),
+            ],
+        ),
+    )
+    result = compared(run, baseline)
+    for max_bytes, listed in ((1_000_000, 100), (20_000, 5)):
+        markdown = render_summary(result, max_bytes=max_bytes)
+        assert len(markdown.encode()) <= max_bytes
+        outside_fences(markdown)
+        assert "1000 regressions, 0 fixed, 0 new, 0 removed, 500 flaky" in markdown
+        assert markdown.count("| passed → failed | AssertionError: xxx") == listed
+        assert markdown.count("| passed on attempt 2 | AssertionError: xxx") == listed
+        assert f"\n… and {1000 - listed} more, not listed here.\n" in markdown
+        assert f"\n… and {500 - listed} more, not listed here.\n" in markdown
+
+
+# Escaping: nothing from the submission or the tests can break the markdown or add HTML.
+
+
+@pytest.fixture(scope="module")
+def hostile_markdown(problem: Problem) -> str:
+    tests = [
+        make_outcome(f"test[{text}]", Status.FAILED, message=text, details=f"{text}\n{text}")
+        for text in HOSTILE
+    ]
+    checkpoint = checkpoint_result(problem, "checkpoint_1", tests, warnings=HOSTILE)
+    result = make_run(replace(checkpoint, name=HOSTILE[1]), problem=HOSTILE[0])
+    return render_summary(result, artifact_name=HOSTILE[3])
+
+
+def test_hostile_text_is_escaped_outside_code(hostile_markdown: str) -> None:
+    markdown = outside_fences(hostile_markdown)
+    for tag in ("<script", "<img", "</details><"):
+        assert tag not in markdown
+    markdown_lines = [line for line in markdown.split("\n") if not line.startswith("<details>")]
+    assert not re.search(r"(?<!\\)\]\(javascript", "\n".join(markdown_lines))
+    assert "\n#" not in markdown.replace("\n## ", "").replace("\n### ", "").replace("\n#### ", "")
+    assert "&lt;/details&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in markdown
+    assert "## ❌ FAILED: &lt;/details&gt;&lt;script&gt;" in markdown
+    assert "### \\| col \\|: ❌ failed" in markdown
+    assert "the workflow artifact **\\[x\\](javascript:alert(1))**" in markdown
+    assert "- \\- \\*starts\\* a \\_list\\_\n" in markdown
+    # In a <summary> no markdown is parsed: HTML escapes only, newlines folded.
+    assert "<code>tests/test_checkpoint_1.py::test[two # lines - and a list]</code>" in markdown
+    assert "<code>tests/test_checkpoint_1.py::test[&lt;img src=x onerror=alert(1)&gt;]" in markdown
+
+
+def test_code_fences_are_longer_than_any_backtick_run(hostile_markdown: str) -> None:
+    assert "\n````text\n```\n\n```\n```\n````\n" in hostile_markdown
+    outside_fences(hostile_markdown)
+
+
+def test_hostile_text_renders_as_text(hostile_markdown: str) -> None:
+    tags = rendered_tags(hostile_markdown)
+    assert tags.count("details") == len(HOSTILE)
+    assert tags.count("pre") == len(HOSTILE)
+    # The five rows of the group table have six cells each, whatever the checkpoint's name.
+    assert tags.count("td") == 6 * 5
+    assert tags.count("li") == len(HOSTILE)
+    assert tags.count("h2") == 1
+    assert "a" not in tags  # no web address became a link
+
+
+# Size: a summary never goes over max_bytes, and says what it left out.
+
+
+@pytest.fixture(scope="module")
+def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    """20,000 failing tests with 5 KB messages and tracebacks, and a checkpoint that timed out."""
+    message = "AssertionError: " + "five kilobytes of message\n" * 200
+    tests = failing(20_000, message, details="a traceback line\n" * 300)
+    logs = tmp_path_factory.mktemp("logs")
+    log = "".join(f"log line {i}\n" for i in range(99)) + "E   ````` the end\n"
+    (logs / "pytest.log").write_text(log)
+    timed_out = checkpoint_result(
+        problem,
+        "checkpoint_2",
+        [],
+        log_dir=logs,
+        execution=ExecutionResult(None, setup_exit_code=None, timed_out_in="tests", duration_s=60),
+        warnings=tuple(f"warning {i}" for i in range(30)),
+    )
+    return document(problem, checkpoint_result(problem, "checkpoint_1", tests), timed_out)
+
+
+@pytest.fixture(scope="module")
+def many_tracebacks(problem: Problem) -> RunResult:
+    tests = failing(200, "AssertionError: short", details="a traceback line\n" * 300)
+    return document(problem, checkpoint_result(problem, "checkpoint_1", tests))
+
+
+@pytest.mark.parametrize(
+    ("fixture", "max_bytes", "level"),
+    [
+        ("many_tracebacks", 1_000_000, 0),
+        ("many_tracebacks", 100_000, 1),
+        ("huge", 1_000_000, 2),
+        ("huge", 20_000, 3),
+    ],
+)
+def test_each_level_is_reached_and_fits(
+    request: pytest.FixtureRequest, fixture: str, max_bytes: int, level: int
+) -> None:
+    markdown = render_summary(request.getfixturevalue(fixture), max_bytes=max_bytes)
+    assert len(markdown.encode()) <= max_bytes
+    outside_fences(markdown)
+    for index, other in enumerate(LEVELS[1:], start=1):
+        assert (other.left_out in markdown) is (index == level)
+    assert ("This summary was shortened to stay under" in markdown) is (level > 0)
+    assert ("a traceback line" in markdown) is (level == 0)
+    assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1")
+    assert "| Core | 0 | " in markdown
+    if level == 2:
+        assert markdown.count("<details>") == 30
+        assert "\n… and 6657 more, not listed here.\n" in markdown
+    if level == 3:
+        assert "<details>" not in markdown
+        assert "Failing tests not listed here: 20000 (see the note at the top)." in markdown
+        assert "**Timed out**: the session timeout of 60 s stopped the tests." in markdown
+        assert "\n``````text\nlog line 90\n" in markdown
+        assert "\nE   ````` the end\n``````\n" in markdown
+
+
+def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
+    markdown = render_summary(huge, max_bytes=1600)
+    assert len(markdown.encode()) <= 1600
+    # Cut in the log's code block, which is closed.
+    assert markdown.endswith(
+        "\nlog line 95\n``````\n\n✂️ The summary is cut here to stay under 1,600 bytes.\n"
+    )
+    assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
+    outside_fences(markdown)
+
+
+def test_write_summary(problem: Problem, tmp_path: Path) -> None:
+    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
+    path = write_summary(result, tmp_path)
+    assert path == tmp_path / SUMMARY_FILE
+    assert path.read_text(encoding="utf-8") == render_summary(result)
+
+
+# A real failing run, and the subcommand as a user runs it.
+
+
+def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scbench_ci", *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture(scope="module")
+def broken_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """results.json of the broken wordstat submission against every checkpoint."""
+    output = tmp_path_factory.mktemp("broken")
+    run = scbench(
+        "evaluate",
+        "--executor",
+        "local",
+        "--problem",
+        WORDSTAT,
+        "--checkpoint",
+        "all",
+        "--submission",
+        WORDSTAT / "submissions/broken",
+        "--output",
+        output,
+        "--quiet",
+    )
+    assert run.returncode == 1, run.stderr
+    return output / "results.json"
+
+
+def test_the_summary_of_a_real_failing_run(broken_run: Path) -> None:
+    run = scbench("summary", broken_run)
+    assert run.returncode == 0, run.stderr
+    markdown = run.stdout
+    assert markdown.startswith(
+        "## ❌ FAILED: wordstat v1, checkpoint\\_1, checkpoint\\_2, checkpoint\\_3\n"
+    )
+    assert "| checkpoint\\_2 | ❌ failed | 0/7 | 0.0% | 0.0% | 75.0% | 25.0% | 23.3% |" in markdown
+    section = markdown[markdown.index("### checkpoint\\_2") : markdown.index("### checkpoint\\_3")]
+    assert "| Regression | 4 | 11 | 1 | 16 | 25.0% |" in section
+    assert "| **All** | 7 | 22 | 1 | 30 | 23.3% |" in section
+    assert section.count("<details>") == 22
+    assert (
+        "<code>tests/test_checkpoint_2.py::test_top_matches_frequency_table</code> error: "
+        "FileNotFoundError" in section
+    )
+    assert "tests/test_checkpoint_2.py:82: \n" in section  # the traceback
+
+
+def test_the_summary_of_a_real_failing_run_renders(broken_run: Path) -> None:
+    tags = rendered_tags(render_summary(load_results(broken_run)))
+    assert tags.count("details") == 9 + 22 + 11
+    assert tags.count("table") == 4
+
+
+def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) -> None:
+    target = tmp_path / "summary.md"
+    url = "https://github.com/o/r/actions/runs/1/artifacts/2"
+    run = scbench("summary", broken_run, "--artifact-url", url, "--output", target)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert f"Reports, logs and results.json: [the workflow artifact]({url})." in target.read_text(
+        encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (None, "results.json: no such file"),
+        ("{not json", "results.json: not JSON: Expecting property name"),
+        ('{"schema_version": 4}', "results.json: schema_version 4 is not supported"),
+        ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
+        (
+            '{"schema_version": 1, "problem": {}}',
+            "results.json: not a scbench-ci results file: the document: 'policy' is a required",
+        ),
+    ],
+)
+def test_bad_results_are_one_line_and_exit_2(
+    tmp_path: Path, content: str | None, error: str
+) -> None:
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content)
+    run = scbench("summary", path)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1
+    assert run.stderr.startswith("scbench-ci: error: ") and error in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "error"),
+    [
+        ("status", "exploded", "checkpoints[0].tests[1].status: 'exploded' is not one of"),
+        ("group", "Extra", "checkpoints[0].tests[1].group: 'Extra' is not one of"),
+        ("groups", {}, "checkpoints[0].groups: 'Core' is a required property"),
+        (
+            "failure",
+            {"kind": "x", "message": "", "log_tail": None},
+            "checkpoints[0].failure.kind: 'x' is not",
+        ),
+        ("totals", {"passed": "1"}, "checkpoints[0].totals: 'failed' is a required property"),
+    ],
+)
+def test_a_document_with_bad_parts_is_refused(
+    problem: Problem, tmp_path: Path, key: str, value: object, error: str
+) -> None:
+    run_result = document(problem, checkpoint_result(problem, "checkpoint_1", failing(2, "m")))
+    result = json.loads(write_results(run_result, tmp_path).read_text())
+    checkpoint = result["problems"][0]["checkpoints"][0]
+    (checkpoint["tests"][1] if key in ("status", "group") else checkpoint)[key] = value
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(result))
+    run = scbench("summary", path)
+    assert run.returncode == 2
+    assert run.stderr.startswith(f"scbench-ci: error: {path}: not a scbench-ci results file: ")
+    assert f"problems[0].{error}" in run.stderr
+
+
+def test_a_bad_artifact_url_is_one_line_and_exit_2(problem: Problem, tmp_path: Path) -> None:
+    path = write_results(
+        document(problem, checkpoint_result(problem, "checkpoint_1", [])), tmp_path
+    )
+    run = scbench("summary", path, "--artifact-url", "javascript:alert(1)")
+    assert run.returncode == 2
+    assert run.stderr == (
+        "scbench-ci: error: --artifact-url: not an http(s) URL: 'javascript:alert(1)'\n"
+    )
+
+
+def test_mentions_notify_no_one(problem: Problem) -> None:
+    """Posted as a pull request comment, `@name` in a test's text would notify that user."""
+    text = "pinging @octocat and @scbench/maintainers"
+    tests = [make_outcome(f"test_x[{text}]", Status.FAILED, message=text)]
+    result = make_run(checkpoint_result(problem, "checkpoint_1", tests))
+    markdown = outside_fences(render_summary(result))
+    assert "@octocat" not in markdown and "@scbench" not in markdown
+    assert "pinging @\u200boctocat and @\u200bscbench/maintainers" in markdown

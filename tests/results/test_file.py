@@ -1,0 +1,361 @@
+"""results.json written and read back: the typed reader is the writer's inverse."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from scbench_ci.problem.model import Group
+from scbench_ci.reports import Status
+from scbench_ci.results.compare import compare
+from scbench_ci.results.file import (
+    ResultsError,
+    StoredTests,
+    load_results,
+    read_checkpoint,
+    write_checkpoint,
+    write_results,
+)
+from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
+from scbench_ci.results.model import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    ProblemResult,
+    RepeatCount,
+    RunResult,
+    TestResult,
+    count_groups,
+    verdict,
+)
+from scbench_ci.results.policy import GroupCounts
+from tests.conftest import REPO_ROOT, checkpoint_documents, make_run
+
+SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
+SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
+SCHEMA_V2 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v2.schema.json").read_text())
+
+
+def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
+    results = tuple(
+        TestResult(
+            id=f"tests/test_{name}.py::test_{i}",
+            checkpoint=name,
+            group=Group.CORE if i % 2 else Group.ERROR,
+            status=Status.FAILED if i % 3 == 0 else Status.PASSED,
+            duration_s=0.25,
+            markers=("error",) if i % 2 == 0 else (),
+            message=message if i % 3 == 0 else None,
+            details="tb" if i % 3 == 0 else None,
+            file=f"tests/test_{name}.py",
+            line=i + 1,
+        )
+        for i in range(tests)
+    )
+    groups = {group: GroupCounts() for group in Group}
+    for test in results:
+        passed = test.status is Status.PASSED
+        groups[test.group] += GroupCounts(passed=int(passed), failed=int(not passed), total=1)
+    return CheckpointResult(
+        name=name,
+        include_prior_tests=True,
+        passed=verdict("core-cases", None, groups),
+        failure=None,
+        pytest_exit_code=1,
+        duration_s=1.5,
+        groups=groups,
+        tests=results,
+        warnings=("w",),
+        submission=f"/runs/{name}",
+        artifacts=f"demo/{name}",
+        started_at="2026-01-01T00:00:00+00:00",
+        fingerprint="ab" * 32,
+        phases={"stage": 0.01, "tests": 1.2},
+    )
+
+
+def test_write_then_load_is_the_same_run(tmp_path: Path) -> None:
+    missing = replace(
+        checkpoint("checkpoint_2", 0),
+        failure=Failure(FailureKind.MISSING, "the submission folder /x does not exist"),
+        pytest_exit_code=None,
+        fingerprint=None,
+        phases={},
+    )
+    run = RunResult(
+        policy="core-cases",
+        executor="docker",
+        jobs=2,
+        started_at="2026-01-01T00:00:00+00:00",
+        duration_s=3.0,
+        problems=(
+            ProblemResult("demo", "/p/demo", 1, (checkpoint("checkpoint_1"), missing)),
+            ProblemResult("other", "/p/other", 3, (checkpoint("checkpoint_1", 7),)),
+        ),
+        tool_versions={"scbench-ci": "1"},
+    )
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert document["totals"]["checkpoints"] == 3
+    assert document["totals"]["all"]["total"] == 10
+    assert load_results(path) == run
+
+
+def test_a_check_is_read_back(tmp_path: Path) -> None:
+    oracle = Finding(
+        Stage.ORACLE,
+        Severity.ERROR,
+        "demo/tests/test_checkpoint_1.py",
+        3,
+        "fails",
+        checkpoint="checkpoint_1",
+        test="tests/test_checkpoint_1.py::test_0",
+    )
+    slow = Finding(Stage.TIME, Severity.WARNING, "demo/tests/test_checkpoint_1.py", None, "slow")
+    report = CheckReport(
+        (oracle, slow), skipped=frozenset({Stage.FLAKY}), infrastructure=("demo: no daemon",)
+    )
+    static_only = CheckReport(
+        (replace(slow, stage=Stage.STATIC, severity=Severity.ERROR),),
+        skipped=frozenset(Stage) - {Stage.STATIC},
+    )
+    run = replace(
+        make_run(checkpoint("checkpoint_1")),
+        problems=(
+            replace(make_run(checkpoint("checkpoint_1")).problems[0], check=report),
+            ProblemResult("broken", "/p/broken", 0, (), check=static_only),
+        ),
+    )
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    demo, broken = document["problems"]
+    assert demo["check"]["stages"] == {
+        "static": {"errors": 0, "warnings": 0},
+        "collection": {"errors": 0, "warnings": 0},
+        "oracle": {"errors": 1, "warnings": 0},
+        "empty": {"errors": 0, "warnings": 0},
+        "flaky": None,
+        "time": {"errors": 0, "warnings": 1},
+    }
+    assert (demo["passed"], demo["infrastructure_failure"]) == (False, True)
+    assert (broken["checkpoints"], broken["passed"], broken["check"]["passed"]) == (
+        [],
+        False,
+        False,
+    )
+    assert load_results(path) == run
+
+
+def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> None:
+    flaky = replace(
+        checkpoint("checkpoint_1").tests[0],
+        status=Status.FLAKY,
+        reruns=2,
+        repeat=RepeatCount(passed=2, runs=3),
+    )
+    first = replace(
+        checkpoint("checkpoint_1"), tests=(flaky,), groups=count_groups([flaky], True), passed=False
+    )
+    baseline = make_run(replace(first, tests=(replace(flaky, status=Status.PASSED),)))
+    run = replace(
+        make_run(first),
+        reruns=2,
+        repeat=3,
+        flaky_passes=True,
+        problems=(replace(make_run(first).problems[0], checkpoint_order=("checkpoint_1", "x")),),
+    )
+    run = replace(run, comparison=compare(run, baseline, "base/results.json"))
+    assert len(run.comparison.flaky) == 1  # type: ignore[union-attr]
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert document["comparison"]["totals"] == {
+        "regressions": 0,
+        "fixed": 0,
+        "new": 0,
+        "removed": 0,
+        "flaky": 1,
+        "verdict_changes": 0,
+    }
+    assert checkpoint_documents(document)[0]["groups"]["Error"]["flaky"] == 1
+    assert load_results(path) == run
+
+
+def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
+    tmp_path: Path,
+) -> None:
+    run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2"))
+    document = json.loads(write_results(run, tmp_path).read_text())
+    for key in ("reruns", "repeat", "flaky_passes", "comparison"):
+        del document[key]
+    document["schema_version"] = 2
+    _drop_key(document, "flaky")
+    for problem in document["problems"]:
+        del problem["checkpoint_order"], problem["check"]
+        for entry in problem["checkpoints"]:
+            for test in entry["tests"]:
+                del test["reruns"], test["repeat"]
+    jsonschema.validate(document, SCHEMA_V2)
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(document))
+    loaded = load_results(path)
+    assert loaded == replace(
+        run,
+        problems=(replace(run.problems[0], checkpoint_order=("checkpoint_1", "checkpoint_2")),),
+    )
+
+
+def _drop_key(document: object, key: str) -> None:
+    if isinstance(document, dict):
+        document.pop(key, None)
+        for value in document.values():
+            _drop_key(value, key)
+    elif isinstance(document, list):
+        for value in document:
+            _drop_key(value, key)
+
+
+def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) -> None:
+    result = checkpoint("checkpoint_1", 5)
+    stored = write_checkpoint(result, tmp_path / "result.json")
+    assert isinstance(stored.tests, StoredTests)
+    assert len(stored.tests) == 5
+    assert tuple(stored.tests) == result.tests
+    assert stored.tests[2] == result.tests[2]
+    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", flaky_passes=False)
+    assert replace(loaded, tests=stored.tests) == stored
+
+
+def _peak_writing(folder: Path, checkpoints: int) -> int:
+    """The memory peak of writing the results.json of a run of `checkpoints` checkpoints of 500
+    tests each (with 2 KB messages), whose tests were written to their own files first."""
+    folder.mkdir()
+    stored = []
+    for index in range(checkpoints):
+        result = checkpoint(f"c{index}", 500, message="x" * 2000)
+        stored.append(write_checkpoint(result, folder / f"c{index}.json"))
+    run = make_run(*stored)
+    tracemalloc.start()
+    path = write_results(run, folder)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert load_results(path).problems[0].checkpoints[-1].tests == tuple(stored[-1].tests)
+    return peak
+
+
+def test_writing_results_json_holds_one_checkpoint_at_a_time(tmp_path: Path) -> None:
+    few, many = _peak_writing(tmp_path / "few", 2), _peak_writing(tmp_path / "many", 8)
+    assert many < few * 1.25, (few, many)
+
+
+def test_a_version_1_document_is_read_as_one_problem(tmp_path: Path) -> None:
+    document = {
+        "schema_version": 1,
+        "problem": {"name": "wordstat", "version": 2},
+        "policy": "core-cases",
+        "policy_description": "there are Core tests and none of them fails",
+        "passed": True,
+        "infrastructure_failure": False,
+        "executor": "docker",
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "duration_s": 2.0,
+        "tool_versions": {},
+        "checkpoints": [
+            {
+                "name": "checkpoint_1",
+                "include_prior_tests": True,
+                "passed": True,
+                "failure": None,
+                "pytest_exit_code": 0,
+                "duration_s": 1.0,
+                "totals": {"passed": 1, "failed": 0, "skipped": 0, "total": 1, "pass_rate": 1.0},
+                "groups": {
+                    group.value: {
+                        "passed": int(group is Group.CORE),
+                        "failed": 0,
+                        "skipped": 0,
+                        "total": int(group is Group.CORE),
+                        "pass_rate": 1.0 if group is Group.CORE else None,
+                    }
+                    for group in Group
+                },
+                "warnings": [],
+                "tests": [
+                    {
+                        "id": "tests/test_checkpoint_1.py::test_a",
+                        "checkpoint": "checkpoint_1",
+                        "group": "Core",
+                        "status": "passed",
+                        "duration_s": 0.1,
+                        "markers": [],
+                        "message": None,
+                        "details": None,
+                        "file": "tests/test_checkpoint_1.py",
+                        "line": 3,
+                    }
+                ],
+            }
+        ],
+    }
+    jsonschema.validate(document, SCHEMA_V1)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    run = load_results(path)
+    assert (run.passed, run.jobs, [p.name for p in run.problems]) == (True, 1, ["wordstat"])
+    assert run.problems[0].version == 2
+    assert run.problems[0].checkpoints[0].tests[0].status is Status.PASSED
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (b"\xff", "not UTF-8 text"),
+        (b"[" * 100_000, "nested too deeply"),
+        (b'{"schema_version": true}', "schema_version true is not supported"),
+        (b'{"schema_version": 3, "problems": []}', "not a scbench-ci results file: the document"),
+    ],
+)
+def test_what_is_not_a_results_file_is_one_error(
+    tmp_path: Path, content: bytes, error: str
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_bytes(content)
+    with pytest.raises(ResultsError, match=error):
+        load_results(path)
+
+
+def test_a_folder_is_not_a_results_file(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="a folder, not a results file"):
+        load_results(tmp_path)
+
+
+def test_a_checkpoints_result_is_judged_again_by_the_policy_it_is_read_for(tmp_path: Path) -> None:
+    """`--skip-existing`'s earlier result.json: its `passed` is never read."""
+    result = checkpoint("checkpoint_1", 3)  # Core: 1 passed; Error: 1 passed, 1 failed
+    path = tmp_path / "result.json"
+    write_checkpoint(result, path)
+    document = json.loads(path.read_text())
+    document["passed"] = False
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "core-cases", flaky_passes=False).passed is True
+    document["passed"] = True
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "all-cases", flaky_passes=False).passed is False
+
+
+def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:
+    document = json.loads(write_results(make_run(checkpoint("checkpoint_1")), tmp_path).read_text())
+    document["tool_versions"] = {"\x1b[2J\x1b[H": 5}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ResultsError) as caught:
+        load_results(path)
+    assert '["\\u001b[2J\\u001b[H"]' in str(caught.value)
+    assert "\x1b" not in str(caught.value)

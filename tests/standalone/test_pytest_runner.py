@@ -1,0 +1,215 @@
+"""The test runner's own parts: what it does to pytest's arguments, the reports folder, the files
+it writes and reads, and the processes it kills."""
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.standalone.pytest_runner import (
+    as_under_scbench,
+    fresh_folder,
+    json_report_bytes,
+    read_regular,
+    reports_folders,
+    split_arguments,
+    write_new,
+)
+
+
+def test_the_json_report_is_built_but_saved_by_the_runner_alone() -> None:
+    args = [
+        "tests/",
+        "--ctrf=.scbench/ctrf-report.json",
+        "--json-report",
+        "--json-report-file=.scbench/pytest-report.json",
+        "-vv",
+        "--json-report-file=elsewhere.json",  # extra arguments come after scbench-ci's
+        "--ctrf=elsewhere-ctrf.json",
+    ]
+    kept, json_path, ctrf_path = split_arguments(args)
+    assert kept == [
+        "tests/",
+        "--ctrf=.scbench/ctrf-report.json",
+        "--json-report",
+        "-vv",
+        "--ctrf=elsewhere-ctrf.json",
+        "--json-report-file=none",
+    ]
+    assert (json_path, ctrf_path) == (
+        Path(".scbench/pytest-report.json"),
+        Path(".scbench/ctrf-report.json"),
+    )
+
+
+def test_without_the_json_report_there_is_none_to_write() -> None:
+    assert split_arguments(["-q", "tests/x.py"]) == (["-q", "tests/x.py"], None, None)
+
+
+def test_the_json_report_gets_marks_and_what_was_rerun() -> None:
+    first = {"outcome": "rerun", "crash": {"message": "AssertionError: attempt 1"}}
+    report = {
+        "exitcode": 1,
+        "tests": [
+            {"nodeid": "t.py::flaky", "outcome": "rerun"},
+            {"nodeid": "t.py::always", "outcome": "failed"},
+            {"nodeid": "t.py::fine", "outcome": "passed"},
+        ],
+    }
+    data = json_report_bytes(
+        report,
+        {"t.py::fine": ["error"]},
+        {"t.py::flaky": 1, "t.py::always": 2},
+        {"t.py::flaky": first, "t.py::always": first},
+    )
+    assert data is not None
+    assert json.loads(data)["tests"] == [
+        {
+            "nodeid": "t.py::flaky",
+            "outcome": "rerun",
+            "markers": [],
+            "reruns": 1,
+            "rerun_failure": first,
+        },
+        {
+            "nodeid": "t.py::always",
+            "outcome": "failed",
+            "markers": [],
+            "reruns": 2,
+            "rerun_failure": first,
+        },
+        # A test that was not rerun gets no new field: without reruns, the report is as it was.
+        {"nodeid": "t.py::fine", "outcome": "passed", "markers": ["error"]},
+    ]
+
+
+def test_only_folders_below_the_working_directory_are_replaced() -> None:
+    paths = [Path(p) for p in ("r.json", "/tmp/r.json", "../r.json", "a/../../r.json", "x/r.json")]
+    assert reports_folders(*paths, None) == {Path("x")}
+
+
+def test_a_fresh_folder_moves_whatever_was_there_aside(tmp_path: Path) -> None:
+    for kind in ("folder", "file", "link", "fifo"):
+        path = tmp_path / kind / ".scbench"
+        path.parent.mkdir()
+        if kind == "folder":
+            path.mkdir()
+            (path / "pytest-report.json").write_text("forged")
+            (path / "pytest-report.json").chmod(0o444)
+            path.chmod(0o555)
+        elif kind == "file":
+            path.write_text("x")
+        elif kind == "link":
+            path.symlink_to(tmp_path)
+        else:
+            os.mkfifo(path)
+
+        fresh_folder(path)
+
+        assert path.is_dir() and not path.is_symlink() and list(path.iterdir()) == []
+        (aside,) = path.parent.glob(".scbench.discarded-*")
+        assert os.path.lexists(aside)
+
+
+def test_write_new_never_writes_over_or_through_anything(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_text("canary")
+    (tmp_path / "link").symlink_to(outside)
+    (tmp_path / "there").write_text("first")
+    for name in ("link", "there"):
+        with pytest.raises(OSError):
+            write_new(tmp_path / name, b"second")
+    assert outside.read_text() == "canary" and (tmp_path / "there").read_text() == "first"
+    write_new(tmp_path / "new", b"data")
+    assert (tmp_path / "new").read_bytes() == b"data"
+
+
+def test_read_regular_reads_only_a_regular_file_within_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "file").write_bytes(b"12345")
+    (tmp_path / "link").symlink_to(tmp_path / "file")
+    os.mkfifo(tmp_path / "fifo")  # must not wait for a writer
+    assert read_regular(tmp_path / "file", 5) == b"12345"
+    assert read_regular(tmp_path / "file", 4) == "file is larger than 4 bytes"
+    assert read_regular(tmp_path / "link", 5) == (
+        "link could not be read (Too many levels of symbolic links)"
+    )
+    assert read_regular(tmp_path / "fifo", 5) == "fifo is not a regular file"
+    assert read_regular(tmp_path / "missing", 5) is None
+
+
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        print(os.getpid(), flush=True)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        time.sleep(600)
+    os._exit(0)
+os.wait()
+"""
+
+
+def test_kill_descendants_reaches_a_daemon_that_left_its_parent() -> None:
+    """As the runner does it: a child subreaper, so the daemon is reparented to it."""
+    script = (
+        "import ctypes, subprocess, sys\n"
+        "from scbench_ci.standalone.pytest_runner import kill_descendants\n"
+        "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)\n"
+        f"daemon = subprocess.run([sys.executable, '-c', {DAEMON!r}], capture_output=True,"
+        " text=True).stdout.strip()\n"
+        "print(daemon, kill_descendants(), flush=True)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
+    daemon, killed = int(out[0]), int(out[1])
+    try:
+        assert killed == 1
+        deadline = time.monotonic() + 5
+        while _alive(daemon) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(daemon)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(daemon, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie: a killed daemon may wait to be reaped by whichever subreaper
+    inherited it (this test process is one, once a local executor has run in it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
+
+
+def test_the_environment_is_what_uvx_and_bash_give_pytest_under_scbench(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("uv", "uvx"):
+        (tools / tool).write_text("#!/bin/sh\n")
+        (tools / tool).chmod(0o755)
+    environ = {"PATH": f"{tools}:/usr/bin"}
+    as_under_scbench(environ, "/env/bin/python", "/workspace")
+    # The runner environment's bin first, as uvx puts it; uv and uvx found where they were.
+    assert environ == {
+        "PATH": f"/env/bin:{tools}:/usr/bin",
+        "UV": str(tools / "uv"),
+        "_": str(tools / "uvx"),
+        "SHLVL": "1",
+        "PWD": "/workspace",
+    }
+    # Under uvx (the local executor), its bin is first already, and UV is uvx's own.
+    again = {"PATH": f"/env/bin:{tools}", "UV": "/elsewhere/uv"}
+    as_under_scbench(again, "/env/bin/python", "/w")
+    assert again["PATH"] == f"/env/bin:{tools}" and again["UV"] == "/elsewhere/uv"
