@@ -18,7 +18,7 @@ from scbench_ci.outputs.github.workflow import inert
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results import policy
-from scbench_ci.results.compare import Comparison
+from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult, TestResult
 from scbench_ci.results.policy import GroupCounts
 

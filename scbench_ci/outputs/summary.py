@@ -34,7 +34,7 @@ from scbench_ci.outputs.console import (
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, cap
 from scbench_ci.results import policy
-from scbench_ci.results.compare import Comparison
+from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
     FailureKind,

@@ -24,7 +24,7 @@ from scbench_ci.errors import UsageError
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results import policy
-from scbench_ci.results.compare import CheckpointDelta, Comparison, TestChange
+from scbench_ci.results.comparison import CheckpointDelta, Comparison, TestChange
 from scbench_ci.results.file_checks import check_checkpoint, check_run
 from scbench_ci.results.findings import (
     CheckReport,

@@ -6,19 +6,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
 from scbench_ci.problem.model import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status
 from scbench_ci.results import policy
 from scbench_ci.results.categorize import group_of, owning_checkpoint
+from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.seal import Broken, Seal
-
-if TYPE_CHECKING:
-    from scbench_ci.results.compare import Comparison
 
 LOG_TAIL_LINES = 40
 LOG_TAIL_CHARS = 6000

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
-from scbench_ci.results.compare import NOT_RUN, compare
+from scbench_ci.results.compare import compare
+from scbench_ci.results.comparison import NOT_RUN
 from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
