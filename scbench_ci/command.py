@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scbench_ci.problem.model import Checkpoint, Problem
+from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT
 from scbench_ci.workspace import ASSETS_DIR, PYTEST_INI, REPORTS_DIR
 
 PYTEST_PLUGINS = (
@@ -18,8 +19,6 @@ PYTEST_PLUGINS = (
 RERUN_PLUGIN = "pytest-rerunfailures"
 """Only in the runner's environment of a run with reruns: without them, the environment (and the
 Docker executor's cache key for it) is what it always was."""
-CTRF_REPORT = "ctrf-report.json"
-PYTEST_REPORT = "pytest-report.json"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci import __version__
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, TestCommand, build_command
+from scbench_ci.command import TestCommand, build_command
 from scbench_ci.engines.pool import run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
@@ -61,7 +61,14 @@ from scbench_ci.trust.output_folder import (
     write_file,
 )
 from scbench_ci.trust.reuse import check_signature, sign
-from scbench_ci.trust.seal import ReportFiles, Seal, check_seal, read_report_files
+from scbench_ci.trust.seal import (
+    CTRF_REPORT,
+    PYTEST_REPORT,
+    ReportFiles,
+    Seal,
+    check_seal,
+    read_report_files,
+)
 from scbench_ci.trust.terminal import terminal_text
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 

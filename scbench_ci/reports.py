@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
-from scbench_ci.trust.seal import ReportFiles
+from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
 MAX_DETAILS_CHARS = 8000

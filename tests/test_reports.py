@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
+from scbench_ci.command import build_command
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.problem.model import load_problem
@@ -18,7 +18,7 @@ from scbench_ci.reports import (
     Status,
     read_reports,
 )
-from scbench_ci.trust.seal import read_report_files
+from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, read_report_files
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
 from tests.conftest import ProblemFolder
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
 from scbench_ci.standalone.pytest_runner import (
     SEAL_PREFIX,
     START_PREFIX,
@@ -27,6 +26,8 @@ from scbench_ci.standalone.pytest_runner import (
     start_text,
 )
 
+CTRF_REPORT = "ctrf-report.json"
+PYTEST_REPORT = "pytest-report.json"
 MAX_REPORT_BYTES = 256 * 1024 * 1024
 REPORT_NAMES = (CTRF_REPORT, PYTEST_REPORT)
 _KILLED = re.compile(r"killed=(\d{1,9}) ")

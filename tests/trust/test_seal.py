@@ -6,9 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX, seal_text, start_text
-from scbench_ci.trust.seal import Broken, ReportFiles, Seal, check_seal, read_report_files
+from scbench_ci.trust.seal import (
+    CTRF_REPORT,
+    PYTEST_REPORT,
+    Broken,
+    ReportFiles,
+    Seal,
+    check_seal,
+    read_report_files,
+)
 
 KEY = "k" * 64
 CTRF = b'{"results": {}}'
