@@ -44,7 +44,6 @@ from scbench_ci.outputs.github.workflow import (
     command,
     commands_stopped,
     group,
-    inert,
     write_outputs,
 )
 from scbench_ci.outputs.summary import render_summary, write_summary
@@ -55,6 +54,7 @@ from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.signals import Terminated, raise_on_sigterm
 from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.terminal import inert
 from scbench_ci.workspace import REPORTS_DIR
 
 

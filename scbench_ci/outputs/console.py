@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
-from scbench_ci.outputs.github.workflow import inert
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results import policy
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult, TestResult
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
 LISTED = 20

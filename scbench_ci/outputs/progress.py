@@ -13,10 +13,10 @@ import threading
 import time
 from typing import TextIO
 
-from scbench_ci.outputs.github.workflow import inert
 from scbench_ci.plan import Job
 from scbench_ci.problem.model import Group
 from scbench_ci.results.model import CheckpointResult
+from scbench_ci.trust.terminal import inert
 
 
 class Headers:

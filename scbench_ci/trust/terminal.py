@@ -7,12 +7,16 @@ controls, and draw a fake verdict over the real one. Every character that is not
 (C0 and C1 controls with ESC, CSI, OSC and BEL among them, DEL, Unicode format characters such
 as bidi overrides, line and paragraph separators) is shown as its Python escape, `\\x1b`; a
 newline, a tab, and a carriage return that ends a line (`\\r\\n`) are kept. Log files keep the
-raw bytes: only what goes to a terminal is escaped.
+raw bytes: only what goes to a terminal is escaped. `inert` also keeps GitHub's runner from
+reading a workflow command in the text.
 """
 
 from __future__ import annotations
 
+import re
+
 _KEPT = "\n\t"
+_COMMAND_AT_LINE_START = re.compile(r"^( *)::", re.MULTILINE)
 
 
 def terminal_text(text: str, kept: str = _KEPT) -> str:
@@ -21,6 +25,20 @@ def terminal_text(text: str, kept: str = _KEPT) -> str:
     if _printable(text, kept):
         return text
     return "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
+
+
+def inert(text: str) -> str:
+    """Text that GitHub's runner reads as text and a terminal shows as it is, for what is printed
+    outside `workflow.commands_stopped` (or by the CLI in a workflow step).
+
+    The runner ends a line at a carriage return too, reads `::name::` after any white space at
+    the start of a line and the older `##[name]` anywhere in one. So every character that is not
+    printable but a newline (carriage returns, tabs, terminal escape sequences, Unicode spaces
+    and line separators) becomes its Python escape, and a backslash goes before such a `::` and
+    into every `##[`.
+    """
+    shown = terminal_text(text, kept="\n")
+    return _COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\["))
 
 
 def _printable(text: str, kept: str) -> bool:

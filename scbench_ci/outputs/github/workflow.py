@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
-
-from scbench_ci.trust.terminal import terminal_text
-
-_COMMAND_AT_LINE_START = re.compile(r"^( *)::", re.MULTILINE)
-
-
-def inert(text: str) -> str:
-    """Text that the runner reads as text and a terminal shows as it is, for what is printed
-    outside `commands_stopped` (or by the CLI in a workflow step).
-
-    The runner ends a line at a carriage return too, reads `::name::` after any white space at
-    the start of a line and the older `##[name]` anywhere in one. So every character that is not
-    printable but a newline (carriage returns, tabs, terminal escape sequences, Unicode spaces
-    and line separators) becomes its Python escape, and a backslash goes before such a `::` and
-    into every `##[`.
-    """
-    shown = terminal_text(text, kept="\n")
-    return _COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\["))
 
 
 def escape_data(text: str) -> str:

@@ -2,8 +2,6 @@ import io
 import re
 from pathlib import Path
 
-import pytest
-
 from scbench_ci.outputs.github.workflow import (
     append_summary,
     command,
@@ -11,7 +9,6 @@ from scbench_ci.outputs.github.workflow import (
     escape_data,
     escape_property,
     group,
-    inert,
     write_outputs,
 )
 
@@ -20,25 +17,6 @@ def test_escaping_rules() -> None:
     assert escape_data("50%\r\nnext") == "50%25%0D%0Anext"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
     assert escape_data("::set-output name=x::1") == "::set-output name=x::1"  # data may hold ::
-
-
-@pytest.mark.parametrize(
-    ("text", "shown"),
-    [
-        ("::error::x", "\\::error::x"),
-        ("a\n    ::set-output name=x::1", "a\n    \\::set-output name=x::1"),
-        ("E   ::error::mid-line", "E   ::error::mid-line"),  # read only at a line's start
-        ("ok\r::error::x", "ok\\r::error::x"),  # the runner ends a line at \r
-        ("\t::warning::x", "\\t::warning::x"),
-        ("\u00a0::error::x", "\\xa0::error::x"),  # white space the runner strips
-        ("\u2028::error::x", "\\u2028::error::x"),
-        ("text ##[error]x", "text ##\\[error]x"),  # the old form, read anywhere
-        ("\x1b[31mred\x1b]8;;https://x\x07", "\\x1b[31mred\\x1b]8;;https://x\\x07"),
-        ("plain: é ✓ | `a` ## b [c]", "plain: é ✓ | `a` ## b [c]"),
-    ],
-)
-def test_inert_text(text: str, shown: str) -> None:
-    assert inert(text) == shown
 
 
 def test_command_lines() -> None:
