@@ -1,1 +1,0 @@
-"""GitHub's side of a run: the services an action talks to."""
