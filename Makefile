@@ -7,7 +7,7 @@ test:  ## the whole suite: lint, types, tests
 	scripts/test.sh
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports --no-cache
 
 format:
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .

@@ -12,5 +12,7 @@ ruff check .
 ruff format --check .
 echo "== mypy"
 mypy
+echo "== import contracts"
+lint-imports --no-cache
 echo "== pytest"
 pytest "$@"
