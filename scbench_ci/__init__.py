@@ -1,3 +1,43 @@
-"""scbench-ci: evaluate a submission against an SCBench problem checkpoint."""
+"""scbench-ci: evaluate a submission against an SCBench problem checkpoint.
+
+The package, its layers top to bottom (DESIGN.md "Layers"); a layer imports only the ones below
+it, and `.importlinter` holds it to that:
+
+front ends   cli/             the command line: arguments in, a command's core called, exit code out
+             action/          the GitHub Action: INPUT_* in, a command's core called, then published
+             __main__.py      `python -m scbench_ci`, the CLI
+commands     commands/        one core per command (evaluate, check, merge, plan, summary, cleanup):
+                              typed options in, a result and a written output folder out
+pipeline     check/           `check`: a problem's static findings, then findings from its runs
+  (a stage   evaluation.py    the pipeline, job by job: problem -> workspace -> command -> executor
+  imports                     -> reports -> results, run side by side by an engine
+  the ones   merge.py         the shards of a matrix as one run
+  below it)  matrix.py        GitHub's `strategy.matrix`: one entry per checkpoint, or timed shards
+             outputs/         what people and workflows read: summary, console report, progress,
+                              exit status; github/: workflow commands, annotations, the REST API,
+                              artifacts, the pull request comment
+             results/         each checkpoint's result, policy and verdict; results.json written and
+                              read back; a baseline and the comparison with it; check's findings;
+                              SCBench's own result files
+             reports.py       pytest-json-report and CTRF read into test outcomes
+             plan.py          problems x checkpoints x submissions -> jobs
+             command.py       the uvx/pytest command line and the variables the tests see
+             environment.py   how a submission is set up and started
+             fingerprint.py   what `--skip-existing` compares
+             workspace.py     the folder the tests run in: submission, selected tests, assets,
+                              pytest.ini, .scbench/
+             problem/         config.yaml, read by a hardened loader, as a typed problem
+engines      engines/         where jobs run side by side: the local pool (`--jobs`)
+executors    executors/       where tests run, behind one `Executor` shape: local, and docker/ (the
+                              daemon, the container, its caches, the tar transfer); the phases,
+                              logs and processes both share
+base         crash.py         the one catch-all: an unexpected exception as exit code and log
+             trust/           the guarded tree reader, the one output-folder writer, the reports'
+                              seal, signatures for reuse, strict JSON, inert text
+             errors.py        errors the user can act on, and the exit codes
+             signals.py       SIGTERM as an exception, so every cleanup runs
+             standalone/      scripts run as processes of their own (the test runner, the
+                              subreaper): they import nothing of the package
+"""
 
 __version__ = "0.1.0"
