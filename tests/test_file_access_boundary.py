@@ -69,18 +69,18 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
     ("scbench_ci.executors.output", ".open"): "the run's log file the evaluator writes",
-    ("scbench_ci.executors.docker.executor", "os.scandir"): "the top of the staged workspace; each "
+    ("scbench_ci.executors.docker.transfer", "os.scandir"): "the top of the staged workspace; each "
     "entry is packed by archive.add_tree through the guard",
     (
-        "scbench_ci.executors.docker.executor",
-        ".write_bytes",
-    ): "a scratch folder of the evaluator's own",
-    (
-        "scbench_ci.executors.docker.executor",
+        "scbench_ci.executors.docker.transfer",
         ".read_bytes",
     ): "pytest_runner.py of the package itself",
     (
-        "scbench_ci.executors.docker.executor",
+        "scbench_ci.executors.docker.cache_build",
+        ".write_bytes",
+    ): "a scratch folder of the evaluator's own",
+    (
+        "scbench_ci.executors.docker.cache_build",
         "shutil.copystat",
     ): "metadata only, of the staged workspace",
     ("scbench_ci.executors.docker.cache", ".read_bytes"): "the staged workspace's "
