@@ -41,7 +41,7 @@ from scbench_ci.executors.docker.layout import (  # noqa: E402
     CACHED_RUNNER_VENV,
     WORKSPACE_DIR,
 )
-from scbench_ci.problem.model import load_problem  # noqa: E402
+from scbench_ci.problem.load import load_problem  # noqa: E402
 from scbench_ci.workspace import stage_workspace  # noqa: E402
 
 PROBLEM = ROOT / "examples" / "wordstat"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.errors import ProblemError
-from scbench_ci.problem.model import read_yaml
+from scbench_ci.problem.yaml_loader import read_yaml
 
 SCBENCH_ENV = {
     "UV_CACHE_DIR": "/tmp/uv-cache",

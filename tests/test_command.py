@@ -1,7 +1,7 @@
 import pytest
 
 from scbench_ci.command import TestCommand, build_command
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from tests.conftest import ProblemFolder
 
 

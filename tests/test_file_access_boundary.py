@@ -91,10 +91,11 @@ ALLOWED: dict[tuple[str, str], str] = {
         ".extractfile",
     ): "the one report of a tar stream, into memory",
     (
-        "scbench_ci.problem.model",
+        "scbench_ci.problem.yaml_loader",
         ".open",
-    ): "config.yaml: checked inside the problem (a link within it "
-    "is supported), regular, capped at MAX_CONFIG_BYTES",
+    ): "config.yaml (problem.load checks it lies inside the problem; a "
+    "link within it is supported) and an environment file the user names: regular, capped at "
+    "MAX_CONFIG_BYTES",
     ("scbench_ci.results.file", ".read_text"): "the package's own JSON schema",
     ("scbench_ci.results.model", ".open"): "the evaluator's own stored tests file",
     ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "

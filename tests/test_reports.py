@@ -8,7 +8,7 @@ import pytest
 from scbench_ci.command import CTRF_REPORT, PYTEST_REPORT, build_command
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import (
     FAILING,
     MAX_MESSAGE_CHARS,

@@ -21,7 +21,7 @@ from scbench_ci.executors.docker.cache import DATA_LABEL, RUNNER, marker_name
 from scbench_ci.executors.docker.cache_build import runner_key
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import Reports, Status, read_reports
 from scbench_ci.trust.seal import Seal, check_seal, read_report_files
 from scbench_ci.workspace import REPORTS_DIR, stage_workspace
