@@ -96,7 +96,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ): "config.yaml (problem.load checks it lies inside the problem; a "
     "link within it is supported) and an environment file the user names: regular, capped at "
     "MAX_CONFIG_BYTES",
-    ("scbench_ci.results.file", ".read_text"): "the package's own JSON schema",
+    ("scbench_ci.results.schema", ".read_text"): "the package's own JSON schema",
     ("scbench_ci.results.model", ".open"): "the evaluator's own stored tests file",
     ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",
