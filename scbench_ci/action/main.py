@@ -26,12 +26,8 @@ from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import error_annotations, finding_annotations
-from scbench_ci.outputs.github.artifacts import (
-    FORBIDDEN_IN_NAME,
-    ArtifactUploadError,
-    UploadedArtifact,
-    upload_artifact,
-)
+from scbench_ci.outputs.github.artifact_service import ArtifactUploadError
+from scbench_ci.outputs.github.artifacts import FORBIDDEN_IN_NAME, UploadedArtifact, upload_artifact
 from scbench_ci.outputs.github.baseline_artifact import download_baseline
 from scbench_ci.outputs.github.pr_comment import (
     COMMENT_LIMIT,
