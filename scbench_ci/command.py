@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TestCommand
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT
-from scbench_ci.workspace import ASSETS_DIR, PYTEST_INI, REPORTS_DIR
+from scbench_ci.workspace import ASSETS_DIR
 
 PYTEST_PLUGINS = (
     "pytest",
@@ -19,28 +18,6 @@ PYTEST_PLUGINS = (
 RERUN_PLUGIN = "pytest-rerunfailures"
 """Only in the runner's environment of a run with reruns: without them, the environment (and the
 Docker executor's cache key for it) is what it always was."""
-
-
-@dataclass(frozen=True)
-class TestCommand:
-    __test__ = False  # not a pytest test class
-
-    requirements: tuple[str, ...]
-    """What the test runner's environment holds: pytest, its plugins, the test dependencies."""
-    pytest_args: tuple[str, ...]
-    variables: dict[str, str]
-    """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
-    the minimal base (PATH, HOME, locale) for the place it runs in."""
-    test_timeout_s: float
-
-    def runner_argv(self, python: list[str], runner_script: str, *options: str) -> list[str]:
-        """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
-        return [*python, "-I", runner_script, *options, *self.pytest_args]
-
-    def uvx_argv(self, runner_script: str, *options: str) -> list[str]:
-        """The command that builds the runner's environment and runs the tests in one go."""
-        withs = [f"--with={requirement}" for requirement in self.requirements]
-        return self.runner_argv(["uvx", *withs, "python"], runner_script, *options)
 
 
 def build_command(

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.errors import ProblemError
-from scbench_ci.problem.model import read_yaml
+from scbench_ci.executors.base import REQUIREMENTS
+from scbench_ci.problem.yaml_loader import read_yaml
 
 SCBENCH_ENV = {
     "UV_CACHE_DIR": "/tmp/uv-cache",
@@ -18,7 +19,6 @@ SCBENCH_ENV = {
 `docker-python3.12-uv.yaml`)."""
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
-REQUIREMENTS = "requirements.txt"
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci import __version__
-from scbench_ci.command import TestCommand, build_command
+from scbench_ci.command import build_command
 from scbench_ci.engines.pool import run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
+from scbench_ci.executors.base import (
+    PYTEST_LOG,
+    REPORTS_DIR,
+    SETUP_LOG,
+    ExecutionRequest,
+    Executor,
+    TestCommand,
+)
 from scbench_ci.fingerprint import fingerprint
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
@@ -70,7 +77,7 @@ from scbench_ci.trust.seal import (
     read_report_files,
 )
 from scbench_ci.trust.terminal import terminal_text
-from scbench_ci.workspace import REPORTS_DIR, stage_workspace
+from scbench_ci.workspace import stage_workspace
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
 """What a run writes into the output folder."""

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from scbench_ci.errors import ProblemError, ScbenchError, UsageError
-from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, load_problem, real_path
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, real_path
 from scbench_ci.workspace import tested_checkpoints
 
 PROBLEM_PLACEHOLDER = "{problem}"

@@ -9,7 +9,8 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.problem.model import BUILTIN_MARKERS, TESTS_DIR, Checkpoint, Problem
+from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TESTS_DIR
+from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
 from scbench_ci.trust.untrusted_tree import (
     MAX_DEPTH,
@@ -21,9 +22,7 @@ from scbench_ci.trust.untrusted_tree import (
     copy_tree,
 )
 
-REPORTS_DIR = ".scbench"
 ASSETS_DIR = f"{TESTS_DIR}/assets"
-PYTEST_INI = "pytest.ini"
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
 EVALUATOR_NAMES = (TESTS_DIR, REPORTS_DIR, PYTEST_INI)
 """The workspace's entries that only the evaluator makes: the submission's are discarded."""

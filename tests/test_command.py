@@ -1,7 +1,8 @@
 import pytest
 
-from scbench_ci.command import TestCommand, build_command
-from scbench_ci.problem.model import load_problem
+from scbench_ci.command import build_command
+from scbench_ci.executors.base import TestCommand
+from scbench_ci.problem.load import load_problem
 from tests.conftest import ProblemFolder
 
 

@@ -69,18 +69,18 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
     ("scbench_ci.executors.output", ".open"): "the run's log file the evaluator writes",
-    ("scbench_ci.executors.docker.executor", "os.scandir"): "the top of the staged workspace; each "
+    ("scbench_ci.executors.docker.transfer", "os.scandir"): "the top of the staged workspace; each "
     "entry is packed by archive.add_tree through the guard",
     (
-        "scbench_ci.executors.docker.executor",
-        ".write_bytes",
-    ): "a scratch folder of the evaluator's own",
-    (
-        "scbench_ci.executors.docker.executor",
+        "scbench_ci.executors.docker.transfer",
         ".read_bytes",
     ): "pytest_runner.py of the package itself",
     (
-        "scbench_ci.executors.docker.executor",
+        "scbench_ci.executors.docker.cache_build",
+        ".write_bytes",
+    ): "a scratch folder of the evaluator's own",
+    (
+        "scbench_ci.executors.docker.cache_build",
         "shutil.copystat",
     ): "metadata only, of the staged workspace",
     ("scbench_ci.executors.docker.cache", ".read_bytes"): "the staged workspace's "
@@ -91,11 +91,12 @@ ALLOWED: dict[tuple[str, str], str] = {
         ".extractfile",
     ): "the one report of a tar stream, into memory",
     (
-        "scbench_ci.problem.model",
+        "scbench_ci.problem.yaml_loader",
         ".open",
-    ): "config.yaml: checked inside the problem (a link within it "
-    "is supported), regular, capped at MAX_CONFIG_BYTES",
-    ("scbench_ci.results.file", ".read_text"): "the package's own JSON schema",
+    ): "config.yaml (problem.load checks it lies inside the problem; a "
+    "link within it is supported) and an environment file the user names: regular, capped at "
+    "MAX_CONFIG_BYTES",
+    ("scbench_ci.results.schema", ".read_text"): "the package's own JSON schema",
     ("scbench_ci.results.model", ".open"): "the evaluator's own stored tests file",
     ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",

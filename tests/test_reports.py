@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.command import build_command
-from scbench_ci.executors.base import ExecutionRequest
+from scbench_ci.executors.base import REPORTS_DIR, ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import (
     FAILING,
     MAX_MESSAGE_CHARS,
@@ -19,7 +19,7 @@ from scbench_ci.reports import (
     read_reports,
 )
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, read_report_files
-from scbench_ci.workspace import REPORTS_DIR, stage_workspace
+from scbench_ci.workspace import stage_workspace
 from tests.conftest import ProblemFolder
 
 EVERY_OUTCOME = """

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
+from scbench_ci.executors.base import REPORTS_DIR
 from scbench_ci.executors.docker.executor import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
@@ -22,7 +23,6 @@ from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, fill_template, plan_jobs
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name, real_path
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
-from scbench_ci.workspace import REPORTS_DIR
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

@@ -18,6 +18,7 @@ from scbench_ci.crash import crash_message, write_crash_log
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.evaluation import evaluate
 from scbench_ci.executors import REVIEW_CACHE_SCOPE
+from scbench_ci.executors.base import REPORTS_DIR
 from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matrix
 from scbench_ci.merge import merged_output
 from scbench_ci.outputs.check_console import render_check_report
@@ -26,12 +27,8 @@ from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import error_annotations, finding_annotations
-from scbench_ci.outputs.github.artifacts import (
-    FORBIDDEN_IN_NAME,
-    ArtifactUploadError,
-    UploadedArtifact,
-    upload_artifact,
-)
+from scbench_ci.outputs.github.artifact_service import ArtifactUploadError
+from scbench_ci.outputs.github.artifacts import FORBIDDEN_IN_NAME, UploadedArtifact, upload_artifact
 from scbench_ci.outputs.github.baseline_artifact import download_baseline
 from scbench_ci.outputs.github.pr_comment import (
     COMMENT_LIMIT,
@@ -55,7 +52,6 @@ from scbench_ci.results.policy import GroupCounts
 from scbench_ci.signals import Terminated, raise_on_sigterm
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.terminal import inert
-from scbench_ci.workspace import REPORTS_DIR
 
 
 def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> int:

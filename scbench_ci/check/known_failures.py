@@ -17,7 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.problem.model import MAX_CONFIG_BYTES, TESTS_DIR, Problem, shown
+from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.problem.fields import shown
+from scbench_ci.problem.model import Problem
+from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.trust.untrusted_tree import UntrustedTree, UntrustedTreeError
 

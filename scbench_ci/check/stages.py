@@ -16,8 +16,9 @@ from pathlib import Path
 
 from scbench_ci.check.known_failures import KNOWN_FAILURES, KnownFailure, known_failure_findings
 from scbench_ci.check.static import SOLUTIONS_DIR
+from scbench_ci.executors.base import TESTS_DIR
 from scbench_ci.outputs.console import flaky_outcome, headline
-from scbench_ci.problem.model import TESTS_DIR, Checkpoint, Group, Problem
+from scbench_ci.problem.model import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status, read_reports
 from scbench_ci.results import policy
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path

@@ -15,17 +15,16 @@ from typing import Literal
 
 from scbench_ci.check.known_failures import read_known_failures
 from scbench_ci.errors import ProblemError
+from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.problem.load import ProblemCheck, check_problem
 from scbench_ci.problem.model import (
     BUILTIN_MARKERS,
     CONFIG_NAME,
     CONFTEST,
-    TESTS_DIR,
-    ConfigError,
     Problem,
-    ProblemCheck,
-    check_problem,
     real_path,
 )
+from scbench_ci.problem.yaml_loader import ConfigError
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.trust.untrusted_tree import (
     TOO_DEEP,

@@ -15,8 +15,8 @@ from docker.models.volumes import Volume
 
 from scbench_ci.errors import ExitCode
 from scbench_ci.executors.docker.cache import CACHE_LABEL, remove_all
+from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.docker.daemon import connect, docker_errors
-from scbench_ci.executors.docker.executor import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL, parse_owner, running_since, this_host
 
 _CLOCK_SLACK_S = 1.0

@@ -13,11 +13,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
-from scbench_ci.command import TestCommand
-
+TESTS_DIR = "tests"
+PYTEST_INI = "pytest.ini"
+REPORTS_DIR = ".scbench"
+"""Where the test runner writes its reports, in the workspace."""
+REQUIREMENTS = "requirements.txt"
+"""The submission's dependencies, which SCBench's default setup installs."""
 SETUP_LOG = "setup.log"
 PYTEST_LOG = "pytest.log"
 Phase = Literal["setup", "tests"]
+
+
+@dataclass(frozen=True)
+class TestCommand:
+    __test__ = False  # not a pytest test class
+
+    requirements: tuple[str, ...]
+    """What the test runner's environment holds: pytest, its plugins, the test dependencies."""
+    pytest_args: tuple[str, ...]
+    variables: dict[str, str]
+    """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
+    the minimal base (PATH, HOME, locale) for the place it runs in."""
+    test_timeout_s: float
+
+    def runner_argv(self, python: list[str], runner_script: str, *options: str) -> list[str]:
+        """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
+        return [*python, "-I", runner_script, *options, *self.pytest_args]
+
+    def uvx_argv(self, runner_script: str, *options: str) -> list[str]:
+        """The command that builds the runner's environment and runs the tests in one go."""
+        withs = [f"--with={requirement}" for requirement in self.requirements]
+        return self.runner_argv(["uvx", *withs, "python"], runner_script, *options)
 
 
 @dataclass(frozen=True)

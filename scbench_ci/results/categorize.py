@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scbench_ci.problem.model import TESTS_DIR, Checkpoint, Group, Marker
+from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.problem.model import Checkpoint, Group, Marker
 
 
 def owning_checkpoint(file: str, tested: Iterable[Checkpoint], evaluated: Checkpoint) -> Checkpoint:

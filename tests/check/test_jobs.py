@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from scbench_ci.check.jobs import check_jobs
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from tests.check.test_static import PROBLEMS
 
 CLEAN = (PROBLEMS / "clean").resolve()

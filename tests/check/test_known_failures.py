@@ -9,7 +9,7 @@ from scbench_ci.check.known_failures import (
     parse_known_failures,
     read_known_failures,
 )
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from scbench_ci.results.findings import Finding, Severity, Stage
 from tests.check.test_static import PROBLEMS
 

@@ -18,7 +18,8 @@ from scbench_ci.check.stages import (
     oracle_findings,
     time_findings,
 )
-from scbench_ci.problem.model import Group, Problem, load_problem
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
 from scbench_ci.results.findings import Finding, Severity, Stage
 from scbench_ci.results.model import (

@@ -19,7 +19,7 @@ import pytest
 
 from scbench_ci.cli.main import parse_arguments
 from scbench_ci.commands import cleanup
-from scbench_ci.executors.docker.executor import RUN_LABEL
+from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL, owner, this_host
 from tests.executors.docker.test_executor import execute
 

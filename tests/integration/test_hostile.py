@@ -20,7 +20,7 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.executors.docker.executor import RUN_LABEL
+from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.output import MAX_LOG_BYTES
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.outputs.summary import MAX_BYTES as MAX_SUMMARY_BYTES

@@ -14,15 +14,24 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.command import RERUN_PLUGIN, TestCommand, build_command
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, Executor
+from scbench_ci.command import RERUN_PLUGIN, build_command
+from scbench_ci.executors import EVALUATION_CACHE_SCOPE
+from scbench_ci.executors.base import (
+    PYTEST_LOG,
+    REPORTS_DIR,
+    SETUP_LOG,
+    ExecutionRequest,
+    Executor,
+    TestCommand,
+)
 from scbench_ci.executors.docker.cache import DATA_LABEL, RUNNER, marker_name
-from scbench_ci.executors.docker.executor import DockerExecutor, runner_key
+from scbench_ci.executors.docker.cache_build import runner_key
+from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.problem.model import load_problem
+from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import Reports, Status, read_reports
 from scbench_ci.trust.seal import Seal, check_seal, read_report_files
-from scbench_ci.workspace import REPORTS_DIR, stage_workspace
+from scbench_ci.workspace import stage_workspace
 from tests.conftest import ProblemFolder
 
 TEST_TIMEOUT_S = 2
@@ -239,8 +248,8 @@ def test_docker_reruns_use_a_runner_of_their_own_and_runs_without_keep_theirs(
     plain = run(tmp_path / "plain", executor, reruns=0)
     rerun = run(tmp_path / "rerun", executor, reruns=1)
     image_id = str(docker_client.images.get(test_image).id)
-    plain_key = runner_key(image_id, plain.command.requirements)
-    rerun_key = runner_key(image_id, rerun.command.requirements)
+    plain_key = runner_key(image_id, plain.command.requirements, scope=EVALUATION_CACHE_SCOPE)
+    rerun_key = runner_key(image_id, rerun.command.requirements, scope=EVALUATION_CACHE_SCOPE)
     assert plain_key != rerun_key
     for result, key in ((plain, plain_key), (rerun, rerun_key)):
         marker = docker_client.volumes.get(marker_name(RUNNER, key))

@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from scbench_ci.outputs.console import render_report
-from scbench_ci.problem.model import Group, load_problem
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import (

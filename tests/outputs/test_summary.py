@@ -16,7 +16,8 @@ from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.outputs.summary import LEVELS, SUMMARY_FILE, render_summary, write_summary
-from scbench_ci.problem.model import Problem, load_problem
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Problem
 from scbench_ci.reports import Reports, Status, TestOutcome
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import load_results, write_results

@@ -7,7 +7,8 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
-from scbench_ci.problem.model import Group, load_problem
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Group
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.model import (

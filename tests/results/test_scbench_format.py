@@ -7,7 +7,8 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors.base import ExecutionResult
-from scbench_ci.problem.model import Group, Problem, load_problem
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Reports, Status, TestOutcome
 from scbench_ci.results.model import (
     CheckpointResult,

@@ -46,8 +46,8 @@ import docker
 import requests
 from docker.errors import APIError, DockerException, NotFound
 
-from scbench_ci.environment import REQUIREMENTS
 from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors.base import REQUIREMENTS
 
 CACHE_LABEL = "dev.scbench-ci.cache"
 """On every cache volume (data and marker); its value is the kind. `cleanup --volumes` removes

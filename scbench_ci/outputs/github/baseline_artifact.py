@@ -21,8 +21,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 from urllib.parse import quote
 
-from scbench_ci.outputs.github.artifacts import RetryPolicy
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
+from scbench_ci.outputs.github.retry import RetryPolicy
 
 RESULTS_FILE = "results.json"
 MAX_RUNS = 30

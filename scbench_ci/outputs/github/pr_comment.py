@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.outputs.github.artifacts import RetryPolicy
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
+from scbench_ci.outputs.github.retry import RetryPolicy
 
 COMMENT_LIMIT = 65_536
 """GitHub's longest comment body, in characters."""

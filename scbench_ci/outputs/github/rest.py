@@ -23,7 +23,7 @@ import requests
 
 from scbench_ci import __version__
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.outputs.github.artifacts import RetryPolicy
+from scbench_ci.outputs.github.retry import RetryPolicy
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

@@ -15,9 +15,9 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.command import TestCommand
 from scbench_ci.commands import cleanup
-from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors import EVALUATION_CACHE_SCOPE
+from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult, TestCommand
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import (
     CACHE_LABEL,
@@ -31,12 +31,9 @@ from scbench_ci.executors.docker.cache import (
     marker_name,
     requirements_reason,
 )
-from scbench_ci.executors.docker.executor import (
-    CACHED_RUNNER_DIR,
-    DockerExecutor,
-    dependencies_key,
-    runner_key,
-)
+from scbench_ci.executors.docker.cache_build import dependencies_key, runner_key
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR
 from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 BUILDING_RUNNER = "building the test runner's environment into cache volume"
@@ -102,7 +99,7 @@ def fresh_runner(docker_client: docker.DockerClient, image_id: str) -> Iterator[
     always holds); its cache volumes are removed afterwards."""
     requirements = (f'pytest ; sys_platform != "scbench-{uuid.uuid4().hex}"',)
     yield requirements
-    _forget_key(docker_client, runner_key(image_id, requirements))
+    _forget_key(docker_client, runner_key(image_id, requirements, scope=EVALUATION_CACHE_SCOPE))
 
 
 # --- the test runner's environment ---------------------------------------------------------------
@@ -225,7 +222,7 @@ def test_a_cache_that_is_not_whole_is_not_used(
     case: str,
     expected: str,
 ) -> None:
-    key = runner_key(image_id, fresh_runner)
+    key = runner_key(image_id, fresh_runner, scope=EVALUATION_CACHE_SCOPE)
     complete = {"no complete mark": None, "a mark for another key": "0" * 64}.get(case, key)
     labels = {KEY_LABEL: "0" * 64} if case == "a marker of another key" else {}
     data = _publish(docker_client, test_image, key, labels, complete)
@@ -370,7 +367,12 @@ def fresh_requirements(docker_client: docker.DockerClient, image_id: str) -> Ite
     text = f"# {uuid.uuid4().hex}\npyyaml\n"
     yield text
     variables = docker_cache.setup_variables({"SCBENCH_CHECKPOINT": "checkpoint_1"})
-    _forget_key(docker_client, dependencies_key(image_id, text.encode(), DEFAULT_SETUP, variables))
+    _forget_key(
+        docker_client,
+        dependencies_key(
+            image_id, text.encode(), DEFAULT_SETUP, variables, scope=EVALUATION_CACHE_SCOPE
+        ),
+    )
 
 
 def test_the_dependency_cache_makes_what_the_setup_makes(

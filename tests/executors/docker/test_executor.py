@@ -18,16 +18,10 @@ from scbench_ci.commands import cleanup
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.evaluation import EvaluationRequest, evaluate
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.daemon import docker_available
-from scbench_ci.executors.docker.executor import (
-    CACHED_RUNNER_DIR,
-    HOME_DIR,
-    RUN_DIR,
-    RUN_LABEL,
-    VERSION_LABEL,
-    WORKSPACE_DIR,
-    DockerExecutor,
-)
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.reports import Status
 from tests.conftest import (

@@ -14,12 +14,9 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from scbench_ci.outputs.github.artifacts import (
-    ArtifactUploadError,
-    RetryPolicy,
-    UploadedArtifact,
-    upload_artifact,
-)
+from scbench_ci.outputs.github.artifact_service import ArtifactUploadError
+from scbench_ci.outputs.github.artifacts import UploadedArtifact, upload_artifact
+from scbench_ci.outputs.github.retry import RetryPolicy
 from testing.twirp_server import (
     JOB_BACKEND_ID,
     RUN_BACKEND_ID,

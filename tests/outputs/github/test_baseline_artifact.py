@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.outputs.github.artifacts import RetryPolicy
 from scbench_ci.outputs.github.baseline_artifact import (
     DEFAULT_LIMITS,
     BaselineDownload,
@@ -23,6 +22,7 @@ from scbench_ci.outputs.github.baseline_artifact import (
     extract_results,
     workflow_file,
 )
+from scbench_ci.outputs.github.retry import RetryPolicy
 from testing.rest_double import (
     READ_TOKEN,
     REPOSITORY,

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.outputs.github.artifacts import RetryPolicy
 from scbench_ci.outputs.github.pr_comment import (
     COMMENT_LIMIT,
     CUT_NOTE,
@@ -21,6 +20,7 @@ from scbench_ci.outputs.github.pr_comment import (
     comment_tag,
     upsert_comment,
 )
+from scbench_ci.outputs.github.retry import RetryPolicy
 from testing.rest_double import (
     BOT,
     READ_TOKEN,

@@ -10,13 +10,13 @@ import pytest
 import requests
 
 from scbench_ci import __version__
-from scbench_ci.outputs.github.artifacts import RetryPolicy
 from scbench_ci.outputs.github.rest import (
     DEFAULT_API_URL,
     GitHubApiError,
     GitHubError,
     GitHubRest,
 )
+from scbench_ci.outputs.github.retry import RetryPolicy
 from testing.rest_double import (
     READ_TOKEN,
     REPOSITORY,

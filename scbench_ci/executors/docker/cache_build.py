@@ -1,0 +1,253 @@
+"""Building the cached environments (cache.py keeps their volumes): each in a throwaway
+container confined as a run's, online, that fills the environment's data volume and writes its
+key last; and the keys, everything an environment's content depends on."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from docker.models.containers import Container
+from docker.types import Mount
+
+from scbench_ci.executors.base import REQUIREMENTS
+from scbench_ci.executors.child_env import index_variables, run_environment
+from scbench_ci.executors.docker import archive
+from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker.cache import DEPENDENCIES, RUNNER
+from scbench_ci.executors.docker.container import Containers, build_name
+from scbench_ci.executors.docker.exec import run, run_own, tests_environment
+from scbench_ci.executors.docker.layout import (
+    BUILD_UV_CACHE_DIR,
+    CACHED_DEPENDENCIES_DIR,
+    CACHED_RUNNER_DIR,
+    CACHED_RUNNER_VENV,
+    CACHED_WORKSPACE,
+    CONTAINER_PATH,
+    RUNNER_GID,
+    RUNNER_UID,
+    RUNNER_USER,
+    TEST_USER,
+    WORKSPACE_DIR,
+)
+from scbench_ci.executors.docker.transfer import copy_in, put_directories
+from scbench_ci.executors.output import LogSink
+
+# Run by the runner in a dependency builder once the setup is done: copy every entry the setup
+# made in the workspace (all but requirements.txt) to the volume ($2), one name a line, then the
+# key ($1), last. A name the cache could not give back as it is fails it.
+_KEEP_WORKSPACE = """set -e
+for path in * .[!.]* ..?*; do
+  { [ -e "$path" ] || [ -L "$path" ]; } || continue
+  [ "$path" = requirements.txt ] && continue
+  case $path in *[!A-Za-z0-9._-]*) echo "a name the cache does not keep: $path"; exit 5;; esac
+  cp -a -- "$path" "$2/"
+  echo "$path"
+done
+printf %s "$1" > "$2/../complete"
+"""
+
+
+def runner_key(image_id: str, requirements: tuple[str, ...], *, scope: str) -> str:
+    """The cached test runner's key: the scope, the image, the exact requirements, the index
+    variables."""
+    return docker_cache.cache_key(
+        RUNNER,
+        scope=scope,
+        image=image_id,
+        requirements=list(requirements),
+        index=index_variables(os.environ),
+    )
+
+
+def dependencies_key(
+    image_id: str,
+    requirements: bytes,
+    setup: tuple[str, ...],
+    variables: Mapping[str, str],
+    *,
+    scope: str,
+) -> str:
+    """The cached dependency environment's key: the scope, the image, the workspace's path
+    (where it was made and is used), requirements.txt's bytes, the setup commands, the index
+    variables and the other variables the setup sees (setup_variables)."""
+    return docker_cache.cache_key(
+        DEPENDENCIES,
+        scope=scope,
+        image=image_id,
+        workspace=WORKSPACE_DIR,
+        requirements=hashlib.sha256(requirements).hexdigest(),
+        setup=list(setup),
+        index=index_variables(os.environ),
+        variables=dict(variables),
+    )
+
+
+def complete_file(mount: str) -> str:
+    """The file a built environment mounted at `mount` holds its key in, written last."""
+    return f"{mount}/{docker_cache.COMPLETE_FILE}"
+
+
+def build_runner(
+    containers: Containers,
+    volume: str,
+    key: str,
+    requirements: tuple[str, ...],
+    index: Mapping[str, str],
+    log: LogSink,
+    deadline: float,
+) -> tuple[str, ...] | str:
+    """The runner installs pytest and its plugins into the volume (from a uv cache of the
+    build's own), compiled, and writes the key last."""
+    log.note(f"building the test runner's environment into cache volume {volume}")
+    home = f"{CACHED_RUNNER_DIR}/env/home"
+    mounts = [Mount(CACHED_RUNNER_DIR, volume, type="volume")]
+    with _builder(containers, mounts) as container:
+        # Volumes on disk take files before the container starts.
+        put_directories(
+            container,
+            CACHED_RUNNER_DIR,
+            [
+                ("env", RUNNER_UID, RUNNER_GID, 0o755),
+                ("env/home", RUNNER_UID, RUNNER_GID, 0o700),
+            ],
+        )
+        container.start()
+        env = run_environment(
+            path=CONTAINER_PATH,
+            home=home,
+            extra={**index, "UV_CACHE_DIR": BUILD_UV_CACHE_DIR, "UV_LINK_MODE": "copy"},
+            variables={},
+        )
+        python = f"{CACHED_RUNNER_VENV}/bin/python"
+        install = ["uv", "pip", "install", "--quiet", "--compile-bytecode", "--python", python]
+        for argv in (
+            ["uv", "venv", "--quiet", CACHED_RUNNER_VENV],
+            [*install, *requirements],
+        ):
+            log.note(f"$ {' '.join(argv)}")
+            code, _ = run(
+                container,
+                argv,
+                env,
+                RUNNER_USER,
+                f"{CACHED_RUNNER_DIR}/env",
+                log,
+                deadline,
+                kill_leftovers=False,
+            )
+            if code != 0:
+                return _failed(code)
+        code, output = run_own(
+            container,
+            [
+                "/bin/sh",
+                "-c",
+                'printf %s "$1" > "$2"',
+                "sh",
+                key,
+                complete_file(CACHED_RUNNER_DIR),
+            ],
+            RUNNER_USER,
+        )
+        if code != 0:
+            return f"marking it complete failed: {output.strip()}"
+    return ()
+
+
+def build_dependencies(
+    containers: Containers,
+    volume: str,
+    key: str,
+    requirements: bytes,
+    workspace: Path,
+    setup_commands: tuple[str, ...],
+    variables: Mapping[str, str],
+    log: LogSink,
+    deadline: float,
+) -> tuple[str, ...] | str:
+    """The setup commands, run by the tests user with the network and the environment they
+    have in a run, in a workspace at the run's path that holds only requirements.txt (these
+    bytes, with the staged file's mode and time); then the runner copies what they made there
+    into the volume and writes the key last."""
+    log.note(
+        f"building the dependency environment into cache volume {volume}: the setup runs "
+        f"once, in a workspace that holds only {REQUIREMENTS}"
+    )
+    mounts = [Mount(CACHED_DEPENDENCIES_DIR, volume, type="volume")]
+    with (
+        _builder(containers, mounts, run_dir=True) as container,
+        tempfile.TemporaryDirectory(prefix="scbench-requirements-") as folder,
+    ):
+        put_directories(
+            container,
+            CACHED_DEPENDENCIES_DIR,
+            [
+                ("env", RUNNER_UID, RUNNER_GID, 0o755),
+                ("env/workspace", RUNNER_UID, RUNNER_GID, 0o755),
+            ],
+        )
+        container.start()
+        alone = Path(folder) / REQUIREMENTS
+        alone.write_bytes(requirements)
+        shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
+        copy_in(container, Path(folder), installs_runner=False)
+        env = tests_environment(variables)
+        for command in setup_commands:
+            log.note(f"$ {command}")
+            code, left = run(
+                container,
+                ["/bin/sh", "-c", command],
+                env,
+                TEST_USER,
+                WORKSPACE_DIR,
+                log,
+                deadline,
+            )
+            if left:
+                log.note(f"killed {left} process(es) still running after the setup ended")
+            if code != 0:
+                return _failed(code)
+        chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REQUIREMENTS}")
+        if archive.read_member(chunks, REQUIREMENTS, len(requirements)) != requirements:
+            return f"the setup changed {REQUIREMENTS}"
+        code, output = run_own(
+            container,
+            ["/bin/sh", "-c", _KEEP_WORKSPACE, "sh", key, CACHED_WORKSPACE],
+            RUNNER_USER,
+            WORKSPACE_DIR,
+        )
+        if code != 0:
+            return f"keeping what the setup made failed: {output.strip()[:500]}"
+    names = tuple(output.split())
+    if not names or not all(docker_cache.SAFE_NAME.fullmatch(name) for name in names):
+        return "the setup made nothing in the workspace"
+    return names
+
+
+@contextlib.contextmanager
+def _builder(
+    containers: Containers, mounts: list[Mount], run_dir: bool = False
+) -> Iterator[Container]:
+    """A throwaway container, online, confined as a run's (with a run's in-memory volumes at
+    /scbench and the workspace when asked), that builds a cached environment; removed, and
+    with it every process it ran, when done."""
+    build_id = uuid.uuid4().hex
+    name = build_name(build_id)
+    try:
+        limits = containers.folder_limits()
+        if run_dir:
+            mounts = [*containers.create_volumes(name, build_id, limits), *mounts]
+        yield containers.create(name, build_id, mounts, limits)
+    finally:
+        containers.remove(name, volumes=run_dir)
+
+
+def _failed(code: int | None) -> str:
+    return "it stopped at the session timeout" if code is None else f"exit code {code}"

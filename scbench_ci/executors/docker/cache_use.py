@@ -1,0 +1,236 @@
+"""The cached environments a run uses: obtained by their keys (built by cache_build.py when they
+are not there yet), mounted read-only, and checked whole before the tests rely on them; the
+dependency environment is restored into the workspace in place of the setup."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from docker.models.containers import Container
+from docker.types import Mount
+
+from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors.base import REQUIREMENTS, ExecutionRequest
+from scbench_ci.executors.child_env import index_variables
+from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker.cache import DEPENDENCIES, RUNNER, Cached
+from scbench_ci.executors.docker.cache_build import (
+    build_dependencies,
+    build_runner,
+    complete_file,
+    dependencies_key,
+    runner_key,
+)
+from scbench_ci.executors.docker.container import Containers
+from scbench_ci.executors.docker.exec import Log, run
+from scbench_ci.executors.docker.layout import (
+    CACHED_DEPENDENCIES_DIR,
+    CACHED_RUNNER_DIR,
+    CACHED_WORKSPACE,
+    TEST_USER,
+    WORKSPACE_DIR,
+)
+from scbench_ci.executors.output import LogSink
+from scbench_ci.executors.phases import PhaseClock
+
+_CACHE_CHECK_PREFIX = "[scbench-ci] cache check failed: "
+_CACHE_CHECK_FAILED = 125
+_MOUNTS = {RUNNER: CACHED_RUNNER_DIR, DEPENDENCIES: CACHED_DEPENDENCIES_DIR}
+_DEFAULT_SETUP_SHOWN = tuple(f"`{command}`" for command in docker_cache.DEFAULT_SETUP)
+# Restores the cached dependency environment into the workspace, as the tests user, before the
+# tests: copies its entries ($@) in, then finishes it as the tests' first `uv run` would (a copy is
+# not the folder it was made in: uv may rebuild the workspace's own package), its output going to
+# setup.log; then it must be indistinguishable from the setup it replaces: a second `uv run` has
+# nothing to do and prints nothing. Nothing of the submission's runs: `/bin/true` by its path.
+_RESTORE_DEPENDENCIES = f"""cp -a -- "$@" {WORKSPACE_DIR}/ || exit 1
+uv run /bin/true || exit 1
+second=$(uv run /bin/true 2>&1) || exit 1
+[ -z "$second" ] || {{ printf 'a second uv run printed: %.300s\n' "$second"; exit 1; }}
+"""
+
+
+@dataclass(frozen=True)
+class Caches:
+    """The cached environments a run uses: none, and it installs the runner and runs the setup
+    itself."""
+
+    runner: Cached | None = None
+    dependencies: Cached | None = None
+
+    def mounts(self) -> list[Mount]:
+        """Each environment's data volume, read-only, where it was built."""
+        return [
+            Mount(_MOUNTS[cached.kind], cached.data_volume, type="volume", read_only=True)
+            for cached in (self.runner, self.dependencies)
+            if cached is not None
+        ]
+
+
+class CacheRejected(Exception):
+    """A cached environment, mounted, is not whole: the run starts over without caches."""
+
+    def __init__(self, reason: str, cached: Cached) -> None:
+        super().__init__(f"cache volume {cached.data_volume}: {reason}")
+        self.cached = cached
+
+
+def obtain_caches(
+    containers: Containers,
+    image_id: str,
+    request: ExecutionRequest,
+    log: LogSink,
+    deadline: float,
+    clock: PhaseClock,
+    *,
+    scope: str,
+) -> Caches:
+    """The cached environments this run can use, built now when they are not there yet; `scope`
+    says who may share them."""
+    index = index_variables(os.environ)
+    requirements = request.command.requirements
+    with clock.timing("runner"):
+        key = runner_key(image_id, requirements, scope=scope)
+        runner = docker_cache.obtain(
+            containers.client,
+            RUNNER,
+            key,
+            lambda volume: build_runner(
+                containers, volume, key, requirements, index, log, deadline
+            ),
+            log.note,
+        )
+    if isinstance(runner, str):
+        log.note(f"no cached test runner ({runner}): it is installed for this run")
+    else:
+        log.note(f"test runner: the cached environment of volume {runner.data_volume}")
+    return Caches(
+        runner if isinstance(runner, Cached) else None,
+        _dependencies(containers, image_id, request, log, deadline, clock, scope),
+    )
+
+
+def _dependencies(
+    containers: Containers,
+    image_id: str,
+    request: ExecutionRequest,
+    log: LogSink,
+    deadline: float,
+    clock: PhaseClock,
+    scope: str,
+) -> Cached | None:
+    source = docker_cache.dependency_source(
+        request.workspace, request.setup_commands, request.default_environment
+    )
+    if source is None:
+        return None
+    if isinstance(source, str):
+        log.note(f"the setup runs here, not from the dependency cache: {source}")
+        return None
+    variables = docker_cache.setup_variables(request.command.variables)
+    setup = request.setup_commands
+    with clock.timing("setup"):
+        key = dependencies_key(image_id, source, setup, variables, scope=scope)
+        cached = docker_cache.obtain(
+            containers.client,
+            DEPENDENCIES,
+            key,
+            lambda volume: build_dependencies(
+                containers,
+                volume,
+                key,
+                source,
+                request.workspace,
+                setup,
+                variables,
+                log,
+                deadline,
+            ),
+            log.note,
+        )
+    if isinstance(cached, str):
+        log.note(f"the setup runs here, the dependency cache could not be had: {cached}")
+        return None
+    conflicts = docker_cache.conflicting_names(request.workspace, cached)
+    if conflicts:
+        log.note(
+            "the setup runs here, not from the dependency cache: the submission has its "
+            f"own {', '.join(conflicts)}"
+        )
+        return None
+    return cached
+
+
+def restore_notice(cached: Cached) -> str:
+    """What setup.log says in place of the setup the cached dependency environment stands for."""
+    return (
+        f"setup: not run here; what {', then '.join(_DEFAULT_SETUP_SHOWN)} made of "
+        f"this {REQUIREMENTS} ({', '.join(cached.names)}) is copied "
+        f"into the workspace from cache volume {cached.data_volume}, "
+        "then finished as the tests' first `uv run` would"
+    )
+
+
+def run_checked(
+    container: Container,
+    cached: Cached,
+    argv: list[str],
+    env: dict[str, str],
+    user: str,
+    workdir: str,
+    log: Log,
+    deadline: float,
+    *,
+    kill_leftovers: bool,
+) -> tuple[int | None, int]:
+    """Run `argv` (exec.run) once the cached environment says it is complete for its key;
+    CacheRejected when it does not. The check says so on the first line and exits with
+    _CACHE_CHECK_FAILED; nothing else runs before it."""
+    check = (
+        f'[ "$(cat {complete_file(_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
+        f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
+        'exec "$@"'
+    )
+    seen = _FirstBytes(log)
+    code, left = run(
+        container,
+        ["/bin/sh", "-c", check, "sh", *argv],
+        env,
+        user,
+        workdir,
+        seen,
+        deadline,
+        kill_leftovers=kill_leftovers,
+    )
+    if code == _CACHE_CHECK_FAILED and seen.first.startswith(_CACHE_CHECK_PREFIX.encode()):
+        raise CacheRejected("not whole", cached)
+    return code, left
+
+
+def restore_dependencies(
+    container: Container, cached: Cached, env: dict[str, str], log: LogSink, deadline: float
+) -> None:
+    """The cached dependency environment into the workspace, finished and checked
+    (_RESTORE_DEPENDENCIES); CacheRejected when it is not what the setup would have made."""
+    paths = [f"{CACHED_WORKSPACE}/{name}" for name in cached.names]
+    argv = ["/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", *paths]
+    code, _ = run_checked(
+        container, cached, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline, kill_leftovers=True
+    )
+    if code is None:
+        raise InfrastructureError("the session timed out while the cached dependencies went in")
+    if code != 0:
+        raise CacheRejected("restoring it into the workspace failed (see above)", cached)
+
+
+class _FirstBytes:
+    """A log that keeps the first bytes written to it, as they pass."""
+
+    def __init__(self, log: Log) -> None:
+        self.log = log
+        self.first = b""
+
+    def write(self, chunk: bytes) -> None:
+        if len(self.first) < 256:
+            self.first += chunk[: 256 - len(self.first)]
+        self.log.write(chunk)

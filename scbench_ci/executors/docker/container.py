@@ -1,0 +1,123 @@
+"""The containers and volumes of a run and of its cache builds: made confined and labelled with
+the run and its owner, and removed by name with everything they ran."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import docker
+from docker.errors import NotFound
+from docker.models.containers import Container
+from docker.types import Mount
+
+from scbench_ci import __version__
+from scbench_ci.executors import processes
+from scbench_ci.executors.docker.layout import (
+    IDLE_USER,
+    RUN_DIR,
+    RUNNER_GID,
+    RUNNER_UID,
+    WORKSPACE_DIR,
+)
+
+RUN_LABEL = "dev.scbench-ci.run"
+VERSION_LABEL = "dev.scbench-ci.version"
+WORKSPACE_VOLUME_SUFFIX = "-workspace"
+TMP_VOLUME_SUFFIX = "-tmp"
+
+
+def run_name(run_id: str) -> str:
+    """The name of the run's container and of its volume."""
+    return f"scbench-ci-{run_id}"
+
+
+def build_name(build_id: str) -> str:
+    """The name of a throwaway container that builds or measures something for the runs."""
+    return f"scbench-ci-build-{build_id}"
+
+
+def labels(run_id: str) -> dict[str, str]:
+    """Every container and volume of a run (or a build) carries its run and its owner."""
+    return {RUN_LABEL: run_id, VERSION_LABEL: __version__, processes.OWNER_LABEL: processes.owner()}
+
+
+def confinement(memory: str, cpus: float, pids_limit: int) -> dict[str, Any]:
+    """The limits and privileges of every container: the run's and the builders'."""
+    return {
+        "user": IDLE_USER,
+        "init": True,
+        "working_dir": "/",
+        "mem_limit": memory,
+        "memswap_limit": memory,
+        "nano_cpus": round(cpus * 1e9),
+        "pids_limit": pids_limit,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "read_only": True,
+    }
+
+
+@dataclass(frozen=True)
+class Containers:
+    """Makes and removes the containers of one run (its own and its builders'): on this daemon,
+    from this image, confined alike; `folder_limits` gives the size (and files) of their
+    folders."""
+
+    client: docker.DockerClient
+    image: str
+    confinement: Mapping[str, Any]
+    folder_limits: Callable[[], str]
+
+    def create(
+        self, name: str, run_id: str, mounts: list[Mount], limits: str, **options: Any
+    ) -> Container:
+        """A container that idles until it is used (a run's, or a builder's), labelled with the
+        run and its owner, confined as every container is; `limits` are its folders'."""
+        return self.client.containers.create(
+            self.image,
+            entrypoint=["sleep", "infinity"],
+            name=name,
+            labels=labels(run_id),
+            # A run's /tmp is a volume of its own (files can be put there); a builder's is not.
+            tmpfs={} if any(m["Target"] == "/tmp" for m in mounts) else {"/tmp": f"{limits},exec"},
+            mounts=mounts,
+            **self.confinement,
+            **options,
+        )
+
+    def create_volumes(self, name: str, run_id: str, limits: str) -> list[Mount]:
+        """The run's volumes, in memory: the evaluator's folders at /scbench; the workspace, the
+        runner's and sticky (the tests user adds entries, but cannot rename the runner's); /tmp."""
+        for volume, owner in (
+            (name, "mode=0755"),
+            (name + WORKSPACE_VOLUME_SUFFIX, f"mode=1777,uid={RUNNER_UID},gid={RUNNER_GID}"),
+            (name + TMP_VOLUME_SUFFIX, "mode=1777"),
+        ):
+            self.client.volumes.create(
+                volume,
+                driver="local",
+                driver_opts={
+                    "type": "tmpfs",
+                    "device": "tmpfs",
+                    "o": f"{limits},{owner},nosuid,nodev",
+                },
+                labels=labels(run_id),
+            )
+        return [
+            Mount(RUN_DIR, name, type="volume"),
+            Mount(WORKSPACE_DIR, name + WORKSPACE_VOLUME_SUFFIX, type="volume"),
+            Mount("/tmp", name + TMP_VOLUME_SUFFIX, type="volume"),
+        ]
+
+    def remove(self, name: str, *, volumes: bool) -> None:
+        """The container `name` and, when asked, its volumes (by name, in case creating them was
+        cut short)."""
+        with contextlib.suppress(NotFound):
+            self.client.api.remove_container(name, force=True, v=True)
+        if volumes:
+            for volume in (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX):
+                with contextlib.suppress(NotFound):
+                    self.client.api.remove_volume(volume, force=True)

@@ -1,0 +1,141 @@
+"""Commands in a run's container: a step's, as its user, to its end or the deadline, leaving
+nothing it started running; short ones of the evaluator's own; and the environment the tests
+user's commands get."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+import docker
+from docker.models.containers import Container
+
+from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors.child_env import index_variables, run_environment
+from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR
+
+_BARE_ENV = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+_EXIT_POLL_S = 0.005
+# Docker carries stdout and stderr apart and may deliver them out of order: one pipe keeps the
+# log in the order it was written, as the local executor's is.
+_ONE_STREAM = ("/bin/sh", "-c", 'exec "$@" 2>&1', "sh")
+# /bin/sh is the one tool every image has; kill(-1) reaches every process the caller may signal,
+# but not the caller itself, nor the idle process (another uid).
+KILL_LEFTOVERS = (
+    'n=0; for p in /proc/[0-9]*; do [ -O "$p" ] && [ "${p#/proc/}" != $$ ] && n=$((n + 1)); done; '
+    "kill -9 -1 2>/dev/null; echo $n"
+)
+
+
+class Log(Protocol):
+    """Where a step's output goes (a LogSink)."""
+
+    def write(self, chunk: bytes) -> None: ...
+
+
+def run(
+    container: Container,
+    argv: list[str],
+    env: dict[str, str],
+    user: str,
+    workdir: str,
+    log: Log,
+    deadline: float,
+    *,
+    kill_leftovers: bool = True,
+) -> tuple[int | None, int]:
+    """Run as `user` to completion or to the deadline.
+
+    Returns the exit code (None when the deadline came first, and the container was killed) and
+    how many processes it left behind. Either way, nothing it started runs when this returns
+    (without `kill_leftovers`, for a trusted command, only what it started and waited for).
+    """
+    client = api(container)
+    exec_id = client.exec_create(
+        container.id,
+        [*_ONE_STREAM, *argv],
+        user=user,
+        environment=env,
+        workdir=workdir,
+    )["Id"]
+    output = client.exec_start(exec_id, stream=True)
+    reader = threading.Thread(target=_copy_output, args=(output, log), daemon=True)
+    reader.start()
+    reader.join(max(0.0, deadline - time.monotonic()))
+    code = None if reader.is_alive() else _exit_code(client, exec_id, deadline)
+    if code is None:
+        container.kill()
+        reader.join()
+        return None, 0
+    return code, _kill_leftovers(container, user) if kill_leftovers else 0
+
+
+def run_own(
+    container: Container, argv: list[str], user: str, workdir: str = "/"
+) -> tuple[int, str]:
+    """Run a short command of ours as `user`, to its end: the exit code and the output."""
+    client = api(container)
+    exec_id = client.exec_create(
+        container.id, [*_ONE_STREAM, *argv], user=user, workdir=workdir, environment=_BARE_ENV
+    )["Id"]
+    output = client.exec_start(exec_id)
+    code = _exit_code(client, exec_id, float("inf"))
+    return (-1 if code is None else code), bytes(output).decode(errors="replace")
+
+
+def api(container: Container) -> docker.APIClient:
+    assert container.client is not None, "a container from a client keeps it"
+    return container.client.api
+
+
+def disconnect(container: Container) -> None:
+    """Leave every network: only loopback is left."""
+    container.reload()
+    client = api(container)
+    for network in container.attrs["NetworkSettings"]["Networks"]:
+        client.disconnect_container_from_network(str(container.id), network)
+
+
+def tests_environment(variables: Mapping[str, str]) -> dict[str, str]:
+    """What setup and the tests get, as in SCBench's container: the image's own variables (Docker
+    keeps them, its locale among them), the login shell's PATH, SCBench's home, the index
+    variables every container here needs, and the command's variables (the environment's own,
+    such as SCBench's `UV_CACHE_DIR`, among them)."""
+    return run_environment(
+        path=CONTAINER_PATH,
+        home=HOME_DIR,
+        extra=index_variables(os.environ),
+        variables=variables,
+        locale={},
+    )
+
+
+def _copy_output(output: Iterable[bytes], log: Log) -> None:
+    for chunk in output:
+        log.write(chunk)
+
+
+def _exit_code(client: docker.APIClient, exec_id: str, deadline: float) -> int | None:
+    """The exit code once the process has ended (its output can close before); None at the
+    deadline."""
+    while True:
+        state = client.exec_inspect(exec_id)
+        if not state["Running"]:
+            if state["ExitCode"] is None:
+                raise InfrastructureError("the container stopped in the middle of the run")
+            return int(state["ExitCode"])
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(_EXIT_POLL_S)
+
+
+def _kill_leftovers(container: Container, user: str) -> int:
+    """Kill what the command left running (any process of its user), and count it."""
+    client = api(container)
+    exec_id = client.exec_create(container.id, ["/bin/sh", "-c", KILL_LEFTOVERS], user=user)
+    stdout, _ = client.exec_start(exec_id["Id"], demux=True)
+    count = (stdout or b"").decode(errors="replace").strip()
+    return int(count) if count.isdigit() else 0

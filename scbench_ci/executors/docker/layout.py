@@ -1,0 +1,40 @@
+"""Where things live in a run's container, and who owns them: the evaluator's folders, the
+workspace, the cached environments' mounts, and the three users."""
+
+from __future__ import annotations
+
+from scbench_ci.executors.base import PYTEST_INI, TESTS_DIR
+
+RUN_DIR = "/scbench"
+"""The evaluator's own folders in the run (the runner's); the tests' are where SCBench has them."""
+WORKSPACE_DIR = "/workspace"
+"""SCBench's working directory: the project `uv init` makes there is named `workspace`, and paths
+the tests or the submission print are the same."""
+HOME_DIR = "/tmp/agent_home"
+"""The home SCBench's evaluation image sets."""
+RUNNER_DIR = f"{RUN_DIR}/runner"
+RUNNER_HOME = f"{RUNNER_DIR}/home"
+RUNNER_VENV = f"{RUNNER_DIR}/venv"
+RUNNER_SCRIPT = f"{RUNNER_DIR}/pytest_runner.py"
+RUNNER_UV_CACHE_DIR = f"{RUNNER_DIR}/uv-cache"
+"""The uv cache a run that installs the runner itself installs from: its own. No uv cache is
+shared between runs or builds: a test dependency built from source runs code as the runner, and
+a cache it could write would reach every later build."""
+BUILD_UV_CACHE_DIR = "/tmp/runner-uv-cache"
+"""A runner environment's build's own uv cache, gone with the builder."""
+CACHED_RUNNER_DIR = "/scbench-cache/runner"
+"""Where the cached runner environment's volume is mounted (read-only), at build and at use: a
+virtual environment only works at the path it was made at."""
+CACHED_RUNNER_VENV = f"{CACHED_RUNNER_DIR}/env/venv"
+CACHED_DEPENDENCIES_DIR = "/scbench-cache/dependencies"
+"""Where the cached dependency environment's volume is mounted (read-only); its `env/workspace`
+holds what the setup made in the workspace, for the same workspace path."""
+CACHED_WORKSPACE = f"{CACHED_DEPENDENCIES_DIR}/env/workspace"
+TEST_UID = TEST_GID = 1000
+TEST_USER = f"{TEST_UID}:{TEST_GID}"
+RUNNER_UID = RUNNER_GID = 1001
+RUNNER_USER = f"{RUNNER_UID}:{RUNNER_GID}"
+IDLE_USER = "65534:65534"
+RUNNER_OWNED = frozenset({TESTS_DIR, PYTEST_INI})
+"""The workspace entries the tests may read but not change: the problem's tests and pytest.ini."""
+CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
