@@ -38,9 +38,9 @@ from scbench_ci.environment import default_environment  # noqa: E402
 from scbench_ci.executors.docker.executor import (  # noqa: E402
     CACHED_RUNNER_DIR,
     CACHED_RUNNER_VENV,
-    DEFAULT_IMAGE,
     WORKSPACE_DIR,
 )
+from scbench_ci.executors.docker.settings import DEFAULT_IMAGE  # noqa: E402
 from scbench_ci.problem.model import load_problem  # noqa: E402
 from scbench_ci.workspace import stage_workspace  # noqa: E402
 

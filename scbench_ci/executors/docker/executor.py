@@ -48,7 +48,7 @@ from docker.utils import parse_bytes
 
 from scbench_ci import __version__
 from scbench_ci.environment import REQUIREMENTS
-from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.child_env import index_variables, run_environment
@@ -56,6 +56,7 @@ from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import DEPENDENCIES, RUNNER, Cached
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image, say
+from scbench_ci.executors.docker.settings import DEFAULT_DISK, DEFAULT_IMAGE, DockerSettings
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, Step, run_phases, with_phases
 from scbench_ci.problem.model import TESTS_DIR
@@ -63,14 +64,6 @@ from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.seal import MAX_REPORT_BYTES, REPORT_NAMES
 from scbench_ci.workspace import PYTEST_INI, REPORTS_DIR
 
-DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
-DEFAULT_MEMORY = "4g"
-DEFAULT_CPUS = 2.0
-DEFAULT_PIDS_LIMIT = 1024
-DEFAULT_DISK = "auto"
-"""`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
-as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
-the memory limit. A size caps them, and programs see that size."""
 EVALUATION_CACHE_SCOPE = "evaluation"
 REVIEW_CACHE_SCOPE = "review"
 """The cached environments of problems under review (`check`): never an evaluation's."""
@@ -181,26 +174,20 @@ class DockerExecutor:
 
     def __init__(
         self,
-        image: str | None = None,
+        settings: DockerSettings,
         *,
-        memory: str = DEFAULT_MEMORY,
-        cpus: float = DEFAULT_CPUS,
-        pids_limit: int = DEFAULT_PIDS_LIMIT,
-        disk: str = DEFAULT_DISK,
-        use_cache: bool = True,
-        test_network: bool = False,
         cache_scope: str = EVALUATION_CACHE_SCOPE,
     ) -> None:
         """`cache_scope`: who may share the cached environments; `check` of a problem under
         review builds its own (REVIEW_CACHE_SCOPE), apart from the evaluations'."""
-        self.image = image
-        self.memory = checked_size("--memory", memory)
-        self.cpus = cpus
-        self.pids_limit = pids_limit
-        self.disk = checked_disk("--disk", disk)
+        self.image = settings.image
+        self.memory = settings.memory
+        self.cpus = settings.cpus
+        self.pids_limit = settings.pids_limit
+        self.disk = settings.disk
         self._free_disk = _FreeDisk()
-        self.use_cache = use_cache
-        self.test_network = test_network
+        self.use_cache = settings.use_cache
+        self.test_network = settings.test_network
         self.cache_scope = cache_scope
         self._cancelled = threading.Event()
 
@@ -806,21 +793,6 @@ def dependencies_key(
         index=index_variables(os.environ),
         variables=dict(variables),
     )
-
-
-def checked_disk(option: str, text: str) -> str:
-    """`auto`, or a size."""
-    return text if text == DEFAULT_DISK else checked_size(option, text)
-
-
-def checked_size(option: str, text: str) -> str:
-    try:
-        size = parse_bytes(text)
-    except DockerException:
-        size = 0
-    if size <= 0:
-        raise UsageError(f"{option}: not a size like 512m or 4g: {text!r}")
-    return text
 
 
 def _tests_environment(variables: Mapping[str, str]) -> dict[str, str]:

@@ -4,7 +4,6 @@ and only where they stand in exactly for what a run would do itself."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import threading
@@ -16,7 +15,7 @@ import docker
 import pytest
 
 from scbench_ci.command import TestCommand
-from scbench_ci.commands import cleanup
+from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import (
@@ -37,6 +36,8 @@ from scbench_ci.executors.docker.executor import (
     dependencies_key,
     runner_key,
 )
+from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.options import CleanupOptions
 from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 BUILDING_RUNNER = "building the test runner's environment into cache volume"
@@ -66,7 +67,7 @@ def execute(
     logs.mkdir()
     probe = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
     command = TestCommand(requirements, probe.pytest_args, probe.variables, probe.test_timeout_s)
-    result = (executor or DockerExecutor()).execute(
+    result = (executor or DockerExecutor(DockerSettings())).execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
@@ -116,7 +117,7 @@ json.dump({"prefix": sys.prefix}, open(PROBE_OUTPUT, "w"))
 def test_the_first_run_builds_the_runner_cache_and_the_next_one_uses_it(
     tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
 ) -> None:
-    executor = DockerExecutor(test_image)
+    executor = DockerExecutor(DockerSettings(image=test_image))
 
     first, first_log = execute(
         tmp_path / "1", WHICH_PYTHON, executor=executor, requirements=fresh_runner
@@ -163,7 +164,9 @@ json.dump(
 
 
 def test_the_cached_runner_is_read_only_to_the_tests(tmp_path: Path, test_image: str) -> None:
-    result, _ = execute(tmp_path, TRY_TO_WRITE, executor=DockerExecutor(test_image))
+    result, _ = execute(
+        tmp_path, TRY_TO_WRITE, executor=DockerExecutor(DockerSettings(image=test_image))
+    )
 
     assert result.exit_code == 0
     seen = probed(tmp_path)
@@ -233,7 +236,10 @@ def test_a_cache_that_is_not_whole_is_not_used(
         docker_client.volumes.get(data).remove()
 
     result, log = execute(
-        tmp_path, WHICH_PYTHON, executor=DockerExecutor(test_image), requirements=fresh_runner
+        tmp_path,
+        WHICH_PYTHON,
+        executor=DockerExecutor(DockerSettings(image=test_image)),
+        requirements=fresh_runner,
     )
 
     assert result.exit_code == 0, log
@@ -257,7 +263,7 @@ def test_a_cache_that_is_not_whole_is_not_used(
 def test_threads_of_one_process_build_once(
     tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
 ) -> None:
-    executor = DockerExecutor(test_image)
+    executor = DockerExecutor(DockerSettings(image=test_image))
     logs: dict[int, str] = {}
 
     def run(number: int) -> None:
@@ -325,7 +331,7 @@ def test_cleanup_volumes_removes_the_cached_environments(
         test_image, ["true"], volumes={used.name: {"bind": "/x", "mode": "ro"}}
     )
     try:
-        assert cleanup.run(argparse.Namespace(volumes=True, owner=None, all=False)) == 0
+        assert cleanup(CleanupOptions(volumes=True)) == 0
 
         out = capsys.readouterr().out
         assert f"removed volume {uv_cache.name}\n" in out
@@ -383,10 +389,10 @@ def test_the_dependency_cache_makes_what_the_setup_makes(
     runs: dict[str, tuple[object, str]] = {}
     used = ""
     for name, executor in (
-        ("setup", DockerExecutor(test_image, use_cache=False)),
-        ("build", DockerExecutor(test_image)),
-        ("cached", DockerExecutor(test_image)),
-        ("tampered", DockerExecutor(test_image)),
+        ("setup", DockerExecutor(DockerSettings(image=test_image, use_cache=False))),
+        ("build", DockerExecutor(DockerSettings(image=test_image))),
+        ("cached", DockerExecutor(DockerSettings(image=test_image))),
+        ("tampered", DockerExecutor(DockerSettings(image=test_image))),
     ):
         if name == "tampered":
             # Its mark of completion gone: the run finds out before the tests, and starts over.
@@ -463,7 +469,7 @@ def test_own_project_files_or_a_local_requirement_run_the_real_setup(
     result, log = execute(
         tmp_path,
         "pass",
-        executor=DockerExecutor(test_image),
+        executor=DockerExecutor(DockerSettings(image=test_image)),
         setup=setup,
         default_environment=True,
         files={"requirements.txt": "pyyaml\n", "main.py": MAIN, **files},
