@@ -21,10 +21,6 @@ class BadValue(UsageError):
         self.reason = reason
 
 
-def text(option: str, value: str) -> str:
-    return value
-
-
 def optional_text(option: str, value: str) -> str | None:
     """Empty: not given."""
     return value or None
