@@ -18,6 +18,8 @@ from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
+PROBLEM_PLACEHOLDER = "{problem}"
+CHECKPOINT_PLACEHOLDER = "{checkpoint}"
 DEFAULT_CHECK_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"
 
@@ -31,7 +33,8 @@ class EvaluationOptions:
     checkpoint: str
     """A checkpoint name, or `all`."""
     submission: str
-    """A folder; `{problem}` and `{checkpoint}` in it are replaced by each job's."""
+    """A folder; PROBLEM_PLACEHOLDER and CHECKPOINT_PLACEHOLDER in it are replaced by each
+    job's problem's folder name and checkpoint's name (`plan.fill_template`)."""
     output_dir: Path
     executor: str = "auto"
     docker: DockerSettings = field(default_factory=DockerSettings)

@@ -13,11 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
 from scbench_ci.errors import ProblemError, ScbenchError, UsageError
+from scbench_ci.options import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, load_problem, real_path
 from scbench_ci.workspace import tested_checkpoints
 
-PROBLEM_PLACEHOLDER = "{problem}"
-CHECKPOINT_PLACEHOLDER = "{checkpoint}"
 MAX_LISTED_ERRORS = 20
 
 

@@ -14,9 +14,11 @@ from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings, as_text, settings
 from scbench_ci.option_values import boolean, seconds, whole_number
 from scbench_ci.options import (
+    CHECKPOINT_PLACEHOLDER,
     DEFAULT_CHECK_REPEAT,
     DEFAULT_ORACLE_POLICY,
     DEFAULT_SESSION_TIMEOUT_S,
+    PROBLEM_PLACEHOLDER,
     CheckOptions,
     EvaluationOptions,
     MergeOptions,
@@ -25,7 +27,6 @@ from scbench_ci.options import (
     jobs_for,
 )
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import real_path
 from scbench_ci.results.baseline import results_files
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
