@@ -8,8 +8,8 @@ import io
 import platform
 import secrets
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -29,9 +29,10 @@ from scbench_ci.executors.base import (
     TestCommand,
 )
 from scbench_ci.fingerprint import fingerprint
+from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
-from scbench_ci.plan import Job, plan_jobs
+from scbench_ci.plan import Job, Plan, plan_jobs
 from scbench_ci.problem.model import real_path
 from scbench_ci.reports import read_reports
 from scbench_ci.results.file import (
@@ -83,68 +84,40 @@ RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
 """What a run writes into the output folder."""
 
 
-@dataclass(frozen=True)
-class EvaluationRequest:
-    problems: tuple[Path, ...]
-    """Problem folders, or folders of problem folders."""
-    checkpoint: str
-    """A checkpoint name, or `all`."""
-    submission: str
-    """A folder; `{problem}` and `{checkpoint}` in it are replaced by each job's."""
-    output_dir: Path
-    policy: str
-    session_timeout_s: float
-    include_prior_tests: bool | None = None
-    entrypoint: str | None = None
-    environment_file: Path | None = None
-    test_timeout_s: float | None = None
-    pytest_args: tuple[str, ...] = ()
-    jobs: int = 1
-    skip_existing: bool = False
-    settings: Mapping[str, object] = field(default_factory=dict)
-    """How the tests are run (executor, image, limits): part of each job's fingerprint."""
-    reruns: int = 0
-    """Rerun a failing test up to this many times in its session; one that then passes is
-    flaky."""
-    repeat: int = 1
-    """Run each checkpoint whole this many times; a test whose outcome differs is flaky."""
-    flaky_passes: bool = False
-    """Count flaky tests as passed for the policy (else as failed)."""
-    select: tuple[str, ...] = ()
-    """Only these `<problem>/<checkpoint>` (a shard of `scbench-ci plan`)."""
-    own_output: bool = False
-    """The output folder is the caller's own even inside a submission or a problem under
-    review (the action's `.scbench/` in its workspace); else it is refused there. Nothing in it
-    is trusted either way."""
+def plan_evaluation(options: EvaluationOptions) -> Plan:
+    """The jobs of the evaluation; a UsageError naming all that is wrong with the options."""
+    return plan_jobs(
+        options.problems,
+        options.checkpoint,
+        options.submission,
+        real_path(options.output_dir),
+        options.include_prior_tests,
+        select=options.select,
+        repeat=options.repeat,
+        confine_submissions_to=options.confine_submissions_to,
+    )
 
 
-def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None) -> RunResult:
-    """Run every job of the request; `echo` gets the output as it comes with one job at a time,
+def evaluate(
+    options: EvaluationOptions, plan: Plan, executor: Executor, echo: TextIO | None
+) -> RunResult:
+    """Run every job of the plan; `echo` gets the output as it comes with one job at a time,
     and progress lines with several."""
     started_at = _now()
     started = time.monotonic()
-    output_dir = real_path(request.output_dir)
-    plan = plan_jobs(
-        request.problems,
-        request.checkpoint,
-        request.submission,
-        output_dir,
-        request.include_prior_tests,
-        select=request.select,
-        repeat=request.repeat,
-    )
+    output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    for job, result in run_evaluations(request, plan.jobs, executor, echo):
+    for job, result in run_evaluations(options, plan.jobs, executor, echo):
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
         rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
     # SCBench's metrics read our output folder as one of its run folders.
     write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
     return RunResult(
-        policy=request.policy,
+        policy=options.policy,
         executor=executor.name,
-        jobs=min(request.jobs, len(plan.jobs)),
+        jobs=options.workers(len(plan.jobs)),
         started_at=started_at,
         duration_s=time.monotonic() - started,
         problems=tuple(
@@ -159,32 +132,30 @@ def evaluate(request: EvaluationRequest, executor: Executor, echo: TextIO | None
             if problem.root in by_problem
         ),
         tool_versions=tool_versions(),
-        reruns=request.reruns,
-        repeat=request.repeat,
-        flaky_passes=request.flaky_passes,
+        reruns=options.reruns,
+        repeat=options.repeat,
+        flaky_passes=options.flaky_passes,
     )
 
 
 def run_evaluations(
-    request: EvaluationRequest, jobs: Sequence[Job], executor: Executor, echo: TextIO | None
+    options: EvaluationOptions, jobs: Sequence[Job], executor: Executor, echo: TextIO | None
 ) -> list[tuple[Job, CheckpointResult]]:
-    """Run the jobs into the request's output folder (emptied of an earlier run's files),
-    `request.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
+    """Run the jobs into the options' output folder (emptied of an earlier run's files),
+    `options.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
     first job, in the jobs' order; the runs of a repeated checkpoint combined. `echo` gets the
     output as it comes with one job at a time, and progress lines with several."""
-    environment_file = (
-        load_environment(request.environment_file) if request.environment_file else None
-    )
+    environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
-    output_dir = prepare_output(request.output_dir, None if request.own_output else untrusted)
+    output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
     for name in RUN_FILES:
         remove(output_dir, name)
-    workers = min(request.jobs, len(jobs))
+    workers = options.workers(len(jobs))
     streamed = echo if workers == 1 else None
     progress = _progress(echo, workers, len(jobs))
 
     def work(job: Job) -> CheckpointResult:
-        return _run_job(request, job, output_dir, environment_file, executor, streamed)
+        return _run_job(options, job, output_dir, environment_file, executor, streamed)
 
     results = run_jobs(jobs, work, workers, progress.started, progress.finished, executor.cancel)
     runs: dict[str, list[CheckpointResult]] = {}
@@ -195,17 +166,17 @@ def run_evaluations(
     return [
         (
             job,
-            _combined(request, job, runs[folder], output_dir) if job.runs > 1 else runs[folder][0],
+            _combined(options, job, runs[folder], output_dir) if job.runs > 1 else runs[folder][0],
         )
         for folder, job in firsts.items()
     ]
 
 
 def _combined(
-    request: EvaluationRequest, job: Job, runs: list[CheckpointResult], output_dir: Path
+    options: EvaluationOptions, job: Job, runs: list[CheckpointResult], output_dir: Path
 ) -> CheckpointResult:
     """A repeated checkpoint's result over its runs, written to the checkpoint's folder."""
-    result = combine_runs(runs, request.policy, request.flaky_passes)
+    result = combine_runs(runs, options.policy, options.flaky_passes)
     result = replace(result, artifacts=job.folder)
     return write_checkpoint(result, make_folder(output_dir, job.folder) / CHECKPOINT_RESULT_FILE)
 
@@ -219,7 +190,7 @@ def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | Finish
 
 
 def _run_job(
-    request: EvaluationRequest,
+    options: EvaluationOptions,
     job: Job,
     output_dir: Path,
     environment_file: Environment | None,
@@ -230,7 +201,7 @@ def _run_job(
     read from its file. A result that can be reused is signed."""
     started_at = _now()
     environment = environment_file or default_environment(job.submission)
-    entrypoint = request.entrypoint or environment.entrypoint(job.problem.entry_file)
+    entrypoint = options.entrypoint or environment.entrypoint(job.problem.entry_file)
     if not job.submission.is_dir():
         fresh_folder(output_dir, job.artifacts)
         failure = Failure(
@@ -239,7 +210,7 @@ def _run_job(
         result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
     else:
         result = _evaluate_checkpoint(
-            request, job, output_dir, environment, entrypoint, executor, echo
+            options, job, output_dir, environment, entrypoint, executor, echo
         )
         if result.reused:
             return result
@@ -248,7 +219,7 @@ def _run_job(
     )
     artifacts_dir = output_dir / job.artifacts
     evaluation = evaluation_json(
-        job.problem, result, entrypoint=entrypoint, flaky_passes=request.flaky_passes
+        job.problem, result, entrypoint=entrypoint, flaky_passes=options.flaky_passes
     )
     if evaluation is not None:
         write_evaluation(artifacts_dir, evaluation)
@@ -259,7 +230,7 @@ def _run_job(
 
 
 def _earlier_result(
-    output_dir: Path, job: Job, fingerprint: str, request: EvaluationRequest
+    output_dir: Path, job: Job, fingerprint: str, options: EvaluationOptions
 ) -> CheckpointResult | str | None:
     """The job's result from an earlier run in the same output folder, if this user's key
     signed it with its files for the same inputs (`fingerprint`); else the line that says why
@@ -271,7 +242,7 @@ def _earlier_result(
         return f"{job.artifacts}: the earlier result is not reused, {unsigned.reason}; run again"
     path = output_dir / job.artifacts / CHECKPOINT_RESULT_FILE
     try:
-        earlier = read_checkpoint(path, request.policy, request.flaky_passes)
+        earlier = read_checkpoint(path, options.policy, options.flaky_passes)
     except ResultsError as error:
         return f"{job.artifacts}: the earlier result is not reused ({error}); run again"
     if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
@@ -280,7 +251,7 @@ def _earlier_result(
 
 
 def _evaluate_checkpoint(
-    request: EvaluationRequest,
+    options: EvaluationOptions,
     job: Job,
     output_dir: Path,
     environment: Environment,
@@ -298,7 +269,7 @@ def _evaluate_checkpoint(
             include_prior_tests=job.include_prior_tests,
             submission=job.submission,
             root=Path(scratch) / "workspace",
-            exclude=real_path(request.output_dir),
+            exclude=real_path(options.output_dir),
         )
         log_dir = Path(scratch) / "logs"
         log_dir.mkdir()
@@ -308,15 +279,15 @@ def _evaluate_checkpoint(
             entrypoint=entrypoint,
             workspace_dir=executor.workspace_dir(workspace.root),
             environment_env=environment.env,
-            test_timeout_s=request.test_timeout_s,
-            pytest_args=(*request.pytest_args, *job.pytest_args),
-            reruns=request.reruns,
+            test_timeout_s=options.test_timeout_s,
+            pytest_args=(*options.pytest_args, *job.pytest_args),
+            reruns=options.reruns,
         )
-        fingerprint = _fingerprint(request, job, workspace.root, command, environment)
+        fingerprint = _fingerprint(options, job, workspace.root, command, environment)
         phases["stage"] = time.monotonic() - clock
         warnings = workspace.warnings
-        if request.skip_existing:
-            earlier = _earlier_result(output_dir, job, fingerprint, request)
+        if options.skip_existing:
+            earlier = _earlier_result(output_dir, job, fingerprint, options)
             if isinstance(earlier, CheckpointResult):
                 return earlier
             if earlier is not None:
@@ -333,7 +304,7 @@ def _evaluate_checkpoint(
                     log_dir=log_dir,
                     setup_commands=environment.setup_commands,
                     command=command,
-                    session_timeout_s=request.session_timeout_s,
+                    session_timeout_s=options.session_timeout_s,
                     seal_key=seal_key,
                     echo=echo,
                     image=environment.image,
@@ -362,10 +333,10 @@ def _evaluate_checkpoint(
             seal=seal,
             reports=read_reports(files),
             log_dir=log_dir,
-            policy_name=request.policy,
-            session_timeout_s=request.session_timeout_s,
+            policy_name=options.policy,
+            session_timeout_s=options.session_timeout_s,
             warnings=warnings,
-            flaky_passes=request.flaky_passes,
+            flaky_passes=options.flaky_passes,
         )
         _collect_artifacts(files, log_dir, artifacts_dir)
         phases["reports"] = time.monotonic() - clock
@@ -373,7 +344,7 @@ def _evaluate_checkpoint(
 
 
 def _fingerprint(
-    request: EvaluationRequest,
+    options: EvaluationOptions,
     job: Job,
     workspace: Path,
     command: TestCommand,
@@ -381,13 +352,13 @@ def _fingerprint(
 ) -> str:
     settings = {
         "scbench-ci": __version__,
-        "executor": dict(request.settings),
-        "policy": request.policy,
-        "flaky_passes": request.flaky_passes,
-        "session_timeout_s": request.session_timeout_s,
+        "executor": options.executor_settings(),
+        "policy": options.policy,
+        "flaky_passes": options.flaky_passes,
+        "session_timeout_s": options.session_timeout_s,
         "include_prior_tests": job.include_prior_tests,
-        "reruns": request.reruns,
-        "repeat": request.repeat,
+        "reruns": options.reruns,
+        "repeat": options.repeat,
         # The verdict's inputs on the host: checkpoint order, markers and their groups,
         # timeouts, env; the workspace holds the selected test files themselves.
         "problem": dataclasses.asdict(job.problem),

@@ -7,16 +7,15 @@ judged by different rules (policy, reruns, repeat, flaky tests passing), cannot 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from scbench_ci.errors import UsageError
-from scbench_ci.outputs.summary import write_summary
-from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.file import load_results
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
-from scbench_ci.trust.output_folder import prepare_output, write_file
+from scbench_ci.trust.output_folder import write_file
 from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree, UntrustedTreeError
 
 
@@ -27,26 +26,18 @@ class Shard:
     run: RunResult
 
 
-def merged_output(
-    files: Sequence[Path],
-    output_dir: Path,
-    finish: Callable[[RunResult], RunResult],
-    artifact_name: str | None = None,
-) -> tuple[RunResult, Path]:
-    """Merge the results files into `output_dir`: each checkpoint's folder of reports copied
-    from beside its results.json, then the merged results.json (after `finish`, the
-    comparison) and summary.md."""
-    unique = list(dict.fromkeys(file.resolve() for file in files))
-    shards = [Shard(str(file), load_results(file)) for file in unique]
-    run = finish(merge_runs(shards))
-    output_dir = prepare_output(output_dir)
+def load_shards(files: Sequence[Path]) -> list[Shard]:
+    """Each results file once, however it is named."""
+    unique = dict.fromkeys(file.resolve() for file in files)
+    return [Shard(str(file), load_results(file)) for file in unique]
+
+
+def copy_reports(shards: Sequence[Shard], output_dir: Path) -> None:
+    """Each checkpoint's folder of reports, copied from beside its shard's results.json."""
     for shard in shards:
         for _, checkpoint in shard.run.checkpoints():
             if checkpoint.artifacts:
                 _copy_folder(Path(shard.source).parent, output_dir, checkpoint.artifacts)
-    results_path = write_results(run, output_dir)
-    write_summary(run, output_dir, artifact_name=artifact_name)
-    return run, results_path
 
 
 def _copy_folder(source_root: Path, target_root: Path, relative: str) -> None:

@@ -1,108 +1,155 @@
-"""An evaluation's options, one set for both front ends.
+"""Each command's options, one type per command.
 
-The CLI's flags (`commands/evaluate.py`) and the action's inputs (`github/inputs.py`) are each read
-into `EvaluationOptions`; the evaluation request and the executor are made from it here, by the one
-piece of code both use, so the CLI and the action cannot drift apart.
+Each front end builds them once: the CLI from its flags (`cli/`), the action from its inputs
+(`action/inputs.py`). The cores (`commands/`) take them, and the pipeline reads them as they are,
+so the CLI and the action cannot drift apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scbench_ci.engines.pool import default_jobs
-from scbench_ci.evaluation import EvaluationRequest
-from scbench_ci.executors import make_executor
-from scbench_ci.executors.base import Executor
-from scbench_ci.executors.docker.executor import (
-    DEFAULT_CPUS,
-    DEFAULT_DISK,
-    DEFAULT_MEMORY,
-    DEFAULT_PIDS_LIMIT,
-    EVALUATION_CACHE_SCOPE,
-)
+from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.option_values import BadValue
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
+from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
+from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
+DEFAULT_CHECK_REPEAT = 2
+DEFAULT_ORACLE_POLICY = "all-cases"
+
+
+def is_template(submission: str) -> bool:
+    """Whether the submission names a folder per job (`{problem}`, `{checkpoint}` in it)."""
+    return PROBLEM_PLACEHOLDER in submission or CHECKPOINT_PLACEHOLDER in submission
 
 
 @dataclass(frozen=True)
 class EvaluationOptions:
+    """`evaluate`: what is evaluated and how; and how `check` makes its runs."""
+
     problems: tuple[Path, ...]
     """Problem folders, or folders of problem folders."""
     checkpoint: str
     """A checkpoint name, or `all`."""
     submission: str
-    """A folder; `{problem}` and `{checkpoint}` in it are replaced by each job's."""
+    """A folder; PROBLEM_PLACEHOLDER and CHECKPOINT_PLACEHOLDER in it are replaced by each
+    job's problem's folder name and checkpoint's name (`plan.fill_template`)."""
     output_dir: Path
     executor: str = "auto"
+    docker: DockerSettings = field(default_factory=DockerSettings)
     include_prior_tests: bool | None = None
     entrypoint: str | None = None
     environment: Path | None = None
-    image: str | None = None
-    memory: str = DEFAULT_MEMORY
-    cpus: float = DEFAULT_CPUS
-    pids_limit: int = DEFAULT_PIDS_LIMIT
-    disk: str = DEFAULT_DISK
-    test_network: bool = False
-    use_cache: bool = True
     test_timeout_s: float | None = None
     session_timeout_s: float = DEFAULT_SESSION_TIMEOUT_S
     policy: str = DEFAULT_POLICY
+    fail_on: str = DEFAULT_FAIL_ON
     pytest_args: tuple[str, ...] = ()
-    jobs: int | None = None
-    """Evaluations side by side; None: as many as the cores hold at `cpus` each."""
+    jobs: int = 1
+    """Evaluations side by side (`jobs_for` makes the default)."""
     skip_existing: bool = False
     reruns: int = 0
+    """Rerun a failing test up to this many times in its session; one that then passes is
+    flaky."""
     repeat: int = 1
+    """Run each checkpoint whole this many times; a test whose outcome differs is flaky."""
     flaky_passes: bool = False
+    """Count flaky tests as passed for the policy (else as failed)."""
     select: tuple[str, ...] = ()
     """Only these `<problem>/<checkpoint>`: a shard of `scbench-ci plan`."""
     own_output: bool = False
-    """See `EvaluationRequest.own_output`."""
+    """The output folder is the caller's own even inside a submission or a problem under
+    review (the action's `.scbench/` in its workspace); else it is refused there. Nothing in it
+    is trusted either way."""
+    confine_submissions_to: Path | None = None
+    """Every job's submission folder must be inside this folder (the action's workspace)."""
 
-    def request(self) -> EvaluationRequest:
-        return EvaluationRequest(
-            problems=self.problems,
-            checkpoint=self.checkpoint,
-            submission=self.submission,
-            output_dir=self.output_dir,
-            policy=self.policy,
-            session_timeout_s=self.session_timeout_s,
-            include_prior_tests=self.include_prior_tests,
-            entrypoint=self.entrypoint,
-            environment_file=self.environment,
-            test_timeout_s=self.test_timeout_s,
-            pytest_args=self.pytest_args,
-            jobs=self.jobs or default_jobs(self.cpus if self.executor != "local" else 1.0),
-            skip_existing=self.skip_existing,
-            settings=self.executor_settings(),
-            reruns=self.reruns,
-            repeat=self.repeat,
-            flaky_passes=self.flaky_passes,
-            select=self.select,
-            own_output=self.own_output,
-        )
+    def workers(self, count: int) -> int:
+        """The evaluations side by side for `count` jobs: no more than there are, at least 1."""
+        return max(1, min(self.jobs, count))
 
     def executor_settings(self) -> dict[str, object]:
         """How the tests are run: what makes two runs of the same files comparable."""
-        names = ("executor", "image", "memory", "cpus", "pids_limit", "disk", "test_network")
-        return {name: value for name, value in asdict(self).items() if name in names}
+        return {"executor": self.executor, **self.docker.fingerprinted()}
 
-    def make_executor(
-        self, warn: Callable[[str], None], cache_scope: str = EVALUATION_CACHE_SCOPE
-    ) -> Executor:
-        """`cache_scope`: REVIEW_CACHE_SCOPE for `check`, whose problems are under review."""
-        return make_executor(
-            self.executor,
-            warn=warn,
-            image=self.image,
-            memory=self.memory,
-            cpus=self.cpus,
-            pids_limit=self.pids_limit,
-            disk=self.disk,
-            use_cache=self.use_cache,
-            test_network=self.test_network,
-            cache_scope=cache_scope,
-        )
+
+def jobs_for(jobs: int | None, executor: str, docker: DockerSettings) -> int:
+    """`jobs`, or as many as the cores hold at the container's CPUs each (one each for the local
+    executor)."""
+    return jobs or default_jobs(docker.cpus if executor != "local" else 1.0)
+
+
+def checkpoint_choice(option: str, value: str) -> str:
+    """A checkpoint's name, or `all`."""
+    if value != "all" and not is_checkpoint_name(value):
+        raise BadValue(option, f"{value!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})")
+    return value
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """`check`."""
+
+    runs: EvaluationOptions
+    """The problems and how their runs are made (output folder, jobs, the executor's settings,
+    timeouts, what fails the check); its policy is the oracle policy, its repeat the number of
+    oracle runs of each checkpoint. Its checkpoint and submission are not read."""
+    changed_since: str | None = None
+    """Only the problems with files changed since this git ref."""
+
+
+@dataclass(frozen=True)
+class MergeOptions:
+    """`merge`."""
+
+    results: tuple[Path, ...]
+    """The shards' results.json files."""
+    output_dir: Path
+    fail_on: str = DEFAULT_FAIL_ON
+    artifact_name: str | None = None
+    """The artifact the output folder is uploaded as, which summary.md names (None: it names
+    the folder)."""
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """`plan`: the matrix of the jobs an evaluation of these options would run."""
+
+    problems: tuple[Path, ...]
+    checkpoint: str = "all"
+    submission: str = "."
+    output_dir: Path = Path(".scbench")
+    include_prior_tests: bool | None = None
+    select: tuple[str, ...] = ()
+    shards: int | None = None
+    """N matrix jobs of balanced length; None: one per checkpoint."""
+    confine_submissions_to: Path | None = None
+    """As EvaluationOptions'."""
+
+
+@dataclass(frozen=True)
+class SummaryOptions:
+    """`summary`."""
+
+    results: Path
+    artifact_url: str | None = None
+    artifact_name: str | None = None
+    output: Path | None = None
+    """A file; None: the markdown is only returned."""
+
+
+@dataclass(frozen=True)
+class CleanupOptions:
+    """`cleanup`."""
+
+    volumes: bool = False
+    """Also the cached environments the runs share."""
+    owner: str | None = None
+    """Only what this `HOST/PID` made, running or not."""
+    everything: bool = False
+    """Every run's, those in progress too."""

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from scbench_ci.errors import ProblemError, ScbenchError, UsageError
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, real_path
 from scbench_ci.workspace import tested_checkpoints
 
+MAX_LISTED_ERRORS = 20
+
 PROBLEM_PLACEHOLDER = "{problem}"
 CHECKPOINT_PLACEHOLDER = "{checkpoint}"
-MAX_LISTED_ERRORS = 20
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,12 @@ def plan_jobs(
     include_prior_tests: bool | None,
     select: tuple[str, ...] = (),
     repeat: int = 1,
+    confine_submissions_to: Path | None = None,
 ) -> Plan:
     """`select`: only these `<problem>/<checkpoint>` of the problems and checkpoints named (a
-    shard of `scbench-ci plan`); `repeat`: each checkpoint that many times."""
+    shard of `scbench-ci plan`); `repeat`: each checkpoint that many times;
+    `confine_submissions_to`: a folder every job's submission folder must be in (the action's
+    workspace)."""
     problems, errors = _load_problems(problem_folders(problem_paths))
     jobs: list[Job] = []
     for problem in problems:
@@ -128,7 +132,19 @@ def plan_jobs(
     errors += _output_conflicts(jobs, real_path(output_dir))
     if errors:
         _raise_all(errors)
+    if confine_submissions_to is not None:
+        _confine(jobs, submission_template, confine_submissions_to)
     return Plan(problems=tuple(problems), jobs=tuple(jobs))
+
+
+def _confine(jobs: list[Job], submission_template: str, folder: Path) -> None:
+    """Each job's own folder: `solutions/checkpoint_1` may be a symlink out. The message names
+    the action's input, the one caller that confines."""
+    for job in jobs:
+        if not job.submission.is_relative_to(folder):
+            given = PurePath(fill_template(submission_template, job.problem, job.checkpoint))
+            shown = given.relative_to(folder) if given.is_relative_to(folder) else given
+            raise UsageError(f"input submission: {str(shown)!r} leaves the workspace {folder}")
 
 
 def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[ScbenchError]]:

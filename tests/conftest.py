@@ -14,8 +14,8 @@ import requests
 import yaml
 from docker.errors import BuildError, DockerException, ImageNotFound
 
-from scbench_ci.executors.base import TestCommand
-from scbench_ci.executors.docker.executor import DEFAULT_IMAGE
+from scbench_ci.command import TestCommand
+from scbench_ci.executors.docker.settings import DEFAULT_IMAGE
 from scbench_ci.reports import Status, TestOutcome
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.standalone.pytest_runner import START_PREFIX, start_text

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from scbench_ci.cli.main import main
 from scbench_ci.errors import UsageError
 from scbench_ci.merge import Shard, merge_runs
-from scbench_ci.results.file import write_results
 from scbench_ci.results.model import ProblemResult
 from tests.conftest import make_run
 from tests.results.test_compare import _checkpoint
@@ -52,29 +48,3 @@ def test_one_checkpoint_in_two_shards_or_different_rules_cannot_be_merged() -> N
     other = _shard("a", "checkpoint_2", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
     with pytest.raises(UsageError, match="was judged with policy 'any'"):
         merge_runs([one, replace(other, run=replace(other.run, policy="any"))])
-
-
-def test_an_artifacts_folder_outside_its_shard_is_not_copied(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A results.json from a downloaded artifact names the folders to copy: never one that
-    leaves the shard's folder, or the output's."""
-    secret = tmp_path / "secret"
-    secret.mkdir()
-    (secret / "key").write_text("private")
-    shard = tmp_path / "shard"
-    (shard / "demo" / "checkpoint_1").mkdir(parents=True)
-    (shard / "demo" / "checkpoint_1" / "pytest.log").write_text("log")
-    (shard / "demo" / "link").symlink_to(secret)
-    run = make_run(
-        replace(_checkpoint(), artifacts="demo/checkpoint_1"),
-        replace(_checkpoint(name="checkpoint_2"), artifacts="../secret"),
-        replace(_checkpoint(name="checkpoint_3"), artifacts="demo/link"),
-    )
-    write_results(run, shard)
-    output = tmp_path / "out"
-    assert main(["merge", str(shard), "--output", str(output), "--fail-on", "never"]) == 0
-    copied = sorted(str(p.relative_to(output)) for p in output.rglob("*") if p.is_file())
-    assert copied == ["demo/checkpoint_1/pytest.log", "results.json", "summary.md"]
-    assert json.loads((output / "results.json").read_text())["totals"]["checkpoints"] == 3
-    capsys.readouterr()

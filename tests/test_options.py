@@ -1,4 +1,5 @@
-"""The one place the request and the executor are made from the options (both front ends')."""
+"""The options both front ends build: the executor's settings as the fingerprint has them, the
+default number of jobs, and the executor made of them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.evaluation import EvaluationRequest
+from scbench_ci.errors import UsageError
+from scbench_ci.executors import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.options import EvaluationOptions
+from scbench_ci.options import EvaluationOptions, checkpoint_choice, jobs_for
 
 OPTIONS = EvaluationOptions(
     problems=(Path("problem"), Path("problems")),
@@ -19,16 +22,18 @@ OPTIONS = EvaluationOptions(
     submission="solutions/{checkpoint}",
     output_dir=Path("out"),
     executor="docker",
+    docker=DockerSettings(
+        image="python:3.12",
+        memory="1g",
+        cpus=0.5,
+        pids_limit=64,
+        disk="256m",
+        test_network=True,
+        use_cache=False,
+    ),
     include_prior_tests=False,
     entrypoint="python3 main.py",
     environment=Path("env.yaml"),
-    image="python:3.12",
-    memory="1g",
-    cpus=0.5,
-    pids_limit=64,
-    disk="256m",
-    test_network=True,
-    use_cache=False,
     test_timeout_s=12,
     session_timeout_s=600,
     policy="any-case",
@@ -38,44 +43,35 @@ OPTIONS = EvaluationOptions(
 )
 
 
-def test_the_request_carries_every_option_of_the_evaluation() -> None:
-    assert OPTIONS.request() == EvaluationRequest(
-        problems=(Path("problem"), Path("problems")),
-        checkpoint="all",
-        submission="solutions/{checkpoint}",
-        output_dir=Path("out"),
-        policy="any-case",
-        session_timeout_s=600,
-        include_prior_tests=False,
-        entrypoint="python3 main.py",
-        environment_file=Path("env.yaml"),
-        test_timeout_s=12,
-        pytest_args=("-x",),
-        jobs=3,
-        skip_existing=True,
-        settings={
-            "executor": "docker",
-            "image": "python:3.12",
-            "memory": "1g",
-            "cpus": 0.5,
-            "pids_limit": 64,
-            "disk": "256m",
-            "test_network": True,
-        },
-    )
+def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
+    """As earlier versions made them (not whether the cache is used): their signed results are
+    still reused."""
+    assert OPTIONS.executor_settings() == {
+        "executor": "docker",
+        "image": "python:3.12",
+        "memory": "1g",
+        "cpus": 0.5,
+        "pids_limit": 64,
+        "disk": "256m",
+        "test_network": True,
+    }
 
 
 def test_by_default_as_many_jobs_as_the_cores_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    default = dataclasses.replace(OPTIONS, jobs=None)
-    assert default.request().jobs == 8  # 0.5 CPUs each
-    assert dataclasses.replace(default, cpus=2.0).request().jobs == 2
-    assert dataclasses.replace(default, cpus=3.0).request().jobs == 1
-    assert dataclasses.replace(default, executor="local").request().jobs == 4
+    assert jobs_for(None, "docker", DockerSettings(cpus=0.5)) == 8  # 0.5 CPUs each
+    assert jobs_for(None, "docker", DockerSettings(cpus=2.0)) == 2
+    assert jobs_for(None, "auto", DockerSettings(cpus=3.0)) == 1
+    assert jobs_for(None, "local", DockerSettings(cpus=0.5)) == 4
+    assert jobs_for(3, "docker", DockerSettings(cpus=0.5)) == 3
+
+
+def test_no_more_jobs_side_by_side_than_there_are_and_at_least_one() -> None:
+    assert [OPTIONS.workers(count) for count in (0, 1, 2, 3, 4)] == [1, 1, 2, 3, 3]
 
 
 def test_the_docker_executor_gets_every_limit() -> None:
-    executor = OPTIONS.make_executor(warn=print)
+    executor = make_executor(OPTIONS.executor, OPTIONS.docker, warn=print)
     assert isinstance(executor, DockerExecutor)
     assert (executor.image, executor.memory, executor.cpus, executor.pids_limit) == (
         "python:3.12",
@@ -88,4 +84,11 @@ def test_the_docker_executor_gets_every_limit() -> None:
 
 def test_the_local_executor() -> None:
     local = dataclasses.replace(OPTIONS, executor="local")
-    assert isinstance(local.make_executor(warn=print), LocalExecutor)
+    assert isinstance(make_executor(local.executor, local.docker, warn=print), LocalExecutor)
+
+
+@pytest.mark.parametrize("value", ["../c", "/c", "c" * 101])
+def test_a_checkpoint_is_a_name_or_all(value: str) -> None:
+    assert checkpoint_choice("--checkpoint", "all") == "all"
+    with pytest.raises(UsageError, match=f"^--checkpoint: '{value[:5]}.* is not a checkpoint"):
+        checkpoint_choice("--checkpoint", value)

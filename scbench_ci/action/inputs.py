@@ -4,32 +4,40 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import REPORTS_DIR
-from scbench_ci.executors.docker.executor import (
-    DEFAULT_CPUS,
-    DEFAULT_DISK,
-    DEFAULT_MEMORY,
-    DEFAULT_PIDS_LIMIT,
-    checked_disk,
-    checked_size,
+from scbench_ci.executors.docker.settings import DockerSettings, as_text, settings
+from scbench_ci.option_values import boolean, seconds, whole_number
+from scbench_ci.options import (
+    DEFAULT_CHECK_REPEAT,
+    DEFAULT_ORACLE_POLICY,
+    DEFAULT_SESSION_TIMEOUT_S,
+    CheckOptions,
+    EvaluationOptions,
+    MergeOptions,
+    PlanOptions,
+    checkpoint_choice,
+    is_template,
+    jobs_for,
 )
-from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S, EvaluationOptions
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, fill_template, plan_jobs
-from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name, real_path
+from scbench_ci.problem.model import real_path
+from scbench_ci.results.baseline import results_files
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
 COMMANDS = ("evaluate", "plan", "merge", "check")
+MERGED_ARTIFACT = "scbench-merged"
+CHECK_ARTIFACT = "scbench-check"
 ARTIFACT_BASELINE = "artifact:"
 UNEXPANDED_TOKEN = "${{ github.token }}"
+Parsed = TypeVar("Parsed")
+_AT_LEAST_ONE = partial(whole_number, least=1)
 
 DEFAULTS: dict[str, str | None] = {
     "command": "evaluate",
@@ -40,13 +48,7 @@ DEFAULTS: dict[str, str | None] = {
     "include_prior_tests": "",
     "entrypoint": "",
     "environment": "",
-    "image": "",
-    "memory": DEFAULT_MEMORY,
-    "cpus": f"{DEFAULT_CPUS:g}",
-    "pids_limit": str(DEFAULT_PIDS_LIMIT),
-    "disk": DEFAULT_DISK,
-    "cache": "true",
-    "test_network": "false",
+    **{setting.input: as_text(getattr(DockerSettings(), name)) for name, setting in settings()},
     "timeout": "",
     "session_timeout": f"{DEFAULT_SESSION_TIMEOUT_S:g}",
     "pass_policy": DEFAULT_POLICY,
@@ -63,7 +65,7 @@ DEFAULTS: dict[str, str | None] = {
     "results": "",
     "shards": "",
     "changed_since": "",
-    "oracle_policy": "all-cases",
+    "oracle_policy": DEFAULT_ORACLE_POLICY,
     "comment": "false",
     "github_token": UNEXPANDED_TOKEN,
     "job_summary": "true",
@@ -82,9 +84,8 @@ class ActionInputs:
     workspace: Path
     command: str
     options: EvaluationOptions
-    """What to evaluate and how: the same options the CLI's flags make (for `merge`, only its
-    output folder counts)."""
-    fail_on: str
+    """What to evaluate and how: the same options the CLI's flags make; the other commands'
+    options are made of it (`check_options`, `merge_options`, `plan_options`)."""
     baseline: str | None
     """A path in the workspace, or `artifact:<name>`."""
     baseline_branch: str | None
@@ -114,6 +115,8 @@ def workspace_of(env: Mapping[str, str]) -> Path:
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    """Every input read and checked, the problems not yet: the command's core reads them
+    before anything runs, and refuses a submission folder that leaves the workspace."""
     workspace = real_path(workspace_of(env))
 
     def value(name: str) -> str:
@@ -125,6 +128,13 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     def text(name: str) -> str | None:
         return value(name) or None
 
+    def parsed(parse: Callable[[str, str], Parsed], name: str) -> Parsed:
+        return parse(f"input {name}", value(name))
+
+    def optional(parse: Callable[[str, str], Parsed], name: str) -> Parsed | None:
+        """An input whose default is empty: None when it is."""
+        return parse(f"input {name}", value(name)) if value(name) else None
+
     def path(name: str, relative: str) -> Path:
         return _inside(workspace, name, relative)
 
@@ -134,10 +144,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     checkpoint = value("checkpoint") or ("all" if command in ("plan", "check") else "")
     if command != "merge" and not checkpoint:
         raise UsageError(f"input checkpoint: is required (command {command})")
-    if checkpoint and checkpoint != "all" and not is_checkpoint_name(checkpoint):
-        raise UsageError(
-            f"input checkpoint: {checkpoint!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})"
-        )
+    if checkpoint:
+        checkpoint_choice("input checkpoint", checkpoint)
     problems = tuple(
         path("problem", line.strip()) for line in value("problem").splitlines() if line.strip()
     )
@@ -151,22 +159,20 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     fail_on = value("fail_on")
     if fail_on not in FAIL_ON:
         raise UsageError(f"input fail_on: {fail_on!r} is not one of {', '.join(FAIL_ON)}")
-    if not _boolean("fail_on_policy", value("fail_on_policy")):
+    if not parsed(boolean, "fail_on_policy"):
         fail_on = "never"
     baseline = text("baseline")
     if baseline is not None and not baseline.startswith(ARTIFACT_BASELINE):
         path("baseline", baseline)
     elif baseline is not None and not baseline.removeprefix(ARTIFACT_BASELINE).strip():
         raise UsageError("input baseline: `artifact:` needs an artifact name after it")
-    shards = text("shards")
-    repeat = text("repeat")
     oracle_policy = value("oracle_policy")
     if oracle_policy not in POLICY_NAMES:
         known = ", ".join(POLICY_NAMES)
         raise UsageError(f"input oracle_policy: unknown policy {oracle_policy!r} (one of {known})")
     token = value("github_token")
     submission = value("submission")
-    if PROBLEM_PLACEHOLDER not in submission and CHECKPOINT_PLACEHOLDER not in submission:
+    if not is_template(submission):
         _inside(workspace, "submission", submission)
     _check_output_folder(workspace / REPORTS_DIR)
     policy = value("pass_policy")
@@ -175,83 +181,87 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
             f"input pass_policy: unknown policy {policy!r} (one of {', '.join(POLICY_NAMES)})"
         )
     environment = text("environment")
-    include_prior_tests = text("include_prior_tests")
-    timeout = text("timeout")
-    jobs = text("jobs")
+    docker = DockerSettings(
+        **{name: parsed(setting.parse, setting.input) for name, setting in settings()}
+    )
     options = EvaluationOptions(
         problems=problems,
         checkpoint=checkpoint,
         submission=str(workspace / submission),
         output_dir=workspace / REPORTS_DIR,
         executor="docker",
-        include_prior_tests=(
-            _boolean("include_prior_tests", include_prior_tests) if include_prior_tests else None
-        ),
+        docker=docker,
+        include_prior_tests=optional(boolean, "include_prior_tests"),
         entrypoint=text("entrypoint"),
         environment=path("environment", environment) if environment else None,
-        image=text("image"),
-        memory=checked_size("input memory", value("memory")),
-        cpus=_positive("cpus", value("cpus"), "a number of CPUs"),
-        pids_limit=_whole_number("pids_limit", value("pids_limit"), least=1),
-        disk=checked_disk("input disk", value("disk")),
-        test_network=_boolean("test_network", value("test_network")),
-        use_cache=_boolean("cache", value("cache")),
-        test_timeout_s=_positive("timeout", timeout, "a number of seconds") if timeout else None,
-        session_timeout_s=_positive(
-            "session_timeout", value("session_timeout"), "a number of seconds"
-        ),
+        test_timeout_s=optional(seconds, "timeout"),
+        session_timeout_s=parsed(seconds, "session_timeout"),
         policy=policy,
+        fail_on=fail_on,
         pytest_args=tuple(_split(value("pytest_args"))),
-        jobs=_whole_number("jobs", jobs, least=1) if jobs else None,
-        skip_existing=_boolean("skip_existing", value("skip_existing")),
-        reruns=_whole_number("reruns", value("reruns")),
-        repeat=_whole_number("repeat", repeat, least=1) if repeat else 1,
-        flaky_passes=_boolean("flaky_passes", value("flaky_passes")),
+        jobs=jobs_for(optional(_AT_LEAST_ONE, "jobs"), "docker", docker),
+        skip_existing=parsed(boolean, "skip_existing"),
+        reruns=parsed(whole_number, "reruns"),
+        repeat=optional(_AT_LEAST_ONE, "repeat") or 1,
+        flaky_passes=parsed(boolean, "flaky_passes"),
         select=tuple(value("select").split()),
         # `.scbench/` in the workspace is the action's own, though the default submission `.`
         # holds it: never staged, never trusted (see SECURITY.md).
         own_output=True,
+        confine_submissions_to=workspace,
     )
-    retention_days = text("retention_days")
-    inputs = ActionInputs(
+    return ActionInputs(
         workspace=workspace,
         command=command,
         options=options,
-        fail_on=fail_on,
         baseline=baseline,
         baseline_branch=text("baseline_branch"),
         results=results,
-        shards=_whole_number("shards", shards, least=1) if shards else None,
+        shards=optional(_AT_LEAST_ONE, "shards"),
         changed_since=text("changed_since"),
         oracle_policy=oracle_policy,
-        repeat_given=repeat is not None,
-        comment=_boolean("comment", value("comment")),
+        repeat_given=text("repeat") is not None,
+        comment=parsed(boolean, "comment"),
         # Not expanded: the image was run as a step of its own (`uses: docker://...`).
         github_token="" if token == UNEXPANDED_TOKEN else token,
-        job_summary=_boolean("job_summary", value("job_summary")),
-        annotations=_boolean("annotations", value("annotations")),
-        upload_artifact=_boolean("upload_artifact", value("upload_artifact")),
+        job_summary=parsed(boolean, "job_summary"),
+        annotations=parsed(boolean, "annotations"),
+        upload_artifact=parsed(boolean, "upload_artifact"),
         artifact_name=text("artifact_name"),
-        retention_days=(
-            _whole_number("retention_days", retention_days) if retention_days else None
-        ),
+        retention_days=optional(whole_number, "retention_days"),
     )
-    if command in ("merge", "check"):
-        # `check` reports a problem that does not load as its finding, not as bad input.
-        return inputs
-    # Last, as it reads the problems: a bad input of any kind is one error before any output.
-    plan = plan_jobs(
+
+
+def check_options(inputs: ActionInputs) -> CheckOptions:
+    """The evaluation's options with the oracle policy, and two oracle runs unless `repeat`
+    says otherwise."""
+    repeat = inputs.options.repeat if inputs.repeat_given else DEFAULT_CHECK_REPEAT
+    runs = replace(inputs.options, checkpoint="all", policy=inputs.oracle_policy, repeat=repeat)
+    return CheckOptions(runs, changed_since=inputs.changed_since)
+
+
+def merge_options(inputs: ActionInputs, artifact_name: str) -> MergeOptions:
+    files = tuple(file for path in inputs.results for file in results_files(path, "input results"))
+    return MergeOptions(
+        files,
+        inputs.options.output_dir,
+        fail_on=inputs.options.fail_on,
+        artifact_name=artifact_name,
+    )
+
+
+def plan_options(inputs: ActionInputs) -> PlanOptions:
+    options = inputs.options
+    return PlanOptions(
         options.problems,
-        checkpoint,
+        options.checkpoint,
         options.submission,
         options.output_dir,
         options.include_prior_tests,
         select=options.select,
+        shards=inputs.shards,
+        confine_submissions_to=options.confine_submissions_to,
     )
-    for job in plan.jobs:
-        # Each job's own folder: `solutions/checkpoint_1` may be a symlink out.
-        _inside(workspace, "submission", fill_template(submission, job.problem, job.checkpoint))
-    return inputs
 
 
 def _check_output_folder(output: Path) -> None:
@@ -275,32 +285,6 @@ def _inside(workspace: Path, name: str, value: str) -> Path:
     if not resolved.is_relative_to(workspace):
         raise UsageError(f"input {name}: {value!r} leaves the workspace {workspace}")
     return resolved
-
-
-def _boolean(name: str, value: str) -> bool:
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise UsageError(f"input {name}: {value!r} is not a boolean (use true or false)")
-
-
-def _positive(name: str, value: str, what: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise UsageError(f"input {name}: {value!r} is not {what}") from None
-    if not number > 0:  # NaN too
-        raise UsageError(f"input {name}: must be more than 0, got {value!r}")
-    return number
-
-
-def _whole_number(name: str, value: str, least: int = 0) -> int:
-    if not (value.isascii() and value.isdigit()):
-        raise UsageError(f"input {name}: {value!r} is not a whole number")
-    if int(value) < least:
-        raise UsageError(f"input {name}: must be at least {least}, got {value!r}")
-    return int(value)
 
 
 def _split(text: str) -> list[str]:

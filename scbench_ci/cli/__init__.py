@@ -1,1 +1,2 @@
-"""The command-line front end: arguments in, one command's core called, its exit code out."""
+"""The command-line front end: one module per command, each with `add_arguments(parser)`,
+`options(args)` and `run(args) -> int`, which calls the command's core and prints its report."""

@@ -7,10 +7,8 @@ import sys
 from collections.abc import Sequence
 
 from scbench_ci import __version__
-from scbench_ci.commands import check, cleanup, evaluate, merge, plan, summary
-from scbench_ci.crash import crash_message, write_crash_log
-from scbench_ci.errors import ExitCode, ScbenchError
-from scbench_ci.signals import Terminated, raise_on_sigterm
+from scbench_ci.cli import check, cleanup, evaluate, merge, plan, summary
+from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
 
 COMMANDS = {
@@ -48,23 +46,17 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
-    raise_on_sigterm()
-    try:
-        return int(COMMANDS[args.command].run(args))
-    except ScbenchError as error:
+    # A crash's log goes where the run's output goes.
+    crash_folder = args.output if args.command in ("evaluate", "check") else None
+    return handle_errors(lambda: COMMANDS[args.command].run(args), _report, crash_folder)
+
+
+def _report(ending: Ending) -> None:
+    if ending.cancelled:
+        print(f"scbench-ci: {ending.message}", file=sys.stderr)
+    else:
         # Its message may name what a submission or a problem holds.
-        print(f"scbench-ci: error: {terminal_text(str(error))}", file=sys.stderr)
-        return int(error.exit_code)
-    except KeyboardInterrupt:
-        print("scbench-ci: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("scbench-ci: terminated", file=sys.stderr)
-        return 143
-    except Exception as error:  # the catch-all: a crash is never read as a failing verdict
-        log = write_crash_log(error, args.output if args.command in ("evaluate", "check") else None)
-        print(f"scbench-ci: error: {crash_message(error, log)}", file=sys.stderr)
-        return int(ExitCode.INFRASTRUCTURE)
+        print(f"scbench-ci: error: {terminal_text(ending.message)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,1 +1,2 @@
-"""One module per subcommand, each with `add_arguments(parser)` and `run(args) -> int`."""
+"""One core per command: its options in (`options.py`), a result and a written output folder out.
+The front ends (`cli/`, `action/`) build the options and show or publish what a core returns."""

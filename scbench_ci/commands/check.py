@@ -1,93 +1,86 @@
-"""`scbench-ci check`: whether problems are sound: their files, collection, reference solutions,
-an empty submission, flaky and slow tests."""
+"""`check`: each problem's static findings, then the runs of every problem without static errors
+through the evaluation pipeline (all problems' jobs side by side), judged stage by stage; then
+results.json and summary.md."""
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
+import time
+from datetime import UTC, datetime
+from typing import TextIO
 
-from scbench_ci.check.run import DEFAULT_ORACLE_POLICY, DEFAULT_REPEAT, check_request, run_check
-from scbench_ci.commands.evaluate import add_run_arguments, at_least, run_options, streamed
-from scbench_ci.executors import REVIEW_CACHE_SCOPE
-from scbench_ci.options import EvaluationOptions
-from scbench_ci.outputs.check_console import render_check_report
-from scbench_ci.outputs.check_files import check_exit_code, write_check_files
-from scbench_ci.results import policy
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "problems",
-        nargs="+",
-        type=Path,
-        metavar="PROBLEM_OR_FOLDER",
-        help="a problem folder (holds config.yaml), or a folder of problem folders (a "
-        "repository's problems/) to check every problem in it",
-    )
-    parser.add_argument(
-        "--changed-since",
-        metavar="REF",
-        help="check only the problems with files changed since this git ref (for a pull "
-        "request, its base branch: the diff REF...HEAD, and changes not committed yet)",
-    )
-    parser.add_argument(
-        "--jobs",
-        type=at_least(1),
-        metavar="N",
-        help="runs side by side, each in its own container (default: as many as the cores "
-        "hold at --cpus each, at least 1)",
-    )
-    parser.add_argument(
-        "--repeat",
-        type=at_least(1),
-        default=DEFAULT_REPEAT,
-        metavar="N",
-        help="run each reference solution N times; a test whose outcome differs is flaky "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--oracle-policy",
-        default=DEFAULT_ORACLE_POLICY,
-        choices=policy.POLICY_NAMES,
-        help="what each reference solution must pass; the tests listed in "
-        "tests/known_failures.txt are known to fail (default: %(default)s)",
-    )
-    add_run_arguments(parser)
-    parser.add_argument(
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the runs' reports and logs, results.json and summary.md go "
-        "(default: ./.scbench)",
-    )
-    parser.add_argument(
-        "--quiet", action="store_true", help="do not stream the tests' output or show progress"
-    )
+from scbench_ci.check.changed import changed_problems
+from scbench_ci.check.jobs import check_jobs
+from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
+from scbench_ci.check.static import static_findings
+from scbench_ci.commands.channels import Echo, Outcome, Warn
+from scbench_ci.evaluation import run_evaluations, tool_versions
+from scbench_ci.executors import REVIEW_CACHE_SCOPE, make_executor
+from scbench_ci.executors.base import Executor
+from scbench_ci.options import CheckOptions
+from scbench_ci.outputs.check_summary import render_check_summary
+from scbench_ci.outputs.exit_status import exit_code
+from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.plan import problem_folders
+from scbench_ci.results.model import RunResult
+from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.output_folder import prepare_output
 
 
-def run(args: argparse.Namespace) -> int:
-    options = EvaluationOptions(
-        problems=tuple(args.problems),
-        checkpoint="all",
-        submission="",
-        output_dir=args.output,
-        pytest_args=tuple(args.pytest_args),
-        jobs=args.jobs,
-        **run_options(args),
+def check(
+    options: CheckOptions, *, echo: Echo, warn: Warn, artifact_name: str | None = None
+) -> Outcome:
+    """`echo` gets the runs' output as `evaluate` gives it; `artifact_name` as `evaluate`'s. A
+    run without problems: `changed_since` selected none."""
+    runs = options.runs
+    executor = make_executor(runs.executor, runs.docker, warn, REVIEW_CACHE_SCOPE)
+    with echo() as stream:
+        result = _checked(options, executor, stream)
+    results_path = write_run_files(
+        result, runs.output_dir, render=render_check_summary, artifact_name=artifact_name
     )
-    request = check_request(
-        options,
-        oracle_policy=args.oracle_policy,
-        repeat=args.repeat,
-        changed_since=args.changed_since,
+    return Outcome(result, results_path, exit_code(result, runs.fail_on))
+
+
+def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> RunResult:
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = time.monotonic()
+    runs = options.runs
+    folders = problem_folders(runs.problems)
+    if options.changed_since is not None:
+        folders = tuple(changed_problems(folders, options.changed_since))
+    refuse_unusable(folders)
+    if not runs.own_output:
+        prepare_output(runs.output_dir, {folder: "the problem" for folder in folders})
+    statics = [(folder, *static_findings(folder)) for folder in folders]
+    sound = [
+        problem
+        for _, findings, problem in statics
+        if problem is not None and not has_errors(findings)
+    ]
+    with scratch_folder("scbench-empty-") as empty:
+        jobs = [
+            job
+            for problem in sound
+            for job in check_jobs(
+                problem,
+                empty=empty,
+                repeat=runs.repeat,
+                include_prior_tests=runs.include_prior_tests,
+            )
+        ]
+        results = run_evaluations(runs, jobs, executor, echo)
+    return RunResult(
+        policy=runs.policy,
+        executor=executor.name,
+        jobs=runs.workers(len(jobs)),
+        started_at=started_at,
+        duration_s=time.monotonic() - started,
+        problems=tuple(
+            problem_result(folder, findings, problem, results, runs)
+            for folder, findings, problem in statics
+        ),
+        tool_versions=tool_versions(),
+        reruns=runs.reruns,
+        repeat=runs.repeat,
+        flaky_passes=runs.flaky_passes,
     )
-    executor = options.make_executor(
-        warn=lambda notice: print(f"scbench-ci: {notice}", file=sys.stderr),
-        cache_scope=REVIEW_CACHE_SCOPE,
-    )
-    result = streamed(lambda echo: run_check(request, executor, echo), args.quiet)
-    results_path = write_check_files(result, args.output)
-    sys.stdout.write(render_check_report(result, results_path))
-    return check_exit_code(result)

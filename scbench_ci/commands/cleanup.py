@@ -1,151 +1,30 @@
-"""`scbench-ci cleanup`: remove the containers and volumes scbench-ci runs left behind (found by
-label)."""
+"""`cleanup`: remove the containers and volumes scbench-ci runs left behind (found by label)."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-from collections.abc import Iterable, Mapping
-from datetime import datetime
-
-import docker
-from docker.errors import NotFound
-from docker.models.containers import Container
-from docker.models.volumes import Volume
+from collections.abc import Callable
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.docker.cache import CACHE_LABEL, remove_all
-from scbench_ci.executors.docker.container import RUN_LABEL
-from scbench_ci.executors.docker.daemon import connect, docker_errors
-from scbench_ci.executors.processes import OWNER_LABEL, parse_owner, running_since, this_host
-
-_CLOCK_SLACK_S = 1.0
-"""A process's start time is known to the clock tick, a container's creation to the daemon's
-clock: an owner that started up to this much after its container was made is still its owner."""
+from scbench_ci.executors.docker.cleanup import remove_leftovers
+from scbench_ci.executors.processes import parse_owner
+from scbench_ci.option_values import BadValue
+from scbench_ci.options import CleanupOptions
 
 
-LEGACY_CACHE_VOLUME = "scbench-ci-runner-cache"
-"""The uv cache volume that runs and builds of earlier versions shared: removed too."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = (
-        f"Each run's containers and volumes name their owner ({OWNER_LABEL}=HOST/PID, the "
-        "scbench-ci process that made them). By default those of runs that may still be in "
-        "progress stay: their owner is a running process of this host, or a process of another "
-        "host. Those without an owner (older versions) are removed."
-    )
-    parser.add_argument(
-        "--volumes",
-        action="store_true",
-        help=f"also remove the cached environments the runs share (label {CACHE_LABEL}) and "
-        f"the uv cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); run it when no "
-        "evaluation is running",
-    )
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument(
-        "--owner",
-        metavar="HOST/PID",
-        type=_owner_argument,
-        help="remove only what the scbench-ci process PID of host HOST made (its "
-        f"{OWNER_LABEL} label), even while it runs",
-    )
-    which.add_argument(
-        "--all",
-        action="store_true",
-        help="remove every run's containers and volumes, those of runs still in progress too",
-    )
-
-
-def _owner_argument(value: str) -> str:
+def owner(option: str, value: str) -> str:
+    """`HOST/PID`."""
     if parse_owner(value) is None:
-        raise argparse.ArgumentTypeError(f"expected HOST/PID, got {value!r}")
+        raise BadValue(option, f"expected HOST/PID, got {value!r}")
     return value
 
 
-def run(args: argparse.Namespace) -> int:
+def cleanup(options: CleanupOptions, say: Callable[[str], None] = print) -> ExitCode:
     """Each container and volume of a run names its owner, the scbench-ci process that made it
     (`<hostname>/<pid>`). By default, what a process of this host that still runs made is a run
     in progress and stays, and so does what a process of another host made (whether it still
-    runs cannot be told from here); what has no owner (made by older versions) goes. `--owner`
-    removes one owner's, running or not; `--all` every run's."""
-    owner: str | None = args.owner
-    everything: bool = args.all
-    labels = [RUN_LABEL] if owner is None else [RUN_LABEL, f"{OWNER_LABEL}={owner}"]
-    keep = owner is None and not everything
-    with docker_errors(), contextlib.closing(connect()) as client:
-        removed = _remove_containers(client, labels, keep)
-        print(f"{removed} container(s) removed")
-        _remove_run_volumes(client, labels, keep)
-        if args.volumes:
-            _remove_cache_volume(client)
+    runs cannot be told from here); what has no owner (made by older versions) goes. `owner`
+    removes one owner's, running or not; `everything` every run's."""
+    remove_leftovers(
+        owner=options.owner, everything=options.everything, volumes=options.volumes, say=say
+    )
     return ExitCode.PASSED
-
-
-def _remove_containers(client: docker.DockerClient, labels: list[str], keep: bool) -> int:
-    removed = 0
-    found: Iterable[Container] = client.containers.list(all=True, filters={"label": labels})
-    for container in found:
-        what = f"container {container.name} ({container.short_id})"
-        reason = _in_progress(container.labels, container.attrs.get("Created")) if keep else None
-        if reason is not None:
-            print(f"kept {what}: {reason}")
-            continue
-        with contextlib.suppress(NotFound):  # a run that ended meanwhile removed its own
-            container.remove(force=True, v=True)
-            print(f"removed {what}")
-            removed += 1
-    return removed
-
-
-def _remove_run_volumes(client: docker.DockerClient, labels: list[str], keep: bool) -> None:
-    """The in-memory volumes of runs that were killed before they could remove their own."""
-    found: Iterable[Volume] = client.volumes.list(filters={"label": labels})
-    for volume in found:
-        attrs = volume.attrs
-        reason = _in_progress(attrs.get("Labels") or {}, attrs.get("CreatedAt")) if keep else None
-        if reason is not None:
-            print(f"kept volume {volume.name}: {reason}")
-            continue
-        with contextlib.suppress(NotFound):
-            volume.remove(force=True)
-            print(f"removed volume {volume.name}")
-
-
-def _in_progress(labels: Mapping[str, str], created: object) -> str | None:
-    """Why a run's container or volume is kept by default (None: it is removed)."""
-    value = labels.get(OWNER_LABEL, "")
-    owner = parse_owner(value)
-    if owner is None:
-        return None  # made by a version that did not say whose it is
-    host, pid = owner
-    if host != this_host():
-        return (
-            f"made by {value}, of another host, whose run may still be in progress "
-            f"(`scbench-ci cleanup --owner {value}` removes it)"
-        )
-    started = running_since(pid)
-    if started is None or started > _timestamp(created) + _CLOCK_SLACK_S:
-        return None  # its owner has ended (the pid may have been reused since)
-    return f"its run is in progress (process {pid} of this host)"
-
-
-def _timestamp(created: object) -> float:
-    """The Docker API's creation time as seconds since the epoch; the far future when it cannot
-    be read (the owner is then taken for alive while its pid is)."""
-    try:
-        return datetime.fromisoformat(str(created)).timestamp()
-    except ValueError:
-        return float("inf")
-
-
-def _remove_cache_volume(client: docker.DockerClient) -> None:
-    """Every cached environment (a run that uses one keeps it), and the legacy uv cache."""
-    try:
-        client.volumes.get(LEGACY_CACHE_VOLUME).remove()
-    except NotFound:
-        print(f"no volume {LEGACY_CACHE_VOLUME}")
-    else:
-        print(f"removed volume {LEGACY_CACHE_VOLUME}")
-    for name, kept in remove_all(client):
-        print(f"removed volume {name}" if kept is None else f"kept volume {name}: {kept}")

@@ -1,41 +1,21 @@
-"""`scbench-ci merge`: merge the results.json of many jobs (a matrix's shards) into one run."""
+"""`merge`: the results.json of many jobs (a matrix's shards) as one run, compared with the
+baseline, with each checkpoint's reports; then results.json and summary.md."""
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
-from scbench_ci.commands.evaluate import add_comparison_arguments
-from scbench_ci.merge import merged_output
-from scbench_ci.outputs.console import render_report
+from scbench_ci.commands.channels import BaselineSource, Outcome, no_baseline
+from scbench_ci.merge import copy_reports, load_shards, merge_runs
+from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
-from scbench_ci.results.baseline import compared, load_baseline, results_files
+from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.results.baseline import compared
+from scbench_ci.trust.output_folder import prepare_output
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "results",
-        nargs="+",
-        type=Path,
-        metavar="PATH",
-        help="a results.json, or a folder holding them (each artifact that "
-        "actions/download-artifact put in a folder of its own)",
-    )
-    add_comparison_arguments(parser)
-    parser.add_argument(
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the merged results.json, summary.md and each checkpoint's reports go "
-        "(default: ./.scbench)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    files = [file for path in args.results for file in results_files(path, "merge")]
-    baseline = load_baseline(args.baseline) if args.baseline else None
-    result, results_path = merged_output(files, args.output, lambda run: compared(run, baseline))
-    sys.stdout.write(render_report(result, results_path))
-    return exit_code(result, args.fail_on)
+def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> Outcome:
+    shards = load_shards(options.results)
+    result = compared(merge_runs(shards), baseline())
+    output_dir = prepare_output(options.output_dir)
+    copy_reports(shards, output_dir)
+    results_path = write_run_files(result, output_dir, artifact_name=options.artifact_name)
+    return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -8,14 +8,11 @@ from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import Executor
 from scbench_ci.executors.docker.daemon import docker_available
 from scbench_ci.executors.docker.executor import (
-    DEFAULT_CPUS,
-    DEFAULT_DISK,
-    DEFAULT_MEMORY,
-    DEFAULT_PIDS_LIMIT,
     EVALUATION_CACHE_SCOPE,
     REVIEW_CACHE_SCOPE,
     DockerExecutor,
 )
+from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
 
 EXECUTOR_NAMES = ("auto", "docker", "local")
@@ -28,15 +25,8 @@ AUTO_FALLBACK_NOTICE = (
 
 def make_executor(
     name: str,
-    *,
+    settings: DockerSettings,
     warn: Callable[[str], None],
-    image: str | None = None,
-    memory: str = DEFAULT_MEMORY,
-    cpus: float = DEFAULT_CPUS,
-    pids_limit: int = DEFAULT_PIDS_LIMIT,
-    disk: str = DEFAULT_DISK,
-    use_cache: bool = True,
-    test_network: bool = False,
     cache_scope: str = EVALUATION_CACHE_SCOPE,
 ) -> Executor:
     """`auto` is docker when a daemon answers, else local (said through `warn`)."""
@@ -45,16 +35,7 @@ def make_executor(
         if name == "local":
             warn(AUTO_FALLBACK_NOTICE)
     if name == "docker":
-        return DockerExecutor(
-            image,
-            memory=memory,
-            cpus=cpus,
-            pids_limit=pids_limit,
-            disk=disk,
-            use_cache=use_cache,
-            test_network=test_network,
-            cache_scope=cache_scope,
-        )
+        return DockerExecutor(settings, cache_scope=cache_scope)
     if name == "local":
         return LocalExecutor()
     raise UsageError(f"--executor: unknown executor {name!r} (one of {', '.join(EXECUTOR_NAMES)})")

@@ -4,20 +4,16 @@ cut to the same size limit."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.summary import (
     MAX_BYTES,
     MIN_BYTES,
-    SUMMARY_FILE,
     artifact_markdown,
     cut_markdown,
     load_template,
 )
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import RunResult
-from scbench_ci.trust.output_folder import write_file
 
 TEMPLATE = "check.md.j2"
 PASSED, FAILED, WARNED, NOT_RUN = "✅", "❌", "⚠️", "\N{EN DASH}"
@@ -51,13 +47,6 @@ def render_check_summary(
         "place": place,
     }
     return cut_markdown(load_template(TEMPLATE).render(context), max_bytes)
-
-
-def write_check_summary(
-    run: RunResult, output_dir: Path, *, artifact_name: str | None = None
-) -> Path:
-    markdown = render_check_summary(run, artifact_name=artifact_name)
-    return write_file(output_dir, SUMMARY_FILE, markdown.encode())
 
 
 def cell(report: CheckReport, stage: Stage) -> str:

@@ -35,7 +35,7 @@ class FlakyTest:
     test: TestResult
 
 
-def render_report(result: RunResult, results_path: Path) -> str:
+def render_report(result: RunResult, results_path: Path | None) -> str:
     lines = [""]
     if result.comparison is not None:
         lines += [*_comparison_lines(result.comparison), ""]
@@ -58,7 +58,8 @@ def render_report(result: RunResult, results_path: Path) -> str:
     lines.append(f"Verdict: {verdict} (policy {result.policy}: {policy.describe(result.policy)})")
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
-    lines.append(f"Results: {results_path}")
+    if results_path is not None:
+        lines.append(f"Results: {results_path}")
     return inert("\n".join(lines)) + "\n"
 
 

@@ -15,7 +15,10 @@ FAIL_ON_HELP = (
 
 
 def exit_code(run: RunResult, fail_on: str) -> ExitCode:
-    """An infrastructure failure is exit 3 whatever `fail_on` says: it is not a verdict."""
+    """An infrastructure failure is exit 3 whatever `fail_on` says: it is not a verdict. A run
+    without problems (a check that `--changed-since` left nothing to check) passes."""
+    if not run.problems:
+        return ExitCode.PASSED
     if run.infrastructure_failure:
         return ExitCode.INFRASTRUCTURE
     if fail_on == "never":

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -42,7 +41,6 @@ from scbench_ci.results.model import (
     RunResult,
     TestResult,
 )
-from scbench_ci.trust.output_folder import write_file
 
 SUMMARY_FILE = "summary.md"
 TEMPLATE = "summary.md.j2"
@@ -269,12 +267,6 @@ def render_summary(
         if markdown is not None:
             return markdown
     return cut_markdown(template.render({**context, **_read(run, LEVELS[-1])}), max_bytes)
-
-
-def write_summary(run: RunResult, output_dir: Path, *, artifact_name: str | None = None) -> Path:
-    return write_file(
-        output_dir, SUMMARY_FILE, render_summary(run, artifact_name=artifact_name).encode()
-    )
 
 
 def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:

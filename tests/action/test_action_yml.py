@@ -14,8 +14,8 @@ import yaml
 
 from scbench_ci import __version__
 from scbench_ci.action.inputs import DEFAULTS, ActionInputs, read_inputs
+from scbench_ci.cli import evaluate
 from scbench_ci.cli.main import parse_arguments
-from scbench_ci.commands import evaluate
 from scbench_ci.options import EvaluationOptions
 from testing.runner import input_variable
 from testing.workflow_files import action_steps, doc_snippets, load_workflow
@@ -92,6 +92,10 @@ def test_inputs_left_out_are_action_yml_defaults(tmp_path: Path) -> None:
     assert _action(workspace, **given) == _action(workspace, **{**defaults, **given})
 
 
+def _as_cli(from_action: EvaluationOptions) -> EvaluationOptions:
+    return dataclasses.replace(from_action, own_output=False, confine_submissions_to=None)
+
+
 def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     from_cli = _cli(
@@ -100,9 +104,11 @@ def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) ->
         *("--executor", "docker"),
     )
     from_action = _action(workspace, problem="problem", checkpoint="checkpoint_1").options
-    # The one difference on purpose: the action's .scbench/ in the workspace is its own.
+    # The differences on purpose: the action's .scbench/ in the workspace is its own, and its
+    # submissions stay in the workspace.
     assert from_action.own_output and not from_cli.own_output
-    assert from_cli == dataclasses.replace(from_action, own_output=False)
+    assert from_action.confine_submissions_to == workspace
+    assert from_cli == _as_cli(from_action)
 
 
 def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> None:
@@ -125,6 +131,7 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         timeout="12",
         session_timeout="600",
         pass_policy="any-case",
+        fail_on="regressions",
         pytest_args="-k 'a and b' -x",
         jobs="3",
         skip_existing="true",
@@ -141,12 +148,12 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--environment", str(workspace / "ci/env.yaml"), "--image", "python:3.12"),
         *("--memory", "1g", "--cpus", "0.5", "--pids-limit", "64", "--disk", "256m"),
         *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
-        *("--policy", "any-case", "--jobs", "3", "--skip-existing"),
+        *("--policy", "any-case", "--fail-on", "regressions", "--jobs", "3", "--skip-existing"),
         *("--reruns", "2", "--repeat", "3", "--flaky-passes"),
         *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
         *("--", "-k", "a and b", "-x"),
     )
-    assert from_cli == dataclasses.replace(from_action, own_output=False)
+    assert from_cli == _as_cli(from_action)
     # Every option was set away from its default: each one reaches both front ends.
     defaults = EvaluationOptions(problems=(), checkpoint="", submission="", output_dir=Path())
     for option in dataclasses.fields(EvaluationOptions):

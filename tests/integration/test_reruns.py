@@ -27,6 +27,7 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.docker.cache import DATA_LABEL, RUNNER, marker_name
 from scbench_ci.executors.docker.cache_build import runner_key
 from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import Reports, Status, read_reports
@@ -187,7 +188,7 @@ def run(tmp_path: Path, executor: Executor, reruns: int) -> Run:
 def executor_for(name: str, request: pytest.FixtureRequest) -> Executor:
     if name == "local":
         return LocalExecutor()
-    return DockerExecutor(image=request.getfixturevalue("test_image"))
+    return DockerExecutor(DockerSettings(image=request.getfixturevalue("test_image")))
 
 
 @pytest.mark.parametrize("name", EXECUTORS)
@@ -244,7 +245,7 @@ def test_docker_reruns_use_a_runner_of_their_own_and_runs_without_keep_theirs(
 ) -> None:
     """The cached runner's key covers the requirements: the plugin makes a key of its own, and
     a run without reruns keeps the key (and the cached environment) it always had."""
-    executor = DockerExecutor(image=test_image)
+    executor = DockerExecutor(DockerSettings(image=test_image))
     plain = run(tmp_path / "plain", executor, reruns=0)
     rerun = run(tmp_path / "rerun", executor, reruns=1)
     image_id = str(docker_client.images.get(test_image).id)

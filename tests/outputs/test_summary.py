@@ -15,7 +15,7 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
-from scbench_ci.outputs.summary import LEVELS, SUMMARY_FILE, render_summary, write_summary
+from scbench_ci.outputs.summary import LEVELS, render_summary
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
 from scbench_ci.reports import Reports, Status, TestOutcome
@@ -669,13 +669,6 @@ def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)
-
-
-def test_write_summary(problem: Problem, tmp_path: Path) -> None:
-    result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
-    path = write_summary(result, tmp_path)
-    assert path == tmp_path / SUMMARY_FILE
-    assert path.read_text(encoding="utf-8") == render_summary(result)
 
 
 # A real failing run, and the subcommand as a user runs it.

@@ -41,7 +41,7 @@ from docker.errors import APIError, DockerException
 from docker.models.containers import Container
 from docker.utils import parse_bytes
 
-from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import REPORTS_DIR, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.child_env import index_variables, run_environment
@@ -70,6 +70,7 @@ from scbench_ci.executors.docker.layout import (
     TEST_USER,
     WORKSPACE_DIR,
 )
+from scbench_ci.executors.docker.settings import DEFAULT_DISK, DEFAULT_IMAGE, DockerSettings
 from scbench_ci.executors.docker.transfer import (
     Collected,
     after_tests,
@@ -81,14 +82,6 @@ from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, Step, run_phases, with_phases
 from scbench_ci.standalone import pytest_runner
 
-DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
-DEFAULT_MEMORY = "4g"
-DEFAULT_CPUS = 2.0
-DEFAULT_PIDS_LIMIT = 1024
-DEFAULT_DISK = "auto"
-"""`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
-as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
-the memory limit. A size caps them, and programs see that size."""
 EVALUATION_CACHE_SCOPE = "evaluation"
 REVIEW_CACHE_SCOPE = "review"
 """The cached environments of problems under review (`check`): never an evaluation's."""
@@ -99,26 +92,14 @@ class DockerExecutor:
 
     def __init__(
         self,
-        image: str | None = None,
+        settings: DockerSettings,
         *,
-        memory: str = DEFAULT_MEMORY,
-        cpus: float = DEFAULT_CPUS,
-        pids_limit: int = DEFAULT_PIDS_LIMIT,
-        disk: str = DEFAULT_DISK,
-        use_cache: bool = True,
-        test_network: bool = False,
         cache_scope: str = EVALUATION_CACHE_SCOPE,
     ) -> None:
         """`cache_scope`: who may share the cached environments; `check` of a problem under
         review builds its own (REVIEW_CACHE_SCOPE), apart from the evaluations'."""
-        self.image = image
-        self.memory = checked_size("--memory", memory)
-        self.cpus = cpus
-        self.pids_limit = pids_limit
-        self.disk = checked_disk("--disk", disk)
+        self.settings = settings
         self._free_disk = FreeDisk()
-        self.use_cache = use_cache
-        self.test_network = test_network
         self.cache_scope = cache_scope
         self._cancelled = threading.Event()
 
@@ -139,7 +120,7 @@ class DockerExecutor:
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
-        image = self.image or request.image or DEFAULT_IMAGE
+        image = self.settings.image or request.image or DEFAULT_IMAGE
         with docker_errors(), contextlib.closing(connect()) as client:
             with clock.timing("image"):
                 image_id = ensure_image(client, image, request.echo)
@@ -148,7 +129,7 @@ class DockerExecutor:
             containers = self._containers(client, image)
             with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
                 caches = Caches()
-                if self.use_cache:
+                if self.settings.use_cache:
                     caches = obtain_caches(
                         containers,
                         image_id,
@@ -170,12 +151,12 @@ class DockerExecutor:
         """How the run's containers are made: confined by the limits, their folders as large as
         `--disk`, or with `auto` as the free space of Docker's disk, so a program that checks it
         sees what it would under SCBench."""
-        confined = confinement(self.memory, self.cpus, self.pids_limit)
+        confined = confinement(self.settings.memory, self.settings.cpus, self.settings.pids_limit)
 
         def folder_limits() -> str:
-            if self.disk == DEFAULT_DISK:
+            if self.settings.disk == DEFAULT_DISK:
                 return tmpfs_limits(self._free_disk.measure(client, image, confined))
-            return tmpfs_limits(int(parse_bytes(self.disk)))
+            return tmpfs_limits(int(parse_bytes(self.settings.disk)))
 
         return Containers(client, image, confined, folder_limits)
 
@@ -191,7 +172,7 @@ class DockerExecutor:
             bool(request.setup_commands) and caches.dependencies is None
         )
         # Nothing to install: the container never has a network (loopback only).
-        online = installs or self.test_network
+        online = installs or self.settings.test_network
         try:
             with clock.timing("container"):
                 limits = containers.folder_limits()
@@ -276,7 +257,7 @@ class DockerExecutor:
                 kill_leftovers=not step.tests,
             )
 
-        cut_network = online and not self.test_network
+        cut_network = online and not self.settings.test_network
 
         def before_tests() -> None:
             if caches.dependencies is not None:
@@ -329,17 +310,21 @@ class DockerExecutor:
         hit = []
         if killed := counters.get("oom_kill", 0):
             hit.append(
-                f"the memory limit ({self.memory}) was reached: the kernel killed {killed} "
-                "process(es)"
+                f"the memory limit ({self.settings.memory}) was reached: the kernel killed "
+                f"{killed} process(es)"
             )
         if refused := counters.get("max", 0):
             hit.append(
-                f"the process limit ({self.pids_limit}) was reached: {refused} attempt(s) to "
-                "start a process failed"
+                f"the process limit ({self.settings.pids_limit}) was reached: {refused} "
+                "attempt(s) to start a process failed"
             )
         full = [folder for folder in (WORKSPACE_DIR, "/tmp") if counters.get(f"full {folder}")]
         if full:
-            limit = "Docker's free disk space" if self.disk == DEFAULT_DISK else self.disk
+            limit = (
+                "Docker's free disk space"
+                if self.settings.disk == DEFAULT_DISK
+                else self.settings.disk
+            )
             hit.append(f"the disk limit ({limit}) was reached: {' and '.join(full)} full")
         return tuple(hit)
 
@@ -354,18 +339,3 @@ class _Attempt:
     deadline: float
     clock: PhaseClock
     started: float
-
-
-def checked_disk(option: str, text: str) -> str:
-    """`auto`, or a size."""
-    return text if text == DEFAULT_DISK else checked_size(option, text)
-
-
-def checked_size(option: str, text: str) -> str:
-    try:
-        size = parse_bytes(text)
-    except DockerException:
-        size = 0
-    if size <= 0:
-        raise UsageError(f"{option}: not a size like 512m or 4g: {text!r}")
-    return text

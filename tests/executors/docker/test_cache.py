@@ -4,7 +4,6 @@ and only where they stand in exactly for what a run would do itself."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import threading
@@ -15,10 +14,11 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.commands import cleanup
+from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.executors import EVALUATION_CACHE_SCOPE
 from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult, TestCommand
 from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import (
     CACHE_LABEL,
     DATA_LABEL,
@@ -34,6 +34,8 @@ from scbench_ci.executors.docker.cache import (
 from scbench_ci.executors.docker.cache_build import dependencies_key, runner_key
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR
+from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.options import CleanupOptions
 from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 BUILDING_RUNNER = "building the test runner's environment into cache volume"
@@ -63,7 +65,7 @@ def execute(
     logs.mkdir()
     probe = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
     command = TestCommand(requirements, probe.pytest_args, probe.variables, probe.test_timeout_s)
-    result = (executor or DockerExecutor()).execute(
+    result = (executor or DockerExecutor(DockerSettings())).execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
@@ -113,7 +115,7 @@ json.dump({"prefix": sys.prefix}, open(PROBE_OUTPUT, "w"))
 def test_the_first_run_builds_the_runner_cache_and_the_next_one_uses_it(
     tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
 ) -> None:
-    executor = DockerExecutor(test_image)
+    executor = DockerExecutor(DockerSettings(image=test_image))
 
     first, first_log = execute(
         tmp_path / "1", WHICH_PYTHON, executor=executor, requirements=fresh_runner
@@ -160,7 +162,9 @@ json.dump(
 
 
 def test_the_cached_runner_is_read_only_to_the_tests(tmp_path: Path, test_image: str) -> None:
-    result, _ = execute(tmp_path, TRY_TO_WRITE, executor=DockerExecutor(test_image))
+    result, _ = execute(
+        tmp_path, TRY_TO_WRITE, executor=DockerExecutor(DockerSettings(image=test_image))
+    )
 
     assert result.exit_code == 0
     seen = probed(tmp_path)
@@ -230,7 +234,10 @@ def test_a_cache_that_is_not_whole_is_not_used(
         docker_client.volumes.get(data).remove()
 
     result, log = execute(
-        tmp_path, WHICH_PYTHON, executor=DockerExecutor(test_image), requirements=fresh_runner
+        tmp_path,
+        WHICH_PYTHON,
+        executor=DockerExecutor(DockerSettings(image=test_image)),
+        requirements=fresh_runner,
     )
 
     assert result.exit_code == 0, log
@@ -254,7 +261,7 @@ def test_a_cache_that_is_not_whole_is_not_used(
 def test_threads_of_one_process_build_once(
     tmp_path: Path, test_image: str, fresh_runner: tuple[str, ...]
 ) -> None:
-    executor = DockerExecutor(test_image)
+    executor = DockerExecutor(DockerSettings(image=test_image))
     logs: dict[int, str] = {}
 
     def run(number: int) -> None:
@@ -315,14 +322,14 @@ def test_cleanup_volumes_removes_the_cached_environments(
     label = f"dev.scbench-ci.test-cache-{uuid.uuid4().hex[:8]}"
     monkeypatch.setattr(docker_cache, "CACHE_LABEL", label)
     uv_cache = docker_client.volumes.create(f"scbench-ci-test-uv-{uuid.uuid4().hex[:8]}")
-    monkeypatch.setattr(cleanup, "LEGACY_CACHE_VOLUME", uv_cache.name)
+    monkeypatch.setattr(docker_cleanup, "LEGACY_CACHE_VOLUME", uv_cache.name)
     free = docker_client.volumes.create(labels={label: RUNNER})
     used = docker_client.volumes.create(labels={label: DEPENDENCIES})
     user = docker_client.containers.create(
         test_image, ["true"], volumes={used.name: {"bind": "/x", "mode": "ro"}}
     )
     try:
-        assert cleanup.run(argparse.Namespace(volumes=True, owner=None, all=False)) == 0
+        assert cleanup(CleanupOptions(volumes=True)) == 0
 
         out = capsys.readouterr().out
         assert f"removed volume {uv_cache.name}\n" in out
@@ -385,10 +392,10 @@ def test_the_dependency_cache_makes_what_the_setup_makes(
     runs: dict[str, tuple[object, str]] = {}
     used = ""
     for name, executor in (
-        ("setup", DockerExecutor(test_image, use_cache=False)),
-        ("build", DockerExecutor(test_image)),
-        ("cached", DockerExecutor(test_image)),
-        ("tampered", DockerExecutor(test_image)),
+        ("setup", DockerExecutor(DockerSettings(image=test_image, use_cache=False))),
+        ("build", DockerExecutor(DockerSettings(image=test_image))),
+        ("cached", DockerExecutor(DockerSettings(image=test_image))),
+        ("tampered", DockerExecutor(DockerSettings(image=test_image))),
     ):
         if name == "tampered":
             # Its mark of completion gone: the run finds out before the tests, and starts over.
@@ -465,7 +472,7 @@ def test_own_project_files_or_a_local_requirement_run_the_real_setup(
     result, log = execute(
         tmp_path,
         "pass",
-        executor=DockerExecutor(test_image),
+        executor=DockerExecutor(DockerSettings(image=test_image)),
         setup=setup,
         default_environment=True,
         files={"requirements.txt": "pyyaml\n", "main.py": MAIN, **files},

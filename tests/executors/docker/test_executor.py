@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import threading
@@ -14,15 +13,17 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.commands import cleanup
-from scbench_ci.errors import InfrastructureError, UsageError
-from scbench_ci.evaluation import EvaluationRequest, evaluate
+from scbench_ci.commands.cleanup import cleanup
+from scbench_ci.errors import InfrastructureError
+from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.daemon import docker_available
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
+from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner
+from scbench_ci.options import CleanupOptions, EvaluationOptions
 from scbench_ci.reports import Status
 from tests.conftest import (
     PROBE_KEY,
@@ -64,7 +65,7 @@ def execute(
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
     command = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
-    return (executor or DockerExecutor()).execute(
+    return (executor or DockerExecutor(DockerSettings())).execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
@@ -126,7 +127,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
     monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "secret")
     problem_folder.write("tests/test_checkpoint_1.py", CHECKPOINT_TESTS)
-    request = EvaluationRequest(
+    options = EvaluationOptions(
         problems=(problem_folder.root,),
         checkpoint="checkpoint_1",
         submission=str(submission),
@@ -135,7 +136,8 @@ def test_an_evaluation_runs_the_tests_in_a_container(
         session_timeout_s=300,
     )
 
-    result = evaluate(request, DockerExecutor(image=test_image), echo=None)
+    executor = DockerExecutor(DockerSettings(image=test_image))
+    result = evaluate(options, plan_evaluation(options), executor, echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert result.executor == "docker"
@@ -164,7 +166,7 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
         tmp_path,
         UNPULLABLE,
         shell("echo out; echo err >&2; exit 7"),
-        executor=DockerExecutor(image=test_image, use_cache=False),
+        executor=DockerExecutor(DockerSettings(image=test_image, use_cache=False)),
         echo=echo,
     )
 
@@ -220,7 +222,7 @@ def test_the_environment_is_built_from_scratch(
         tmp_path,
         test_image,
         DUMP_ENVIRONMENT,
-        executor=DockerExecutor(use_cache=use_cache),
+        executor=DockerExecutor(DockerSettings(use_cache=use_cache)),
     )
 
     assert result.exit_code == 0, (tmp_path / "logs" / PYTEST_LOG).read_text()
@@ -276,7 +278,9 @@ time.sleep(3)
 def test_limits_labels_and_isolation(
     tmp_path: Path, test_image: str, docker_client: docker.DockerClient
 ) -> None:
-    executor = DockerExecutor(test_image, memory="512m", cpus=1.5, pids_limit=256)
+    executor = DockerExecutor(
+        DockerSettings(image=test_image, memory="512m", cpus=1.5, pids_limit=256)
+    )
     results: list[ExecutionResult] = []
     run = threading.Thread(
         target=lambda: results.append(execute(tmp_path, None, READ_LIMITS, executor=executor))
@@ -439,7 +443,7 @@ def test_a_run_past_the_memory_limit_is_killed(tmp_path: Path, test_image: str) 
         tmp_path,
         test_image,
         "b = bytearray(400 * 1024 * 1024)\nprint('survived')",
-        executor=DockerExecutor(memory="128m"),
+        executor=DockerExecutor(DockerSettings(memory="128m")),
     )
 
     assert result.exit_code == 137
@@ -505,7 +509,7 @@ def test_cleanup_removes_labelled_containers_and_run_volumes(
     try:
         leftover.start()
 
-        assert cleanup.run(argparse.Namespace(volumes=False, owner=None, all=False)) == 0
+        assert cleanup(CleanupOptions()) == 0
 
         # (Runs of other processes on the daemon, in progress, are kept and said so.)
         said = capsys.readouterr().out.splitlines()
@@ -520,9 +524,3 @@ def test_cleanup_removes_labelled_containers_and_run_volumes(
     finally:
         bystander.remove(force=True)
         bystander_volume.remove()
-
-
-@pytest.mark.parametrize("memory", ["4x", "lots", "", "-1"])
-def test_a_memory_limit_that_is_not_a_size_is_a_usage_error(memory: str) -> None:
-    with pytest.raises(UsageError, match="--memory: not a size like 512m or 4g"):
-        DockerExecutor(memory=memory)

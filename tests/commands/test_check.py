@@ -1,4 +1,4 @@
-"""What `check` refuses before it runs anything, and the request it makes of its options."""
+"""The `check` core: what it refuses before it runs anything."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.check.run import check_request
 from scbench_ci.cli.main import main
-from scbench_ci.options import EvaluationOptions
 from tests.check.test_static import PROBLEMS
 
 
@@ -28,12 +26,3 @@ def test_two_problems_of_one_name_are_a_usage_error(
     code = main(["check", str(tmp_path / "a"), str(tmp_path / "b"), "--output", str(tmp_path)])
     assert code == 2
     assert "have the same folder name" in capsys.readouterr().err
-
-
-def test_the_oracle_policy_and_repeat_make_the_evaluation_request(tmp_path: Path) -> None:
-    options = EvaluationOptions((PROBLEMS,), "checkpoint_1", "", tmp_path, jobs=3)
-    request = check_request(options, oracle_policy="any-case", repeat=4, changed_since="main")
-    evaluation = request.evaluation
-    assert (evaluation.policy, evaluation.repeat, evaluation.jobs) == ("any-case", 4, 3)
-    assert (evaluation.checkpoint, evaluation.problems) == ("all", (PROBLEMS,))
-    assert request.changed_since == "main"

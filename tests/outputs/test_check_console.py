@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.check.run import DYNAMIC_STAGES
+from scbench_ci.check.judge import DYNAMIC_STAGES
 from scbench_ci.cli.main import main
 from scbench_ci.errors import ExitCode
 from scbench_ci.outputs.check_console import finding_line, render_check_report
-from scbench_ci.outputs.check_files import check_exit_code, write_check_files
 from scbench_ci.outputs.check_summary import render_check_summary
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, exit_code
 from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, finding_annotations
+from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from tests.conftest import make_run
@@ -88,10 +89,10 @@ def test_the_summary_has_a_row_per_problem_and_escapes_what_the_problems_say() -
 
 def test_nothing_to_check(tmp_path: Path) -> None:
     run = check_run()
-    assert write_check_files(run, tmp_path) is None
+    assert write_run_files(run, tmp_path, render=render_check_summary) is None
     assert (tmp_path / "summary.md").read_text().startswith("## ✅ Nothing to check\n")
     assert "No problem to check" in render_check_report(run, None)
-    assert check_exit_code(run) is ExitCode.PASSED
+    assert exit_code(run, DEFAULT_FAIL_ON) is ExitCode.PASSED
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def test_nothing_to_check(tmp_path: Path) -> None:
     ],
 )
 def test_the_exit_code(report: CheckReport, expected: ExitCode) -> None:
-    assert check_exit_code(check_run(("demo", report))) == expected
+    assert exit_code(check_run(("demo", report)), DEFAULT_FAIL_ON) == expected
 
 
 def test_annotations_point_into_the_workspace_errors_first_within_github_s_limits() -> None:
@@ -128,7 +129,7 @@ def test_annotations_point_into_the_workspace_errors_first_within_github_s_limit
 def test_the_summary_command_renders_a_check_s_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write_check_files(RUN, tmp_path)
+    path = write_run_files(RUN, tmp_path, render=render_check_summary)
     assert path is not None
     assert main(["summary", str(path)]) == 0
     assert capsys.readouterr().out == render_check_summary(RUN)

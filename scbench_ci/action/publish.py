@@ -1,0 +1,183 @@
+"""What a step of the action publishes once its command's core has written the output folder:
+the artifact, the job summary, the pull request comment, the step outputs and the annotations;
+and the log lines and warnings it writes on the way."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TextIO
+
+from scbench_ci.action.inputs import ActionInputs
+from scbench_ci.commands.channels import Echo, Outcome
+from scbench_ci.outputs.github.artifact_service import ArtifactUploadError
+from scbench_ci.outputs.github.artifacts import (
+    FORBIDDEN_IN_NAME,
+    UploadedArtifact,
+    upload_artifact,
+)
+from scbench_ci.outputs.github.pr_comment import (
+    COMMENT_LIMIT,
+    comment_tag,
+    pull_request_number,
+    upsert_comment,
+)
+from scbench_ci.outputs.github.workflow import (
+    append_summary,
+    command,
+    commands_stopped,
+    group,
+    write_outputs,
+)
+from scbench_ci.results.model import RunResult
+from scbench_ci.results.policy import GroupCounts
+from scbench_ci.trust.terminal import inert
+
+COMMENT_BYTES = COMMENT_LIMIT - 1024
+"""The summary's size in a comment: GitHub's limit (in characters, each at most a byte of UTF-8
+here), less room for the tag."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """The step's environment and log."""
+
+    inputs: ActionInputs
+    env: Mapping[str, str]
+    stdout: TextIO
+
+    def warn(self, text: str) -> None:
+        self.stdout.write(command("warning", text, title="scbench-ci") + "\n")
+
+    def say(self, text: str) -> None:
+        """A line of the log, never a workflow command."""
+        self.stdout.write(inert(text) + "\n")
+
+    def log_group(self, title: str) -> Echo:
+        """The runs' output, folded in the log under `title`; nothing it prints is a workflow
+        command."""
+
+        @contextmanager
+        def opened() -> Iterator[TextIO]:
+            with group(title, self.stdout), commands_stopped(self.stdout):
+                yield self.stdout
+
+        return opened
+
+    def shown(self, path: Path | None) -> Path | None:
+        """A path in the workspace as the log shows it: relative."""
+        return path.relative_to(self.inputs.workspace) if path is not None else None
+
+    def publish(
+        self,
+        outcome: Outcome,
+        artifact_name: str,
+        render: Callable[..., str],
+        annotate: Callable[[RunResult, Path], list[str]],
+    ) -> None:
+        """The artifact, the job summary (as `render` makes it), the pull request comment, the
+        outputs, the annotations (as `annotate` makes them)."""
+        inputs, result = self.inputs, outcome.result
+        artifact = self._upload(artifact_name, inputs.options.output_dir)
+        summary = partial(
+            render,
+            result,
+            # Not uploaded: the summary points to the .scbench/ folder instead.
+            artifact_name=artifact_name if inputs.upload_artifact else None,
+            artifact_url=artifact.url if artifact else None,
+        )
+        if inputs.job_summary and self.env.get("GITHUB_STEP_SUMMARY"):
+            append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), summary())
+        if inputs.comment:
+            # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
+            self._comment(summary(max_bytes=COMMENT_BYTES), artifact_name)
+        shown = self.shown(outcome.results_path)
+        if shown is None:
+            write_step_outputs(self.env, {"passed": "true", "infrastructure_failure": "false"})
+        else:
+            write_step_outputs(self.env, step_outputs(result, shown, artifact))
+        if inputs.annotations:
+            for line in annotate(result, inputs.workspace):
+                self.stdout.write(line + "\n")
+
+    def _comment(self, summary: str, artifact_name: str) -> None:
+        if pull_request_number(self.env) is None:
+            # Nothing is wrong: one workflow often runs on pushes and pull requests alike.
+            event = self.env.get("GITHUB_EVENT_NAME") or "unknown"
+            self.say(f"No pull request comment: this run (event {event}) is not for a pull request")
+            return
+        tag = comment_tag(self.env, artifact_name)
+        outcome = upsert_comment(summary, tag, self.env, self.inputs.github_token)
+        if outcome.warning:
+            self.warn(f"no pull request comment: {outcome.warning}")
+        elif outcome.url:
+            self.say(f"Pull request comment {outcome.action}: {outcome.url}")
+
+    def _upload(self, name: str, folder: Path) -> UploadedArtifact | None:
+        if not self.inputs.upload_artifact:
+            return None
+        try:
+            artifact = upload_artifact(
+                name, folder, retention_days=self.inputs.retention_days, env=self.env
+            )
+        except ArtifactUploadError as error:
+            # The verdict, outputs and summary stand without the artifact.
+            self.warn(f"artifact not uploaded: {error}")
+            return None
+        for warning in artifact.warnings:
+            self.warn(warning)
+        self.say(f"Uploaded artifact {name} ({artifact.size} bytes): {artifact.url}")
+        return artifact
+
+
+def default_artifact_name(result: RunResult, inputs: ActionInputs) -> str:
+    """`scbench-<problem>-<checkpoint>[-<submission>]`: artifact names are unique per workflow
+    run, so jobs that evaluate several submissions of one checkpoint need the submission in it.
+    With several problems, `<problem>` is the folder given as the input."""
+    if len(result.problems) == 1:
+        problem = result.problems[0].name
+    else:
+        problem = "-".join(
+            os.path.relpath(folder, inputs.workspace) for folder in inputs.options.problems
+        )
+    name = f"scbench-{problem}-{inputs.options.checkpoint}"
+    submission = os.path.relpath(inputs.options.submission, inputs.workspace)
+    if submission != ".":
+        name += f"-{submission}"
+    # Braces too: a `{checkpoint}` placeholder reads badly in a name.
+    refused = re.escape("".join(FORBIDDEN_IN_NAME) + "{}")
+    return re.sub(f"[{refused}]+", "-", name).strip("-")
+
+
+def step_outputs(
+    result: RunResult, results_path: Path, artifact: UploadedArtifact | None
+) -> dict[str, str]:
+    totals = result.group_totals()
+    overall = sum(totals.values(), GroupCounts())
+    comparison = result.comparison
+    outputs = {
+        "passed": str(result.passed).lower(),
+        "regressions": str(len(comparison.regressions)) if comparison else "",
+        "fixed": str(len(comparison.fixed)) if comparison else "",
+        "flaky": str(overall.flaky),
+        "results_path": str(results_path),
+        "artifact_id": str(artifact.id) if artifact else "",
+        "artifact_url": artifact.url if artifact else "",
+        "artifact_digest": artifact.digest if artifact else "",
+        "infrastructure_failure": str(result.infrastructure_failure).lower(),
+        "pass_rate": str(overall.pass_rate or 0),
+    }
+    for group_name, counts in totals.items():
+        outputs[f"{group_name.value.lower()}_passed"] = str(counts.passed)
+        outputs[f"{group_name.value.lower()}_total"] = str(counts.total)
+    return outputs
+
+
+def write_step_outputs(env: Mapping[str, str], outputs: dict[str, str]) -> None:
+    if env.get("GITHUB_OUTPUT"):
+        write_outputs(Path(env["GITHUB_OUTPUT"]), outputs)

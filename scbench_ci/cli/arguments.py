@@ -1,0 +1,158 @@
+"""What the CLI's commands share: flags (the Docker executor's made from DockerSettings), argument
+types made of the option parsers, and the terminal's side of the cores' channels."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from scbench_ci.commands.channels import BaselineSource, Echo
+from scbench_ci.executors import EXECUTOR_NAMES
+from scbench_ci.executors.docker.settings import DockerSettings, settings
+from scbench_ci.option_values import BadValue, seconds, whole_number
+from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP
+from scbench_ci.outputs.github.workflow import commands_stopped
+from scbench_ci.results.baseline import load_baseline
+
+Value = TypeVar("Value")
+
+
+def argument_type(flag: str, parse: Callable[[str, str], Value]) -> Callable[[str], Value]:
+    """An argparse type of an option parser: argparse shows the reason after its own
+    `argument <flag>:`."""
+
+    def convert(text: str) -> Value:
+        try:
+            return parse(flag, text)
+        except BadValue as error:
+            raise argparse.ArgumentTypeError(error.reason) from None
+
+    return convert
+
+
+def at_least(flag: str, least: int) -> Callable[[str], int]:
+    return argument_type(flag, partial(whole_number, least=least))
+
+
+def add_problem_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--problem",
+        required=True,
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="a problem folder (holds config.yaml and tests/), or a folder of problem folders "
+        "(a repository's problems/) for every problem in it; may be repeated",
+    )
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the tests run (the flags `evaluate` and `check` share): see `run_options`."""
+    parser.add_argument(
+        "--entrypoint",
+        metavar="CMD",
+        help="the command that runs the submission (default: from the environment)",
+    )
+    parser.add_argument(
+        "--environment",
+        type=Path,
+        metavar="FILE",
+        help="an SCBench environment YAML (setup commands, command, entry file)",
+    )
+    parser.add_argument(
+        "--executor",
+        default="auto",
+        choices=EXECUTOR_NAMES,
+        help="where the tests run: docker, local, or auto (docker when a daemon answers, else "
+        "local) (default: %(default)s)",
+    )
+    container = parser.add_argument_group("docker executor")
+    defaults = DockerSettings()
+    for name, setting in settings():
+        default = getattr(defaults, name)
+        if setting.metavar is None:
+            switch = "store_false" if default else "store_true"
+            container.add_argument(setting.flag, dest=name, action=switch, help=setting.help)
+        else:
+            container.add_argument(
+                setting.flag,
+                dest=name,
+                type=argument_type(setting.flag, setting.parse),
+                default=default,
+                metavar=setting.metavar,
+                help=setting.help,
+            )
+    parser.add_argument(
+        "--timeout",
+        type=argument_type("--timeout", seconds),
+        metavar="S",
+        help="per-test timeout (default: the checkpoint's, the problem's, or 30)",
+    )
+    parser.add_argument(
+        "--session-timeout",
+        type=argument_type("--session-timeout", seconds),
+        default=DEFAULT_SESSION_TIMEOUT_S,
+        metavar="S",
+        help="wall-clock limit for the whole run of one checkpoint (default: %(default)g)",
+    )
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The EvaluationOptions fields `add_run_arguments`' flags give."""
+    return {
+        "entrypoint": args.entrypoint,
+        "environment": args.environment,
+        "executor": args.executor,
+        "docker": DockerSettings(**{name: getattr(args, name) for name, _ in settings()}),
+        "test_timeout_s": args.timeout,
+        "session_timeout_s": args.session_timeout,
+    }
+
+
+def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags `evaluate` and `merge` share: the baseline, and what fails the run."""
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        help="an earlier run's results.json, or a folder holding one: list the tests that "
+        "regressed, were fixed, are new or were removed since",
+    )
+    parser.add_argument(
+        "--fail-on",
+        default=DEFAULT_FAIL_ON,
+        choices=FAIL_ON,
+        help=f"what makes the exit code 1: {FAIL_ON_HELP} (default: %(default)s)",
+    )
+
+
+def baseline_file(path: Path | None) -> BaselineSource:
+    """The `--baseline` file or folder, read when the core asks for it."""
+    return lambda: load_baseline(path) if path is not None else None
+
+
+def terminal(quiet: bool) -> Echo:
+    """The tests' output streamed to stdout, unless quiet."""
+
+    @contextlib.contextmanager
+    def opened() -> Iterator[TextIO | None]:
+        if quiet:
+            yield None
+            return
+        # In a workflow step, nothing the submission prints may be read as a workflow command.
+        in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
+        with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
+            yield sys.stdout
+
+    return opened
+
+
+def warn(notice: str) -> None:
+    print(f"scbench-ci: {notice}", file=sys.stderr)

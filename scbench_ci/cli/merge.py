@@ -1,0 +1,44 @@
+"""`scbench-ci merge`: merge the results.json of many jobs (a matrix's shards) into one run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file
+from scbench_ci.commands.merge import merge
+from scbench_ci.options import MergeOptions
+from scbench_ci.outputs.console import render_report
+from scbench_ci.results.baseline import results_files
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="a results.json, or a folder holding them (each artifact that "
+        "actions/download-artifact put in a folder of its own)",
+    )
+    add_comparison_arguments(parser)
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path(".scbench"),
+        metavar="DIR",
+        help="where the merged results.json, summary.md and each checkpoint's reports go "
+        "(default: ./.scbench)",
+    )
+
+
+def options(args: argparse.Namespace) -> MergeOptions:
+    files = tuple(file for path in args.results for file in results_files(path, "merge"))
+    return MergeOptions(files, args.output, fail_on=args.fail_on)
+
+
+def run(args: argparse.Namespace) -> int:
+    outcome = merge(options(args), baseline=baseline_file(args.baseline))
+    sys.stdout.write(render_report(outcome.result, outcome.results_path))
+    return outcome.exit_code

@@ -1,0 +1,43 @@
+"""`scbench-ci summary`: render the markdown job summary of a results.json."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scbench_ci.commands.summary import summary
+from scbench_ci.errors import ExitCode
+from scbench_ci.options import SummaryOptions
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "results",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="a results.json of `scbench-ci evaluate` or `scbench-ci check`",
+    )
+    parser.add_argument(
+        "--artifact-url", metavar="URL", help="link the summary to the artifact with the reports"
+    )
+    parser.add_argument(
+        "--artifact-name",
+        metavar="NAME",
+        help="the name of that artifact (default: point to the .scbench/ folder)",
+    )
+    parser.add_argument(
+        "--output", type=Path, metavar="FILE", help="write the markdown to FILE (default: stdout)"
+    )
+
+
+def options(args: argparse.Namespace) -> SummaryOptions:
+    return SummaryOptions(args.results, args.artifact_url, args.artifact_name, args.output)
+
+
+def run(args: argparse.Namespace) -> int:
+    chosen = options(args)
+    markdown = summary(chosen)
+    if chosen.output is None:
+        sys.stdout.write(markdown)
+    return ExitCode.PASSED

@@ -1,0 +1,36 @@
+"""What the cores take from a front end besides their options, and what they give back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from scbench_ci.errors import ExitCode
+from scbench_ci.results.baseline import Baseline
+from scbench_ci.results.model import RunResult
+
+Echo = Callable[[], AbstractContextManager[TextIO | None]]
+"""Opened around the runs: the stream their output and progress go to (None: not shown). The
+front end wraps it as it needs (a workflow's log group, its commands stopped)."""
+Warn = Callable[[str], None]
+"""Shows a notice that does not stop the run (the executor's fallback to local)."""
+BaselineSource = Callable[[], Baseline | None]
+"""The run to compare with, asked for once the inputs are known to be good and before anything
+runs: a bad input costs no download, a bad baseline no run."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A run's end: its result, the results.json written, and the exit code it makes."""
+
+    result: RunResult
+    results_path: Path | None
+    """None: a check that `--changed-since` left nothing to check."""
+    exit_code: ExitCode
+
+
+def no_baseline() -> None:
+    return None

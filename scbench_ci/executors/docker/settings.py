@@ -1,0 +1,160 @@
+"""The Docker executor's settings: the image and the container's limits, as one value.
+
+Each field says how it is given (its CLI flag, its action input, the parser of their text), so a
+new limit is one field here: the CLI's flags (`cli/arguments.py`), the action's inputs and their
+defaults (`action/inputs.py`), the executor and the fingerprint of a run all read them from here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from docker.errors import DockerException
+from docker.utils import parse_bytes
+
+from scbench_ci.option_values import BadValue, boolean, optional_text, positive_number, whole_number
+
+DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
+DEFAULT_MEMORY = "4g"
+DEFAULT_CPUS = 2.0
+DEFAULT_PIDS_LIMIT = 1024
+DEFAULT_DISK = "auto"
+"""`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
+as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
+the memory limit. A size caps them, and programs see that size."""
+
+
+def size(option: str, value: str) -> str:
+    """A size as Docker reads one (`512m`, `4g`), more than 0; kept as given."""
+    try:
+        number = parse_bytes(value)
+    except DockerException:
+        number = 0
+    if number <= 0:
+        raise BadValue(option, f"not a size like 512m or 4g: {value!r}")
+    return value
+
+
+def disk(option: str, value: str) -> str:
+    """`auto`, or a size."""
+    return value if value == DEFAULT_DISK else size(option, value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How a field of DockerSettings is given."""
+
+    flag: str
+    """The CLI's flag; a boolean's flag is a switch that turns it from its default
+    (`--no-cache`)."""
+    input: str
+    """The action's input."""
+    help: str
+    """The flag's help (argparse's `%(default)s` is the field's default)."""
+    parse: Callable[[str, str], Any]
+    """(option as the caller spells it, text) -> the value; a BadValue when it is not one."""
+    metavar: str | None = None
+    """None: a switch."""
+    fingerprinted: bool = True
+    """Whether it can change a run's result, so that an earlier result made without it is not
+    reused (`--skip-existing`)."""
+
+
+def _setting(default: Any, **how: Any) -> Any:
+    return field(default=default, metadata={"setting": Setting(**how)})
+
+
+@dataclass(frozen=True)
+class DockerSettings:
+    """In the order of the action's inputs (action.yml)."""
+
+    image: str | None = _setting(
+        None,
+        flag="--image",
+        input="image",
+        metavar="IMAGE",
+        parse=optional_text,
+        help=f"the image the tests run in (default: the environment file's, else {DEFAULT_IMAGE})",
+    )
+    memory: str = _setting(
+        DEFAULT_MEMORY,
+        flag="--memory",
+        input="memory",
+        metavar="SIZE",
+        parse=size,
+        help="memory limit, no swap (default: %(default)s)",
+    )
+    cpus: float = _setting(
+        DEFAULT_CPUS,
+        flag="--cpus",
+        input="cpus",
+        metavar="N",
+        parse=partial(positive_number, what="a number of CPUs"),
+        help="CPU limit (default: %(default)g)",
+    )
+    pids_limit: int = _setting(
+        DEFAULT_PIDS_LIMIT,
+        flag="--pids-limit",
+        input="pids_limit",
+        metavar="N",
+        parse=partial(whole_number, least=1),
+        help="process limit (default: %(default)s)",
+    )
+    disk: str = _setting(
+        DEFAULT_DISK,
+        flag="--disk",
+        input="disk",
+        metavar="SIZE|auto",
+        parse=disk,
+        help="space for the workspace, and again for /tmp: auto is the free space of Docker's "
+        "disk, as SCBench's tests see it; in memory, so what is written counts toward --memory "
+        "(default: %(default)s)",
+    )
+    use_cache: bool = _setting(
+        True,
+        flag="--no-cache",
+        input="cache",
+        parse=boolean,
+        help="do not use the cached environments: the test runner is installed, and the setup "
+        "run, in every run",
+        # The same environments as a run without them would install: the result is the same.
+        fingerprinted=False,
+    )
+    test_network: bool = _setting(
+        False,
+        flag="--test-network",
+        input="test_network",
+        parse=boolean,
+        help="keep the network during the tests (default: cut after setup; loopback stays)",
+    )
+
+    def __post_init__(self) -> None:
+        """Each value is one its flag could give: made in code too, a bad one is refused here,
+        never by Docker in the middle of a run."""
+        for name, setting in settings():
+            setting.parse(setting.flag, as_text(getattr(self, name)))
+
+    def fingerprinted(self) -> dict[str, object]:
+        """What makes two runs' results comparable."""
+        return {name: getattr(self, name) for name, setting in settings() if setting.fingerprinted}
+
+
+def settings() -> Iterator[tuple[str, Setting]]:
+    """Each field's name and how it is given, in order."""
+    for one in dataclasses.fields(DockerSettings):
+        yield one.name, one.metadata["setting"]
+
+
+def as_text(value: object) -> str:
+    """A value as a flag or an input gives it: `` for none, `true`, `2` for 2.0."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

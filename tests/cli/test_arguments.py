@@ -1,0 +1,38 @@
+"""The flags the CLI's commands share: a bad value is argparse's usage error, the reason the option
+parser's; the Docker executor's flags are DockerSettings'."""
+
+from __future__ import annotations
+
+import pytest
+
+from scbench_ci.cli import evaluate
+from scbench_ci.cli.main import parse_arguments
+from scbench_ci.executors.docker.settings import DockerSettings
+
+WHERE = ("evaluate", "--problem", "p", "--checkpoint", "checkpoint_1", "--submission", "s")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "reason"),
+    [
+        ("--jobs", "0", "must be at least 1, got '0'"),
+        ("--reruns", "-1", "'-1' is not a whole number"),
+        ("--timeout", "-3", "must be more than 0 seconds, got '-3'"),
+        ("--session-timeout", "soon", "'soon' is not a number of seconds"),
+        ("--memory", "lots", "not a size like 512m or 4g: 'lots'"),
+        ("--disk", "0", "not a size like 512m or 4g: '0'"),
+        ("--cpus", "0", "must be more than 0, got '0'"),
+        ("--pids-limit", "x", "'x' is not a whole number"),
+    ],
+)
+def test_a_bad_value_is_a_usage_error_with_the_parser_s_reason(
+    flag: str, value: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_arguments([*WHERE, flag, value])
+    assert stopped.value.code == 2
+    assert f"error: argument {flag}: {reason}\n" in capsys.readouterr().err
+
+
+def test_without_docker_flags_the_settings_are_the_defaults() -> None:
+    assert evaluate.options(parse_arguments(list(WHERE))).docker == DockerSettings()

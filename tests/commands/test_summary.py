@@ -1,0 +1,31 @@
+"""The `summary` core: an evaluation's or a check's summary, returned and written where asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.commands.summary import summary
+from scbench_ci.errors import UsageError
+from scbench_ci.options import SummaryOptions
+from scbench_ci.outputs.summary import render_summary
+from scbench_ci.results.file import load_results, write_results
+from tests.conftest import make_run
+from tests.results.test_compare import _checkpoint
+
+
+def test_the_markdown_is_returned_and_written_to_the_file(tmp_path: Path) -> None:
+    results = write_results(make_run(_checkpoint()), tmp_path)
+    run = load_results(results)  # as the core reads it: verdicts judged again
+    expected = render_summary(run, artifact_name="scbench-demo")
+    assert summary(SummaryOptions(results, artifact_name="scbench-demo")) == expected
+    target = tmp_path / "summary.md"
+    assert summary(SummaryOptions(results, output=target)) == render_summary(run)
+    assert target.read_text(encoding="utf-8") == render_summary(run)
+
+
+def test_a_folder_is_not_a_file_to_write(tmp_path: Path) -> None:
+    results = write_results(make_run(_checkpoint()), tmp_path)
+    with pytest.raises(UsageError, match="is a folder; give a file"):
+        summary(SummaryOptions(results, output=tmp_path))

@@ -1,0 +1,61 @@
+"""The one catch-all: how a command that does not return ends, for both front ends."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scbench_ci.error_handler import CRASH_LOG, Ending, handle_errors
+from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.signals import Terminated
+
+
+@pytest.fixture(autouse=True)
+def _sigterm_restored() -> Iterator[None]:
+    """handle_errors makes SIGTERM an exception, as the front ends need; not this process's."""
+    handler = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _ended(error: BaseException, folder: Path | None = None, **how: int) -> tuple[int, Ending]:
+    endings: list[Ending] = []
+
+    def command() -> int:
+        raise error
+
+    code = handle_errors(command, endings.append, folder, **how)
+    (ending,) = endings
+    return code, ending
+
+
+def test_a_command_that_returns_ends_with_its_code() -> None:
+    def never(ending: Ending) -> None:
+        raise AssertionError(ending)
+
+    assert handle_errors(lambda: 1, never, None) == 1
+
+
+def test_an_error_the_user_can_act_on_is_its_exit_code_and_its_line() -> None:
+    assert _ended(UsageError("--x: bad")) == (2, Ending(2, "--x: bad"))
+    assert _ended(InfrastructureError("no daemon")) == (3, Ending(3, "no daemon"))
+
+
+def test_ctrl_c_and_sigterm_are_cancels() -> None:
+    assert _ended(KeyboardInterrupt()) == (130, Ending(130, "interrupted", cancelled=True))
+    assert _ended(KeyboardInterrupt(), interrupted=143)[0] == 143
+    assert _ended(Terminated()) == (143, Ending(143, "terminated", cancelled=True))
+
+
+def test_a_crash_is_exit_3_with_a_log_where_the_output_goes(tmp_path: Path) -> None:
+    code, ending = _ended(RuntimeError("a bug"), tmp_path / "out")
+    log = tmp_path / "out" / CRASH_LOG
+    assert (code, ending.exit_code, ending.cancelled) == (3, 3, False)
+    assert ending.message == (
+        "internal error (RuntimeError: a bug); this is a bug in scbench-ci, not a verdict. The "
+        f"traceback and versions are in {log}"
+    )
+    assert "RuntimeError: a bug" in log.read_text()

@@ -1,0 +1,63 @@
+"""The option parsers both front ends use: what each takes, and the one line it refuses with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pytest
+
+# A Docker size is read where the Docker settings are; its parser is one of the same kind.
+from scbench_ci.executors.docker.settings import size
+from scbench_ci.option_values import (
+    BadValue,
+    boolean,
+    optional_text,
+    positive_number,
+    seconds,
+    whole_number,
+)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "value"),
+    [
+        (whole_number, "0", 0),
+        (whole_number, "12", 12),
+        (positive_number, "0.5", 0.5),
+        (seconds, "1e3", 1000.0),
+        (boolean, "Yes", True),
+        (boolean, "off", False),
+        (size, "512m", "512m"),
+        (optional_text, "", None),
+        (optional_text, "python:3.12", "python:3.12"),
+    ],
+)
+def test_what_each_takes(parse: Callable[[str, str], Any], text: str, value: object) -> None:
+    assert parse("input x", text) == value
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "reason"),
+    [
+        (whole_number, "-1", "'-1' is not a whole number"),
+        (whole_number, "+3", "'+3' is not a whole number"),
+        (whole_number, "²", "'²' is not a whole number"),
+        (partial(whole_number, least=1), "0", "must be at least 1, got '0'"),
+        (positive_number, "two", "'two' is not a number"),
+        (positive_number, "nan", "must be more than 0, got 'nan'"),
+        (seconds, "soon", "'soon' is not a number of seconds"),
+        (seconds, "-3", "must be more than 0 seconds, got '-3'"),
+        (boolean, "maybe", "'maybe' is not a boolean (use true or false)"),
+        (size, "lots", "not a size like 512m or 4g: 'lots'"),
+        (size, "0", "not a size like 512m or 4g: '0'"),
+    ],
+)
+def test_what_each_refuses_names_the_option_as_its_caller_spells_it(
+    parse: Callable[[str, str], Any], text: str, reason: str
+) -> None:
+    for option in ("--x", "input x"):
+        with pytest.raises(BadValue) as error:
+            parse(option, text)
+        assert (str(error.value), error.value.reason) == (f"{option}: {reason}", reason)
