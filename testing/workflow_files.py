@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from tests.conftest import REPO_ROOT
+from testing.paths import REPO_ROOT
 
 WORKFLOWS_DIR = REPO_ROOT / ".github" / "workflows"
 DOCS = (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))

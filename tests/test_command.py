@@ -3,7 +3,7 @@ import pytest
 from scbench_ci.command import build_command
 from scbench_ci.executors.base import TestCommand
 from scbench_ci.problem.load import load_problem
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
+from testing.paths import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "scbench_ci"
 GUARD = "scbench_ci.trust.untrusted_tree"

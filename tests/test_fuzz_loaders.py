@@ -35,7 +35,8 @@ from scbench_ci.results.file import ResultsError, load_results, read_checkpoint,
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult, count_groups, verdict
 from scbench_ci.trust.seal import ReportFiles
-from tests.conftest import EXAMPLES, make_run
+from testing.paths import EXAMPLES
+from testing.results import make_run
 from tests.results.test_file import checkpoint
 
 FUZZ = settings(

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
+from testing.paths import REPO_ROOT
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 

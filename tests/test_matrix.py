@@ -14,8 +14,8 @@ from scbench_ci.matrix import checkpoint_matrix, shard_matrix
 from scbench_ci.plan import plan_jobs
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import ProblemResult
-from tests.conftest import EXAMPLES, make_run
-from tests.results.test_compare import _checkpoint
+from testing.paths import EXAMPLES
+from testing.results import make_checkpoint, make_run
 
 KEYS = [
     "jsonlog/checkpoint_1",
@@ -53,7 +53,7 @@ def test_shards_are_balanced_by_the_baselines_durations(
     problems = []
     for name in ("jsonlog", "kvserver", "marks", "settings", "wordstat"):
         checkpoints = tuple(
-            replace(_checkpoint(name=key.split("/")[1]), duration_s=seconds)
+            replace(make_checkpoint(name=key.split("/")[1]), duration_s=seconds)
             for key, seconds in durations.items()
             if key.startswith(f"{name}/")
         )

@@ -9,14 +9,13 @@ import pytest
 from scbench_ci.errors import UsageError
 from scbench_ci.merge import Shard, merge_runs
 from scbench_ci.results.model import ProblemResult
-from tests.conftest import make_run
-from tests.results.test_compare import _checkpoint
+from testing.results import make_checkpoint, make_run
 
 ORDER = ("checkpoint_1", "checkpoint_2", "checkpoint_3")
 
 
 def _shard(problem: str, *names: str, started_at: str, duration_s: float) -> Shard:
-    checkpoints = tuple(_checkpoint(name=name) for name in names)
+    checkpoints = tuple(make_checkpoint(name=name) for name in names)
     result = ProblemResult(problem, f"/p/{problem}", 1, checkpoints, ORDER)
     run = replace(make_run(), problems=(result,), started_at=started_at, duration_s=duration_s)
     return Shard(f"{problem}-{names[0]}.json", run)

@@ -9,7 +9,7 @@ import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.plan import plan_jobs, problem_folders, repeats
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 @pytest.fixture

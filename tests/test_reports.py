@@ -20,7 +20,7 @@ from scbench_ci.reports import (
 )
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, read_report_files
 from scbench_ci.workspace import stage_workspace
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 EVERY_OUTCOME = """
 import pytest

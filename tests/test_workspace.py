@@ -6,7 +6,7 @@ import pytest
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.problem.load import load_problem
 from scbench_ci.workspace import MAX_DEPTH, render_pytest_ini, stage_workspace
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 def _files(root: Path) -> set[str]:

@@ -17,9 +17,10 @@ from scbench_ci.action.inputs import DEFAULTS, ActionInputs, read_inputs
 from scbench_ci.cli import evaluate
 from scbench_ci.cli.main import parse_arguments
 from scbench_ci.options import EvaluationOptions
+from testing.paths import REPO_ROOT
+from testing.problems import ProblemFolder
 from testing.runner import input_variable
 from testing.workflow_files import action_steps, doc_snippets, load_workflow
-from tests.conftest import REPO_ROOT, ProblemFolder
 
 ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
 README = (REPO_ROOT / "README.md").read_text()

@@ -31,6 +31,7 @@ from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.model import count_groups
+from testing.paths import EXAMPLES, REPO_ROOT
 from testing.rest_double import (
     REPOSITORY,
     WORKFLOW,
@@ -49,7 +50,6 @@ from testing.runner import (
 )
 from testing.twirp_server import ArtifactService, BlobAccount
 from tests.action.test_main import MANIFEST
-from tests.conftest import EXAMPLES, REPO_ROOT
 
 PR = 7
 CHECK_PROBLEMS = REPO_ROOT / "tests/data/check_repo/problems"

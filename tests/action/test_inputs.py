@@ -5,7 +5,7 @@ import pytest
 
 from scbench_ci.action.inputs import input_value, read_inputs
 from scbench_ci.errors import UsageError
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 def _env(workspace: Path, **inputs: str) -> dict[str, str]:

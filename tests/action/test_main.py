@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from scbench_ci.action import main as action
+from testing.paths import EXAMPLES, REPO_ROOT
 from testing.runner import ActionManifest, RunnerHost, Step, run_step
 from testing.twirp_server import ArtifactService
-from tests.conftest import EXAMPLES, REPO_ROOT
 from tests.outputs.github.test_artifacts import assert_expires_in, blob_zip
 
 ACTION_YML = REPO_ROOT / "action.yml"

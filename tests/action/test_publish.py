@@ -15,8 +15,7 @@ from scbench_ci.commands.channels import Outcome
 from scbench_ci.errors import ExitCode
 from scbench_ci.outputs.github.annotations import error_annotations
 from scbench_ci.outputs.summary import render_summary
-from tests.conftest import make_run
-from tests.results.test_compare import _checkpoint
+from testing.results import make_checkpoint, make_run
 
 
 def _outputs(path: Path) -> dict[str, str]:
@@ -41,7 +40,7 @@ def _step(tmp_path: Path, **inputs: str) -> Step:
 
 def test_the_summary_the_outputs_and_the_annotations(tmp_path: Path) -> None:
     step = _step(tmp_path)
-    run = make_run(_checkpoint())
+    run = make_run(make_checkpoint())
     results = tmp_path / ".scbench" / "results.json"
     step.publish(
         Outcome(run, results, ExitCode.PASSED), "scbench-demo", render_summary, error_annotations
@@ -69,5 +68,5 @@ def test_nothing_to_check_passes(tmp_path: Path) -> None:
 
 def test_the_default_artifact_name(tmp_path: Path) -> None:
     inputs = _step(tmp_path, submission="solutions/{checkpoint}").inputs
-    name = default_artifact_name(make_run(_checkpoint()), inputs)
+    name = default_artifact_name(make_run(make_checkpoint()), inputs)
     assert name == "scbench-demo-checkpoint_1-solutions-checkpoint"

@@ -9,7 +9,7 @@ import pytest
 
 from scbench_ci.check.changed import changed_problems
 from scbench_ci.errors import UsageError
-from tests.check.test_static import PROBLEMS
+from testing.paths import CHECK_REPO_PROBLEMS
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -32,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
     """A problem repository: main has problems a, b and c; HEAD is a branch `pr` off it."""
     root = tmp_path / "repo"
     for name in ("a", "b", "c"):
-        shutil.copytree(PROBLEMS / "clean", root / "problems" / name)
+        shutil.copytree(CHECK_REPO_PROBLEMS / "clean", root / "problems" / name)
     (root / "README.md").write_text("problems\n")
     (root / ".gitignore").write_text("*.log\n")
     git(root, "init", "-q", "-b", "main")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from scbench_ci.check.jobs import check_jobs
 from scbench_ci.problem.load import load_problem
-from tests.check.test_static import PROBLEMS
+from testing.paths import CHECK_REPO_PROBLEMS
 
-CLEAN = (PROBLEMS / "clean").resolve()
+CLEAN = (CHECK_REPO_PROBLEMS / "clean").resolve()
 
 
 def test_each_checkpoint_collected_its_reference_repeated_and_an_empty_submission(

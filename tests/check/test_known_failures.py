@@ -11,7 +11,7 @@ from scbench_ci.check.known_failures import (
 )
 from scbench_ci.problem.load import load_problem
 from scbench_ci.results.findings import Finding, Severity, Stage
-from tests.check.test_static import PROBLEMS
+from testing.paths import CHECK_REPO_PROBLEMS
 
 FILE = "demo/tests/known_failures.txt"
 CHECKPOINTS = {"test_checkpoint_1.py": "checkpoint_1", "test_checkpoint_2.py": "checkpoint_2"}
@@ -94,7 +94,7 @@ def test_malformed_lines_are_errors_and_repeats_warnings() -> None:
 
 
 def test_read_from_the_problem(tmp_path: Path) -> None:
-    root = Path(shutil.copytree(PROBLEMS / "known_failure_passes", tmp_path / "demo"))
+    root = Path(shutil.copytree(CHECK_REPO_PROBLEMS / "known_failure_passes", tmp_path / "demo"))
     problem = load_problem(root)
     entries, findings = read_known_failures(problem)
     assert findings == []

@@ -30,7 +30,7 @@ from scbench_ci.results.model import (
     TestResult,
     count_groups,
 )
-from tests.check.test_static import PROBLEMS
+from testing.paths import CHECK_REPO_PROBLEMS
 
 E, W = Severity.ERROR, Severity.WARNING
 FILE = "tests/test_checkpoint_1.py"
@@ -38,7 +38,7 @@ FILE = "tests/test_checkpoint_1.py"
 
 @pytest.fixture(scope="module")
 def problem() -> Problem:
-    return load_problem(PROBLEMS / "clean")
+    return load_problem(CHECK_REPO_PROBLEMS / "clean")
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,8 @@ import pytest
 
 from scbench_ci.check.static import static_findings
 from scbench_ci.results.findings import Finding, Severity, Stage
-from tests.conftest import EXAMPLES, REPO_ROOT
+from testing.paths import CHECK_REPO_PROBLEMS, EXAMPLES, REPO_ROOT
 
-PROBLEMS = REPO_ROOT / "tests" / "data" / "check_repo" / "problems"
 E, W = Severity.ERROR, Severity.WARNING
 
 
@@ -29,12 +28,12 @@ def write(root: Path, relative: str, text: str) -> None:
 @pytest.fixture
 def clean(tmp_path: Path) -> Path:
     """A copy of the clean problem, for a test to give one defect."""
-    return Path(shutil.copytree(PROBLEMS / "clean", tmp_path / "clean"))
+    return Path(shutil.copytree(CHECK_REPO_PROBLEMS / "clean", tmp_path / "clean"))
 
 
 @pytest.mark.parametrize(
     "root",
-    [PROBLEMS / "clean", *sorted(path for path in EXAMPLES.iterdir() if path.is_dir())],
+    [CHECK_REPO_PROBLEMS / "clean", *sorted(path for path in EXAMPLES.iterdir() if path.is_dir())],
     ids=lambda path: path.name,
 )
 def test_clean_problems_and_the_examples_have_no_findings(root: Path) -> None:
@@ -127,18 +126,18 @@ MARKER_MESSAGE = (
 def test_each_defective_problem_gives_exactly_its_findings(
     name: str, expected: list[tuple[str, int | None, Severity, str]]
 ) -> None:
-    findings, problem = static_findings(PROBLEMS / name)
+    findings, problem = static_findings(CHECK_REPO_PROBLEMS / name)
     assert found(findings) == expected
     assert (problem is None) == (name == "bad_config")
 
 
 def test_the_missing_file_s_checkpoint_is_named() -> None:
-    (finding,) = static_findings(PROBLEMS / "missing_test_file")[0]
+    (finding,) = static_findings(CHECK_REPO_PROBLEMS / "missing_test_file")[0]
     assert finding.checkpoint == "checkpoint_2"
 
 
 def test_files_are_named_relative_to_the_repository_root_given() -> None:
-    (finding,) = static_findings(PROBLEMS / "missing_spec", relative_to=REPO_ROOT)[0]
+    (finding,) = static_findings(CHECK_REPO_PROBLEMS / "missing_spec", relative_to=REPO_ROOT)[0]
     assert finding.file == "tests/data/check_repo/problems/missing_spec/config.yaml"
 
 

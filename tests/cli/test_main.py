@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors import AUTO_FALLBACK_NOTICE
-from tests.conftest import REPO_ROOT, ProblemFolder, checkpoint_documents
+from testing.paths import REPO_ROOT
+from testing.problems import ProblemFolder
+from testing.results import checkpoint_documents
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 

@@ -18,7 +18,7 @@ from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.results.baseline import Baseline
 from scbench_ci.results.file import RESULTS_FILE
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 class _Started(Exception):

@@ -11,8 +11,7 @@ import pytest
 
 from scbench_ci.cli.main import main
 from scbench_ci.results.file import write_results
-from tests.conftest import make_run
-from tests.results.test_compare import _checkpoint
+from testing.results import make_checkpoint, make_run
 
 
 def test_an_artifacts_folder_outside_its_shard_is_not_copied(
@@ -28,9 +27,9 @@ def test_an_artifacts_folder_outside_its_shard_is_not_copied(
     (shard / "demo" / "checkpoint_1" / "pytest.log").write_text("log")
     (shard / "demo" / "link").symlink_to(secret)
     run = make_run(
-        replace(_checkpoint(), artifacts="demo/checkpoint_1"),
-        replace(_checkpoint(name="checkpoint_2"), artifacts="../secret"),
-        replace(_checkpoint(name="checkpoint_3"), artifacts="demo/link"),
+        replace(make_checkpoint(), artifacts="demo/checkpoint_1"),
+        replace(make_checkpoint(name="checkpoint_2"), artifacts="../secret"),
+        replace(make_checkpoint(name="checkpoint_3"), artifacts="demo/link"),
     )
     write_results(run, shard)
     output = tmp_path / "out"

@@ -11,7 +11,8 @@ from scbench_ci.commands.plan import plan
 from scbench_ci.errors import UsageError
 from scbench_ci.options import PlanOptions
 from scbench_ci.results.baseline import Baseline
-from tests.conftest import EXAMPLES, ProblemFolder
+from testing.paths import EXAMPLES
+from testing.problems import ProblemFolder
 
 
 def _unread() -> Baseline | None:

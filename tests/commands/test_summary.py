@@ -11,12 +11,11 @@ from scbench_ci.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.file import load_results, write_results
-from tests.conftest import make_run
-from tests.results.test_compare import _checkpoint
+from testing.results import make_checkpoint, make_run
 
 
 def test_the_markdown_is_returned_and_written_to_the_file(tmp_path: Path) -> None:
-    results = write_results(make_run(_checkpoint()), tmp_path)
+    results = write_results(make_run(make_checkpoint()), tmp_path)
     run = load_results(results)  # as the core reads it: verdicts judged again
     expected = render_summary(run, artifact_name="scbench-demo")
     assert summary(SummaryOptions(results, artifact_name="scbench-demo")) == expected
@@ -26,6 +25,6 @@ def test_the_markdown_is_returned_and_written_to_the_file(tmp_path: Path) -> Non
 
 
 def test_a_folder_is_not_a_file_to_write(tmp_path: Path) -> None:
-    results = write_results(make_run(_checkpoint()), tmp_path)
+    results = write_results(make_run(make_checkpoint()), tmp_path)
     with pytest.raises(UsageError, match="is a folder; give a file"):
         summary(SummaryOptions(results, output=tmp_path))

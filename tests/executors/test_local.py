@@ -12,7 +12,7 @@ import pytest
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.executors.processes import STEP_VARIABLE
-from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command, shell
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command, shell
 
 CANARY = "scbench-local-canary"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, RunStep, Step, run_phases
-from tests.conftest import PROBE_KEY, probe_command
+from testing.probes import PROBE_KEY, probe_command
 
 
 def _request(tmp_path: Path, setup: tuple[str, ...] = ()) -> ExecutionRequest:

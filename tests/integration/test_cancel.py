@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 from tests.integration.test_hostile import nothing_survives  # noqa: F401 (autouse)
 
 HANGING = "import time\n\ndef test_waits():\n    time.sleep(600)\n"

@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 
 from scbench_ci.results.file import load_results, write_results
+from testing.paths import EXAMPLES, REPO_ROOT
 from tests.check.test_changed import git
-from tests.conftest import EXAMPLES, REPO_ROOT
 
 PROBLEMS = REPO_ROOT / "tests" / "data" / "check_repo" / "problems"
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())

@@ -9,8 +9,9 @@ from pathlib import Path
 import docker
 import pytest
 
-from tests.conftest import EXAMPLES, checkpoint_documents
-from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
+from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.paths import EXAMPLES
+from testing.results import checkpoint_documents
 
 RUNS = [
     *EXPECTED,

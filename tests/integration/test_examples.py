@@ -1,115 +1,13 @@
 """`scbench-ci evaluate` end to end on the bundled examples: exact counts per group, exit codes."""
 
-import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import jsonschema
 import pytest
 
-from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
-
-SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
-EXECUTOR = os.environ.get("SCBENCH_TEST_EXECUTOR", "local")
-
-# (passed, failed, skipped, total) per group: Core, Functionality, Error, Regression.
-Counts = dict[str, tuple[int, int, int, int]]
-# fmt: off
-EXPECTED: dict[tuple[str, str, str], tuple[int, Counts]] = {
-    ("wordstat", "checkpoint_1", "solutions/checkpoint_1"): (0, {
-        "Core": (7, 0, 1, 8), "Functionality": (2, 0, 0, 2), "Error": (4, 0, 0, 4),
-        "Regression": (1, 0, 0, 1)}),
-    ("wordstat", "checkpoint_2", "solutions/checkpoint_2"): (0, {
-        "Core": (7, 0, 0, 7), "Functionality": (2, 1, 0, 3), "Error": (4, 0, 0, 4),
-        "Regression": (15, 0, 1, 16)}),
-    ("wordstat", "checkpoint_3", "solutions/checkpoint_3"): (0, {
-        "Core": (7, 0, 0, 7), "Functionality": (2, 0, 0, 2), "Error": (2, 0, 0, 2),
-        "Regression": (1, 0, 0, 1)}),
-    ("wordstat", "checkpoint_1", "submissions/broken"): (1, {
-        "Core": (2, 5, 1, 8), "Functionality": (0, 2, 0, 2), "Error": (3, 1, 0, 4),
-        "Regression": (0, 1, 0, 1)}),
-    ("wordstat", "checkpoint_2", "submissions/broken"): (1, {
-        "Core": (0, 7, 0, 7), "Functionality": (0, 3, 0, 3), "Error": (3, 1, 0, 4),
-        "Regression": (4, 11, 1, 16)}),
-    ("wordstat", "checkpoint_3", "submissions/broken"): (1, {
-        "Core": (0, 7, 0, 7), "Functionality": (0, 2, 0, 2), "Error": (1, 1, 0, 2),
-        "Regression": (0, 1, 0, 1)}),
-    ("kvserver", "checkpoint_1", "solutions/checkpoint_1"): (0, {
-        "Core": (3, 0, 0, 3), "Functionality": (1, 0, 0, 1), "Error": (3, 0, 0, 3),
-        "Regression": (0, 0, 0, 0)}),
-    ("kvserver", "checkpoint_2", "solutions/checkpoint_2"): (0, {
-        "Core": (3, 0, 0, 3), "Functionality": (1, 0, 0, 1), "Error": (1, 0, 0, 1),
-        "Regression": (7, 0, 0, 7)}),
-    ("marks", "checkpoint_1", "solutions/checkpoint_1"): (0, {
-        "Core": (4, 0, 0, 4), "Functionality": (2, 6, 2, 10), "Error": (4, 1, 2, 7),
-        "Regression": (0, 1, 0, 1)}),
-    # The tests run the entry from a folder of their own: `uv run` there finds the test
-    # dependencies (pyyaml) in the runner's environment, as under SCBench's uvx.
-    ("settings", "checkpoint_1", "solutions/checkpoint_1"): (0, {
-        "Core": (3, 0, 0, 3), "Functionality": (1, 0, 0, 1), "Error": (1, 0, 0, 1),
-        "Regression": (0, 0, 0, 0)}),
-    # The tests read stderr as JSON: the first `uv run` after setup prints nothing there.
-    ("jsonlog", "checkpoint_1", "solutions/checkpoint_1"): (0, {
-        "Core": (4, 0, 0, 4), "Functionality": (0, 0, 0, 0), "Error": (1, 0, 0, 1),
-        "Regression": (0, 0, 0, 0)}),
-    # No Core test (the module is marked slow): core-cases never passes.
-    ("marks", "checkpoint_2", "solutions/checkpoint_2"): (1, {
-        "Core": (0, 0, 0, 0), "Functionality": (2, 0, 0, 2), "Error": (1, 0, 0, 1),
-        "Regression": (1, 0, 0, 1)}),
-}
-# fmt: on
-
-
-def scbench_evaluate(
-    problem: str,
-    checkpoint: str,
-    submission: str,
-    output: Path,
-    *extra: str,
-    executor: str = EXECUTOR,
-    cwd: Path | None = None,
-    tmpdir: Path | None = None,
-) -> tuple[subprocess.CompletedProcess[str], dict]:
-    """`tmpdir`: the TMPDIR of the run, where its scratch folders (the workspace) go."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scbench_ci",
-            "evaluate",
-            "--problem",
-            str(EXAMPLES / problem),
-            "--checkpoint",
-            checkpoint,
-            "--submission",
-            str(EXAMPLES / problem / submission),
-            "--output",
-            str(output),
-            "--executor",
-            executor,
-            "--quiet",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        env=None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)},
-    )
-    results = json.loads((output / "results.json").read_text())
-    jsonschema.validate(results, SCHEMA)
-    return run, results
-
-
-def group_counts(checkpoint: dict) -> Counts:
-    return {
-        name: (g["passed"], g["failed"], g["skipped"], g["total"])
-        for name, g in checkpoint["groups"].items()
-    }
+from testing.examples import EXECUTOR, EXPECTED, group_counts, scbench_evaluate
+from testing.results import checkpoint_documents
 
 
 @pytest.mark.parametrize(("problem", "checkpoint", "submission"), list(EXPECTED))

@@ -30,7 +30,8 @@ from testing.fidelity.records import (
     free_disk,
     read_records,
 )
-from tests.conftest import REPO_ROOT, TEST_IMAGE
+from testing.images import TEST_IMAGE
+from testing.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("test_image")]
 

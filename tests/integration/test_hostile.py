@@ -25,8 +25,9 @@ from scbench_ci.executors.output import MAX_LOG_BYTES
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.outputs.summary import MAX_BYTES as MAX_SUMMARY_BYTES
 from scbench_ci.reports import MAX_DETAILS_CHARS, MAX_MESSAGE_CHARS
-from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
-from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
+from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.paths import EXAMPLES, REPO_ROOT
+from testing.results import checkpoint_documents
 
 HOSTILE = REPO_ROOT / "tests/hostile"
 BROKEN = "submissions/broken"

@@ -22,10 +22,10 @@ import docker
 import jsonschema
 import pytest
 
+from testing.examples import SCHEMA
+from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
 from tests.action.test_main import run_action
-from tests.conftest import checkpoint_documents
-from tests.integration.test_examples import SCHEMA
 from tests.integration.test_hostile import HOSTILE
 from tests.outputs.test_summary import rendered_tags, scbench
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
-from tests.conftest import EXAMPLES, REPO_ROOT
+from testing.paths import EXAMPLES, REPO_ROOT
 
 HOSTILE_INPUTS = REPO_ROOT / "tests/hostile/inputs"
 WORDSTAT = EXAMPLES / "wordstat"

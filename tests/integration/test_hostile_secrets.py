@@ -19,10 +19,10 @@ from pathlib import Path
 import docker
 import pytest
 
+from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
 from tests.action.test_main import run_action
-from tests.conftest import checkpoint_documents
-from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
 from tests.integration.test_hostile import hostile
 from tests.outputs.github.test_artifacts import blob_zip
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_examples import group_counts
+from testing.examples import group_counts
 from tests.integration.test_hostile import (
     BROKEN_COUNTS,
     EXECUTORS,

@@ -17,8 +17,9 @@ import jsonschema
 import pytest
 
 from scbench_ci.results.file import load_results
-from tests.conftest import EXAMPLES, REPO_ROOT, checkpoint_documents
-from tests.integration.test_examples import EXPECTED, group_counts, scbench_evaluate
+from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.paths import EXAMPLES, REPO_ROOT
+from testing.results import checkpoint_documents
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SOLVED = sorted((p, c) for p, c, s in EXPECTED if s == f"solutions/{c}")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import checkpoint_documents
-from tests.integration.test_examples import scbench_evaluate
+from testing.examples import scbench_evaluate
+from testing.results import checkpoint_documents
 
 EXECUTORS = ["local", "docker"]
 # test -> (group, status), as SCBench's rules give it.

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.reports import FAILING, PASSING
-from tests.conftest import EXAMPLES, checkpoint_documents
+from testing.paths import EXAMPLES
+from testing.results import checkpoint_documents
 
 WORDSTAT = EXAMPLES / "wordstat"
 FLAKY_ENTRY = '''"""Fails its first call in this workspace, then runs the real wordstat."""

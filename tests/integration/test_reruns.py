@@ -33,7 +33,7 @@ from scbench_ci.problem.load import load_problem
 from scbench_ci.reports import Reports, Status, read_reports
 from scbench_ci.trust.seal import Seal, check_seal, read_report_files
 from scbench_ci.workspace import stage_workspace
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 TEST_TIMEOUT_S = 2
 SESSION_TIMEOUT_S = 300

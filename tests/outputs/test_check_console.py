@@ -17,7 +17,7 @@ from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, finding_annot
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
-from tests.conftest import make_run
+from testing.results import make_run
 
 TEST_ID = "tests/test_checkpoint_1.py::test_a"
 ORACLE = Finding(

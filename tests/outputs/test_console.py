@@ -18,7 +18,8 @@ from scbench_ci.results.model import (
     count_groups,
     unrun_result,
 )
-from tests.conftest import ProblemFolder, make_run
+from testing.problems import ProblemFolder
+from testing.results import make_run
 
 
 def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(

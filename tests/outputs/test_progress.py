@@ -10,7 +10,7 @@ import pytest
 from scbench_ci.outputs.progress import FinishedLines, LiveStatus
 from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, unrun_result
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 @pytest.fixture

@@ -30,7 +30,9 @@ from scbench_ci.results.model import (
     judge_checkpoint,
 )
 from scbench_ci.trust.seal import Broken, Seal
-from tests.conftest import EXAMPLES, ProblemFolder, make_outcome, make_run
+from testing.paths import EXAMPLES
+from testing.problems import ProblemFolder
+from testing.results import make_outcome, make_run
 
 WORDSTAT = EXAMPLES / "wordstat"
 PYTEST_EXIT_1 = ExecutionResult(exit_code=1, setup_exit_code=None, timed_out_in=None, duration_s=2)

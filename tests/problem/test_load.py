@@ -9,7 +9,7 @@ import pytest
 from scbench_ci.errors import ProblemError
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import DEFAULT_TEST_TIMEOUT_S, Group
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 def test_reads_every_field(problem_folder: ProblemFolder) -> None:

@@ -5,7 +5,7 @@ import pytest
 from scbench_ci.errors import ProblemError
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import MAX_CHECKPOINT_NAME_CHARS, is_checkpoint_name
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 
 def test_unknown_checkpoint_lists_known_ones(problem_folder: ProblemFolder) -> None:

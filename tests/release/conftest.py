@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from testing.local_steps import run_step
+from testing.paths import REPO_ROOT
 from testing.workflow_files import load_workflow
-from tests.conftest import REPO_ROOT
 
 RELEASE = load_workflow("release.yml")
 PYTHON_FIRST = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from scbench_ci import __version__
-from tests.conftest import EXAMPLES, checkpoint_documents
-from tests.integration.test_examples import EXPECTED, group_counts
+from testing.examples import EXPECTED, group_counts
+from testing.paths import EXAMPLES
+from testing.results import checkpoint_documents
 
 INSTALL_TIMEOUT_S = 600
 

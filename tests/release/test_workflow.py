@@ -19,7 +19,7 @@ import pytest
 
 from scbench_ci import __version__
 from testing.local_steps import run_step
-from tests.conftest import REPO_ROOT
+from testing.paths import REPO_ROOT
 from tests.release.conftest import PYTHON_FIRST, RELEASE, copy_repository
 
 MAJOR = f"v{__version__.split('.')[0]}"

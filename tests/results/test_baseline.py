@@ -10,18 +10,18 @@ import pytest
 from scbench_ci.cli.main import main
 from scbench_ci.results.baseline import load_baseline, results_file
 from scbench_ci.results.file import ResultsError, write_results
-from tests.conftest import EXAMPLES, make_run
-from tests.results.test_compare import _checkpoint
+from testing.paths import EXAMPLES
+from testing.results import make_checkpoint, make_run
 
 
 def test_a_folder_holding_one_results_file_at_most_two_levels_down(tmp_path: Path) -> None:
     artifact = tmp_path / "shards" / "scbench-nightly"
     artifact.mkdir(parents=True)
-    write_results(make_run(_checkpoint()), artifact)
+    write_results(make_run(make_checkpoint()), artifact)
     assert results_file(tmp_path / "shards", "--baseline") == artifact / "results.json"
     assert load_baseline(tmp_path).source == str(artifact / "results.json")
     (tmp_path / "deeper" / "a" / "b" / "c").mkdir(parents=True)
-    write_results(make_run(_checkpoint()), tmp_path / "deeper" / "a" / "b" / "c")
+    write_results(make_run(make_checkpoint()), tmp_path / "deeper" / "a" / "b" / "c")
     with pytest.raises(ResultsError, match=r"holds no results\.json"):
         results_file(tmp_path / "deeper", "--baseline")
 
@@ -29,7 +29,7 @@ def test_a_folder_holding_one_results_file_at_most_two_levels_down(tmp_path: Pat
 def test_two_results_files_are_named_not_guessed(tmp_path: Path) -> None:
     for name in ("one", "two"):
         (tmp_path / name).mkdir()
-        write_results(make_run(_checkpoint()), tmp_path / name)
+        write_results(make_run(make_checkpoint()), tmp_path / name)
     with pytest.raises(ResultsError, match=r"holds 2 results\.json files .*; name one"):
         results_file(tmp_path, "--baseline")
 

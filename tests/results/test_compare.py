@@ -9,46 +9,11 @@ from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.comparison import NOT_RUN
 from scbench_ci.results.model import (
-    CheckpointResult,
     Failure,
     FailureKind,
-    TestResult,
-    count_groups,
 )
 from scbench_ci.results.policy import GroupCounts
-from tests.conftest import make_run
-
-
-def _test(name: str, status: Status, group: Group = Group.CORE) -> TestResult:
-    return TestResult(
-        id=f"tests/test_checkpoint_1.py::{name}",
-        checkpoint="checkpoint_1",
-        group=group,
-        status=status,
-        duration_s=0.1,
-        markers=(),
-        message=None if status is Status.PASSED else f"{name} broke",
-        details=None,
-        file="tests/test_checkpoint_1.py",
-        line=3,
-    )
-
-
-def _checkpoint(
-    *tests: TestResult, name: str = "checkpoint_1", failure: Failure | None = None
-) -> CheckpointResult:
-    groups = count_groups(tests, flaky_passes=False)
-    return CheckpointResult(
-        name=name,
-        include_prior_tests=True,
-        passed=failure is None and groups[Group.CORE].failed == 0,
-        failure=failure,
-        pytest_exit_code=None if failure else 0,
-        duration_s=1.0,
-        groups=groups,
-        tests=tests,
-        warnings=(),
-    )
+from testing.results import make_checkpoint, make_run, make_test
 
 
 def _ids(changes: tuple) -> list[tuple[str, str | None, str | None]]:
@@ -57,23 +22,23 @@ def _ids(changes: tuple) -> list[tuple[str, str | None, str | None]]:
 
 def test_regressions_fixes_new_removed_and_flaky() -> None:
     baseline = make_run(
-        _checkpoint(
-            _test("a", Status.PASSED),
-            _test("b", Status.FAILED),
-            _test("c", Status.PASSED),
-            _test("gone", Status.PASSED),
-            _test("d", Status.PASSED),
-            _test("s", Status.PASSED),
+        make_checkpoint(
+            make_test("a", Status.PASSED),
+            make_test("b", Status.FAILED),
+            make_test("c", Status.PASSED),
+            make_test("gone", Status.PASSED),
+            make_test("d", Status.PASSED),
+            make_test("s", Status.PASSED),
         )
     )
     now = make_run(
-        _checkpoint(
-            _test("a", Status.FAILED),
-            _test("b", Status.PASSED),
-            _test("c", Status.PASSED),
-            _test("fresh", Status.FAILED),
-            _test("d", Status.FLAKY),
-            _test("s", Status.SKIPPED),
+        make_checkpoint(
+            make_test("a", Status.FAILED),
+            make_test("b", Status.PASSED),
+            make_test("c", Status.PASSED),
+            make_test("fresh", Status.FAILED),
+            make_test("d", Status.FLAKY),
+            make_test("s", Status.SKIPPED),
         )
     )
     comparison = compare(now, baseline, "base/results.json")
@@ -92,9 +57,11 @@ def test_regressions_fixes_new_removed_and_flaky() -> None:
 
 
 def test_a_checkpoint_stopped_before_its_tests_regresses_every_passing_test() -> None:
-    baseline = make_run(_checkpoint(_test("a", Status.PASSED), _test("b", Status.SKIPPED)))
+    baseline = make_run(
+        make_checkpoint(make_test("a", Status.PASSED), make_test("b", Status.SKIPPED))
+    )
     timeout = Failure(FailureKind.TIMEOUT, "the session timeout of 5 s stopped the tests")
-    now = make_run(_checkpoint(failure=timeout))
+    now = make_run(make_checkpoint(failure=timeout))
     comparison = compare(now, baseline, "b")
     assert _ids(comparison.regressions) == [("a", "passed", NOT_RUN)]
     assert comparison.regressions[0].message == (
@@ -110,8 +77,8 @@ def test_a_checkpoint_stopped_before_its_tests_regresses_every_passing_test() ->
 
 
 def test_different_selections_are_said_and_never_counted_as_fixes() -> None:
-    first = _checkpoint(_test("a", Status.PASSED))
-    second = _checkpoint(_test("a", Status.FAILED), name="checkpoint_2")
+    first = make_checkpoint(make_test("a", Status.PASSED))
+    second = make_checkpoint(make_test("a", Status.FAILED), name="checkpoint_2")
     baseline = make_run(first, second)
     now = make_run(replace(first, include_prior_tests=False))
     comparison = compare(now, baseline, "b")
@@ -129,11 +96,11 @@ def test_different_selections_are_said_and_never_counted_as_fixes() -> None:
 
 def test_counts_of_the_groups_compare_only_checkpoints_both_runs_have() -> None:
     baseline = make_run(
-        _checkpoint(_test("a", Status.PASSED), _test("e", Status.PASSED, Group.ERROR))
+        make_checkpoint(make_test("a", Status.PASSED), make_test("e", Status.PASSED, Group.ERROR))
     )
     now = make_run(
-        _checkpoint(_test("a", Status.PASSED), _test("e", Status.FAILED, Group.ERROR)),
-        _checkpoint(_test("x", Status.PASSED), name="checkpoint_2"),
+        make_checkpoint(make_test("a", Status.PASSED), make_test("e", Status.FAILED, Group.ERROR)),
+        make_checkpoint(make_test("x", Status.PASSED), name="checkpoint_2"),
     )
     deltas = compare(now, baseline, "b").group_deltas()
     assert deltas[Group.CORE] == (0, 0)
@@ -145,10 +112,14 @@ def test_an_interrupted_checkpoint_regresses_the_tests_it_did_not_run() -> None:
     """A submission that stops pytest after one test gains nothing: the baseline's passing
     tests that never ran are regressions, not removed tests."""
     baseline = make_run(
-        _checkpoint(_test("a", Status.PASSED), _test("b", Status.PASSED), _test("c", Status.FAILED))
+        make_checkpoint(
+            make_test("a", Status.PASSED),
+            make_test("b", Status.PASSED),
+            make_test("c", Status.FAILED),
+        )
     )
     stopped = Failure(FailureKind.INTERRUPTED, "pytest was interrupted (exit code 2)")
-    run = make_run(_checkpoint(_test("a", Status.PASSED), failure=stopped))
+    run = make_run(make_checkpoint(make_test("a", Status.PASSED), failure=stopped))
 
     comparison = compare(run, baseline, "base")
 

@@ -34,7 +34,8 @@ from scbench_ci.results.model import (
     verdict,
 )
 from scbench_ci.results.policy import GroupCounts
-from tests.conftest import REPO_ROOT, checkpoint_documents, make_run
+from testing.paths import REPO_ROOT
+from testing.results import checkpoint_documents, make_run
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())

@@ -19,7 +19,9 @@ from scbench_ci.results.model import (
     verdict,
 )
 from scbench_ci.trust.seal import Broken, Seal
-from tests.conftest import REPO_ROOT, ProblemFolder, checkpoint_documents, make_outcome, make_run
+from testing.paths import REPO_ROOT
+from testing.problems import ProblemFolder
+from testing.results import checkpoint_documents, make_outcome, make_run
 
 # The tests judged here belong to checkpoint_2 unless they say otherwise.
 _outcome = functools.partial(make_outcome, file="test_checkpoint_2.py")

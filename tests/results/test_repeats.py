@@ -6,19 +6,25 @@ from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.model import Failure, FailureKind, RepeatCount
 from scbench_ci.results.repeats import combine_runs
-from tests.results.test_compare import _checkpoint, _test
+from testing.results import make_checkpoint, make_test
 
 
 def test_pass_counts_and_flaky_tests() -> None:
     runs = [
-        _checkpoint(
-            _test("a", Status.PASSED), _test("b", Status.PASSED), _test("c", Status.FAILED)
+        make_checkpoint(
+            make_test("a", Status.PASSED),
+            make_test("b", Status.PASSED),
+            make_test("c", Status.FAILED),
         ),
-        _checkpoint(
-            _test("a", Status.PASSED), _test("b", Status.FAILED), _test("c", Status.FAILED)
+        make_checkpoint(
+            make_test("a", Status.PASSED),
+            make_test("b", Status.FAILED),
+            make_test("c", Status.FAILED),
         ),
-        _checkpoint(
-            _test("a", Status.PASSED), _test("b", Status.PASSED), _test("c", Status.FAILED)
+        make_checkpoint(
+            make_test("a", Status.PASSED),
+            make_test("b", Status.PASSED),
+            make_test("c", Status.FAILED),
         ),
     ]
     combined = combine_runs(runs, "core-cases", flaky_passes=False)
@@ -37,13 +43,13 @@ def test_pass_counts_and_flaky_tests() -> None:
 
 def test_flaky_tests_may_pass_and_a_stopped_run_fails_the_checkpoint() -> None:
     runs = [
-        _checkpoint(_test("a", Status.PASSED), _test("b", Status.FAILED)),
-        _checkpoint(_test("a", Status.PASSED), _test("b", Status.PASSED)),
+        make_checkpoint(make_test("a", Status.PASSED), make_test("b", Status.FAILED)),
+        make_checkpoint(make_test("a", Status.PASSED), make_test("b", Status.PASSED)),
     ]
     combined = combine_runs(runs, "core-cases", flaky_passes=True)
     assert combined.passed
     assert combined.groups[Group.CORE].passed == 2
-    stopped = _checkpoint(failure=Failure(FailureKind.TIMEOUT, "the session timeout"))
+    stopped = make_checkpoint(failure=Failure(FailureKind.TIMEOUT, "the session timeout"))
     combined = combine_runs([*runs, stopped], "core-cases", flaky_passes=True)
     assert not combined.passed
     assert combined.failure == Failure(FailureKind.TIMEOUT, "run 3 of 3: the session timeout")

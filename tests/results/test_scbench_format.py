@@ -26,7 +26,8 @@ from scbench_ci.results.scbench_format import (
     write_evaluation,
 )
 from scbench_ci.trust.seal import Broken, Seal
-from tests.conftest import ProblemFolder, make_outcome
+from testing.problems import ProblemFolder
+from testing.results import make_outcome
 
 _outcome = functools.partial(make_outcome, file="test_checkpoint_2.py")
 ENTRYPOINT = "python main.py"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from testing.paths import REPO_ROOT
 from testing.runner import (
     ActionManifest,
     RunnerHost,
@@ -13,7 +14,6 @@ from testing.runner import (
     read_env_file,
     split_arguments,
 )
-from tests.conftest import REPO_ROOT
 
 OLD_STYLE = """\
 name: v1 style

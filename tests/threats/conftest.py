@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ProblemFolder
+from testing.problems import ProblemFolder
 
 TESTS = """
 import subprocess

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from scbench_ci.trust.files import remove_tree
-from tests.conftest import ProblemFolder
-from tests.threats.tree_helpers import (
+from testing.problems import ProblemFolder
+from testing.trees import (
     assert_no_crash,
     assert_no_secret,
     nest,

@@ -20,8 +20,8 @@ from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import CheckpointResult, TestResult, count_groups, verdict
-from tests.conftest import EXAMPLES, make_run
-from tests.results.test_compare import _test
+from testing.paths import EXAMPLES
+from testing.results import make_run, make_test
 
 Document = dict[str, Any]
 INFINITE = 123456.789
@@ -29,7 +29,7 @@ INFINITE = 123456.789
 DEEP = "written as lists nested 10,000 deep"
 
 
-def _checkpoint(name: str, *tests: TestResult) -> CheckpointResult:
+def make_checkpoint(name: str, *tests: TestResult) -> CheckpointResult:
     groups = count_groups(tests, flaky_passes=False)
     return CheckpointResult(
         name=name,
@@ -73,9 +73,9 @@ def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def shards(tmp_path: Path) -> tuple[Document, Document]:
     """Two shards: checkpoint_1 passes, checkpoint_2 fails a Core test."""
-    good = _shard(tmp_path / "one", _checkpoint("checkpoint_1", _test("a", Status.PASSED)))
-    broken = _checkpoint(
-        "checkpoint_2", _test("b", Status.PASSED), _test("c", Status.FAILED, Group.CORE)
+    good = _shard(tmp_path / "one", make_checkpoint("checkpoint_1", make_test("a", Status.PASSED)))
+    broken = make_checkpoint(
+        "checkpoint_2", make_test("b", Status.PASSED), make_test("c", Status.FAILED, Group.CORE)
     )
     return good, _shard(tmp_path / "two", broken)
 

@@ -23,8 +23,8 @@ import docker
 import pytest
 
 from scbench_ci.executors.docker.cache import CACHE_LABEL
-from tests.conftest import ProblemFolder
-from tests.threats.tree_helpers import assert_no_crash, scbench
+from testing.problems import ProblemFolder
+from testing.trees import assert_no_crash, scbench
 
 PLANTED = "scbench-planted"
 SETUP_PY = f"""

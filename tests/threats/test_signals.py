@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import checkpoint_documents
-from tests.integration.test_examples import scbench_evaluate
+from testing.examples import scbench_evaluate
+from testing.results import checkpoint_documents
 from tests.integration.test_hostile import (
     SOLVED,
     hostile,

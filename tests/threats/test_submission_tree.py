@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from scbench_ci.trust.files import remove_tree
-from tests.conftest import ProblemFolder
-from tests.threats.tree_helpers import (
+from testing.problems import ProblemFolder
+from testing.trees import (
     assert_no_crash,
     assert_no_secret,
     nest,

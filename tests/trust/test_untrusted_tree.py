@@ -16,7 +16,7 @@ from scbench_ci.trust.untrusted_tree import (
     UntrustedTreeError,
     copy_tree,
 )
-from tests.threats.tree_helpers import nest
+from testing.trees import nest
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.options import CleanupOptions
-from tests.conftest import PROBE_KEY, PROBE_OUTPUT, probe_command
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 BUILDING_RUNNER = "building the test runner's environment into cache volume"
 BUILDING_DEPENDENCIES = "building the dependency environment into cache volume"

@@ -25,14 +25,8 @@ from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.options import CleanupOptions, EvaluationOptions
 from scbench_ci.reports import Status
-from tests.conftest import (
-    PROBE_KEY,
-    PROBE_OUTPUT,
-    RUNNER_STARTED,
-    ProblemFolder,
-    probe_command,
-    shell,
-)
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
+from testing.problems import ProblemFolder
 
 UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
 """Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""

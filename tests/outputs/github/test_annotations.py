@@ -10,7 +10,7 @@ from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, error_annotat
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import RunResult
-from tests.conftest import make_run
+from testing.results import make_run
 from tests.outputs.test_console import checkpoint, result_of
 
 WORKSPACE = Path("/problems")

@@ -1,0 +1,22 @@
+"""The images the suite runs: configurable, so a machine with a registry can use the public
+ones; where none is reachable, scripts/provision-docker.sh builds local stand-ins under these
+names."""
+
+from __future__ import annotations
+
+import os
+
+from scbench_ci.executors.docker.settings import DEFAULT_IMAGE
+
+# Image names are configurable so a machine with a registry can use the public images; where
+# none is reachable, scripts/provision-docker.sh builds local stand-ins under these names.
+TEST_IMAGE = os.environ.get("SCBENCH_TEST_IMAGE", DEFAULT_IMAGE)
+
+
+ACTION_BASE_IMAGE = os.environ.get("SCBENCH_ACTION_BASE_IMAGE", "python:3.12-slim")
+
+
+ACTION_IMAGE = "scbench-ci-action:test"
+
+
+PROVISION = "scripts/provision-docker.sh"

@@ -1,0 +1,94 @@
+"""Results made by hand: test outcomes, runs, and the checkpoints of a results.json document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scbench_ci.problem.model import Group
+from scbench_ci.reports import Status, TestOutcome
+from scbench_ci.results.model import (
+    CheckpointResult,
+    Failure,
+    ProblemResult,
+    RunResult,
+    TestResult,
+    count_groups,
+)
+
+
+def make_outcome(
+    name: str,
+    status: Status,
+    *markers: str,
+    file: str = "test_checkpoint_1.py",
+    message: str | None = None,
+    details: str | None = None,
+) -> TestOutcome:
+    return TestOutcome(
+        node_id=f"tests/{file}::{name}",
+        file=f"tests/{file}",
+        line=3,
+        status=status,
+        duration_s=0.1,
+        markers=markers,
+        message=message,
+        details=details,
+    )
+
+
+def make_run(
+    *checkpoints: CheckpointResult,
+    problem: str = "demo",
+    version: int = 1,
+    policy: str = "core-cases",
+    duration_s: float = 1.0,
+) -> RunResult:
+    """A run of one problem's checkpoints, as `evaluate` returns it."""
+    return RunResult(
+        policy=policy,
+        executor="local",
+        jobs=1,
+        started_at="2026-01-01T00:00:00+00:00",
+        duration_s=duration_s,
+        problems=(ProblemResult(problem, f"/problems/{problem}", version, checkpoints),),
+        tool_versions={"scbench-ci": "test"},
+    )
+
+
+def checkpoint_documents(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every checkpoint entry of a results.json document, problem by problem."""
+    return [c for problem in results["problems"] for c in problem["checkpoints"]]
+
+
+def make_test(name: str, status: Status, group: Group = Group.CORE) -> TestResult:
+    """A test of checkpoint_1 with a status; a failed one says so."""
+    return TestResult(
+        id=f"tests/test_checkpoint_1.py::{name}",
+        checkpoint="checkpoint_1",
+        group=group,
+        status=status,
+        duration_s=0.1,
+        markers=(),
+        message=None if status is Status.PASSED else f"{name} broke",
+        details=None,
+        file="tests/test_checkpoint_1.py",
+        line=3,
+    )
+
+
+def make_checkpoint(
+    *tests: TestResult, name: str = "checkpoint_1", failure: Failure | None = None
+) -> CheckpointResult:
+    """A checkpoint of these tests, passing when no Core test failed (and no failure)."""
+    groups = count_groups(tests, flaky_passes=False)
+    return CheckpointResult(
+        name=name,
+        include_prior_tests=True,
+        passed=failure is None and groups[Group.CORE].failed == 0,
+        failure=failure,
+        pytest_exit_code=None if failure else 0,
+        duration_s=1.0,
+        groups=groups,
+        tests=tests,
+        warnings=(),
+    )
