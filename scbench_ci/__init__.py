@@ -8,7 +8,8 @@ front ends   cli/             the command line: arguments in, a command's core c
              __main__.py      `python -m scbench_ci`, the CLI
 commands     commands/        one core per command (evaluate, check, merge, plan, summary, cleanup):
                               typed options in, a result and a written output folder out
-pipeline     check/           `check`: a problem's static findings, then findings from its runs
+pipeline     options.py       one options type per command, built once by either front end
+             check/           `check`: a problem's static findings, then findings from its runs
   (a stage   evaluation.py    the pipeline, job by job: problem -> workspace -> command -> executor
   imports                     -> reports -> results, run side by side by an engine
   the ones   merge.py         the shards of a matrix as one run
@@ -28,12 +29,14 @@ pipeline     check/           `check`: a problem's static findings, then finding
                               pytest.ini, .scbench/
              problem/         config.yaml, read by a hardened loader, as a typed problem
 engines      engines/         where jobs run side by side: the local pool (`--jobs`)
-executors    executors/       where tests run, behind one `Executor` shape: local, and docker/ (the
-                              daemon, the container, its caches, the tar transfer); the phases,
-                              logs and processes both share
-base         crash.py         the one catch-all: an unexpected exception as exit code and log
+executors    executors/       where tests run, behind one `Executor` shape: local, and docker/ (its
+                              settings, the daemon, the container, its caches, the tar transfer,
+                              cleanup); the phases, logs and processes both share
+base         error_handler.py the one catch-all: an error as its exit code and one line, an
+                              unexpected exception as exit code 3 and a crash log
              trust/           the guarded tree reader, the one output-folder writer, the reports'
                               seal, signatures for reuse, strict JSON, inert text
+             option_values.py the one set of parsers of option text (numbers, booleans, seconds)
              errors.py        errors the user can act on, and the exit codes
              signals.py       SIGTERM as an exception, so every cleanup runs
              standalone/      scripts run as processes of their own (the test runner, the
