@@ -73,13 +73,14 @@ def test_no_more_jobs_side_by_side_than_there_are_and_at_least_one() -> None:
 def test_the_docker_executor_gets_every_limit() -> None:
     executor = make_executor(OPTIONS.executor, OPTIONS.docker, warn=print)
     assert isinstance(executor, DockerExecutor)
-    assert (executor.image, executor.memory, executor.cpus, executor.pids_limit) == (
+    settings = executor.settings
+    assert (settings.image, settings.memory, settings.cpus, settings.pids_limit) == (
         "python:3.12",
         "1g",
         0.5,
         64,
     )
-    assert (executor.disk, executor.use_cache, executor.test_network) == ("256m", False, True)
+    assert (settings.disk, settings.use_cache, settings.test_network) == ("256m", False, True)
 
 
 def test_the_local_executor() -> None:

@@ -1,6 +1,6 @@
 """The markdown job summary of a run's results, kept under GitHub's size limit.
 
-It renders the typed results (`results.RunResult`), as `results_file.load_results` also reads
+It renders the typed results (`results.RunResult`), as `results.file.load_results` also reads
 them back from a results.json, so a results.json file gives the same summary. Against a baseline,
 the changes come first (templates/changes.md.j2), and the group tables show how the counts moved.
 With several problems, a matrix of problems x checkpoints comes first and the details of what
@@ -326,7 +326,7 @@ def _checkpoint_deltas(
 
 
 def load_template(name: str) -> jinja2.Template:
-    """A template of scbench_ci/templates, with the escaping filters."""
+    """A template of scbench_ci/outputs/templates, with the escaping filters."""
     return _environment().get_template(name)
 
 

@@ -4,7 +4,7 @@ Run on a document that passed the schema (in the current version's shape): dates
 durations that are plausible, counts that add up, test ids given once, a checkpoint without a
 failure whose pytest ended as a run of tests does. Each check raises a `JsonError` naming the
 JSON path of the first bad value. Whether the counts agree with the tests listed, and every
-verdict, is the reader's to derive (`results_file`).
+verdict, is the reader's to derive (`results.file`).
 """
 
 from __future__ import annotations

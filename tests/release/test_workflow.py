@@ -77,7 +77,10 @@ def test_the_build_step_makes_a_wheel_and_an_sdist_that_carry_the_whole_package(
         for path in (REPO_ROOT / "scbench_ci").rglob("*")
         if path.is_file() and "__pycache__" not in path.parts
     }
-    assert {"scbench_ci/schema/results.schema.json", "scbench_ci/templates/summary.md.j2"} < package
+    assert {
+        "scbench_ci/schema/results.schema.json",
+        "scbench_ci/outputs/templates/summary.md.j2",
+    } < package
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         info = f"scbench_ci-{__version__}.dist-info"
