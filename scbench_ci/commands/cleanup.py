@@ -19,11 +19,7 @@ def owner(option: str, value: str) -> str:
 
 
 def cleanup(options: CleanupOptions, say: Callable[[str], None] = print) -> ExitCode:
-    """Each container and volume of a run names its owner, the scbench-ci process that made it
-    (`<hostname>/<pid>`). By default, what a process of this host that still runs made is a run
-    in progress and stays, and so does what a process of another host made (whether it still
-    runs cannot be told from here); what has no owner (made by older versions) goes. `owner`
-    removes one owner's, running or not; `everything` every run's."""
+    """What runs left behind, removed as `executors.docker.cleanup.remove_leftovers` says."""
     remove_leftovers(
         owner=options.owner, everything=options.everything, volumes=options.volumes, say=say
     )

@@ -29,7 +29,12 @@ LEGACY_CACHE_VOLUME = "scbench-ci-runner-cache"
 def remove_leftovers(
     *, owner: str | None, everything: bool, volumes: bool, say: Callable[[str], None]
 ) -> None:
-    """See `commands.cleanup.cleanup`."""
+    """Each container and volume of a run names its owner, the scbench-ci process that made it
+    (`<hostname>/<pid>`). By default, what a process of this host that still runs made is a run
+    in progress and stays, and so does what a process of another host made (whether it still
+    runs cannot be told from here); what has no owner (made by older versions) goes. `owner`
+    removes one owner's, running or not; `everything` every run's; `volumes` the cached
+    environments too."""
     labels = [RUN_LABEL] if owner is None else [RUN_LABEL, f"{OWNER_LABEL}={owner}"]
     keep = owner is None and not everything
     with docker_errors(), contextlib.closing(connect()) as client:
