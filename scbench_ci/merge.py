@@ -2,7 +2,8 @@
 
 Each problem's checkpoints are put back in the problem's order, problems in name order (as a
 folder of problems is evaluated); two shards that both evaluated one checkpoint, or that were
-judged by different rules (policy, reruns, repeat, flaky tests passing), cannot be merged.
+judged by different rules (policy, reruns, repeat, flaky tests passing), cannot be merged, nor can
+a `check` run's results (its verdict is the problem's findings, not its checkpoints').
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ _CHUNK = 1024 * 1024
 def merge_runs(shards: Sequence[Shard]) -> RunResult:
     if not shards:
         raise UsageError("merge: no results to merge")
+    for shard in shards:
+        if any(problem.check is not None for problem in shard.run.problems):
+            raise UsageError(
+                f"merge: {shard.source} is a `check` run's results; merge merges evaluations"
+            )
     first = shards[0]
     for shard in shards[1:]:
         for rule in ("policy", "reruns", "repeat", "flaky_passes"):
@@ -116,14 +122,10 @@ def _merged_problem(parts: list[ProblemResult]) -> ProblemResult:
     position = {name: index for index, name in enumerate(order)}
     checkpoints.sort(key=lambda c: (position.get(c.name, len(position)), c.name))
     first = parts[0]
-    checks = [part.check for part in parts if part.check is not None]
-    if len(checks) > 1:
-        raise UsageError(f"merge: the check of {first.name} is in more than one results file")
     return ProblemResult(
         name=first.name,
         path=first.path,
         version=first.version,
         checkpoints=tuple(checkpoints),
         checkpoint_order=order,
-        check=checks[0] if checks else None,
     )

@@ -8,6 +8,7 @@ import pytest
 
 from scbench_ci.errors import UsageError
 from scbench_ci.merge import Shard, merge_runs
+from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.model import ProblemResult
 from testing.results import make_checkpoint, make_run
 
@@ -47,3 +48,12 @@ def test_one_checkpoint_in_two_shards_or_different_rules_cannot_be_merged() -> N
     other = _shard("a", "checkpoint_2", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
     with pytest.raises(UsageError, match="was judged with policy 'any'"):
         merge_runs([one, replace(other, run=replace(other.run, policy="any"))])
+
+
+def test_a_check_runs_results_are_refused() -> None:
+    """A check's verdict is its findings: merged as checkpoints, 5 of 7 would read as passed."""
+    one = _shard("a", "checkpoint_1", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
+    problem = replace(one.run.problems[0], check=CheckReport(()))
+    checked = Shard("check/results.json", replace(one.run, problems=(problem,)))
+    with pytest.raises(UsageError, match=r"check/results\.json is a `check` run's results"):
+        merge_runs([one, checked])

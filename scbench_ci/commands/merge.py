@@ -1,5 +1,6 @@
 """`merge`: the results.json of many jobs (a matrix's shards) as one run, compared with the
-baseline, with each checkpoint's reports; then results.json and summary.md."""
+baseline, with each checkpoint's reports; then results.json, summary.md and SCBench's
+checkpoint_results.jsonl, as an evaluation of all of them writes them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.results.baseline import compared
+from scbench_ci.results.scbench_format import (
+    CHECKPOINT_RESULTS_FILE,
+    merged_checkpoint_results_rows,
+    write_checkpoint_results,
+)
 from scbench_ci.trust.output_folder import prepare_output
 
 
@@ -17,5 +23,8 @@ def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> O
     result = compared(merge_runs(shards), baseline())
     output_dir = prepare_output(options.output_dir)
     copy_reports(shards, output_dir)
+    write_checkpoint_results(
+        output_dir / CHECKPOINT_RESULTS_FILE, merged_checkpoint_results_rows(result, output_dir)
+    )
     results_path = write_run_files(result, output_dir, artifact_name=options.artifact_name)
     return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -34,13 +34,13 @@ What SCBench writes and reads, from its code (the code wins where its docs diffe
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
-from scbench_ci.results.model import CheckpointResult, TestResult, add_counts
+from scbench_ci.results.model import CheckpointResult, RunResult, TestResult, add_counts
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.output_folder import write_file
 
@@ -115,14 +115,57 @@ def checkpoint_results_row(
     checkpoint's `evaluation.json`, and are left out, as SCBench leaves them out, when there is
     none (see `evaluation_json`).
     """
-    order = [c.name for c in problem.checkpoints]
+    return _row(
+        problem.name,
+        problem.version,
+        checkpoint,
+        order=tuple(c.name for c in problem.checkpoints),
+        idx=problem.checkpoint(checkpoint.name).order,
+        path=path,
+        state=state,
+    )
+
+
+def merged_checkpoint_results_rows(run: RunResult, output_dir: Path) -> Iterator[dict[str, Any]]:
+    """The rows of `checkpoint_results.jsonl` for a merged run (`merge`), made from its results
+    as `checkpoint_results_row` makes them, `path` being the problem's folder in `output_dir`.
+
+    `idx` is config.yaml's `order` for the checkpoint, which results.json does not hold: here it
+    is the checkpoint's place (from 1) in the problem's order, the `order` config.yaml gives when
+    it gives none or numbers the checkpoints 1, 2, 3...; other numbers (10, 20) are not known.
+    """
+    for problem in run.problems:
+        order = tuple(
+            dict.fromkeys((*problem.checkpoint_order, *(c.name for c in problem.checkpoints)))
+        )
+        for checkpoint in problem.checkpoints:
+            yield _row(
+                problem.name,
+                problem.version,
+                checkpoint,
+                order=order,
+                idx=order.index(checkpoint.name) + 1,
+                path=str(output_dir / problem.name),
+            )
+
+
+def _row(
+    problem: str,
+    version: int,
+    checkpoint: CheckpointResult,
+    *,
+    order: tuple[str, ...],
+    idx: int,
+    path: str,
+    state: str = UNKNOWN_STATE,
+) -> dict[str, Any]:
     position = order.index(checkpoint.name)
     row: dict[str, Any] = {
-        "problem": problem.name,
-        "version": problem.version,
+        "problem": problem,
+        "version": version,
         "checkpoint": checkpoint.name,
         "path": path,
-        "idx": problem.checkpoint(checkpoint.name).order,
+        "idx": idx,
         "state": state,
         "is_first": position == 0,
         "is_last": position == len(order) - 1,

@@ -249,3 +249,42 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
         assert (merged_dir / checkpoint["artifacts"] / "pytest-report.json").is_file()
     summary = (merged_dir / "summary.md").read_text()
     assert summary.startswith("## ❌ FAILED: 5 problems, 9 checkpoints\n")
+
+
+def test_merged_shards_have_the_rows_scbench_reads_from_one_run(
+    tmp_path: Path, test_image: str
+) -> None:
+    """Two checkpoints evaluated as two shards (`--select`) and merged: the same
+    checkpoint_results.jsonl as one evaluation of both, but for where and how long."""
+    selections = ("wordstat/checkpoint_1", "wordstat/checkpoint_2")
+
+    def evaluate(output: Path, *select: str) -> Path:
+        run = scbench(
+            *("--problem", EXAMPLES / "wordstat", "--checkpoint", "all"),
+            *(arg for name in select for arg in ("--select", name)),
+            *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
+            *("--output", output, "--executor", "docker", "--image", test_image),
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        return output
+
+    whole = evaluate(tmp_path / "whole", *selections)
+    shards = [evaluate(tmp_path / name.replace("/", "-"), name) for name in selections]
+    merged_dir = tmp_path / "merged"
+    merged = subprocess.run(
+        [
+            *(sys.executable, "-m", "scbench_ci", "merge", *map(str, reversed(shards))),
+            *("--output", str(merged_dir)),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert merged.returncode == 0, merged.stderr
+
+    def rows(output: Path) -> list[dict]:
+        lines = (output / "checkpoint_results.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k != "duration"} for line in lines]
+
+    expected = [{**row, "path": str(merged_dir / "wordstat")} for row in rows(whole)]
+    assert [row["checkpoint"] for row in expected] == ["checkpoint_1", "checkpoint_2"]
+    assert rows(merged_dir) == expected
