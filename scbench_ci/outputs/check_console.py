@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scbench_ci.outputs.console import counted
 from scbench_ci.results import policy
 from scbench_ci.results.findings import CheckReport, Finding, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
@@ -34,9 +35,10 @@ def render_check_report(run: RunResult, results_path: Path | None) -> str:
         failed = sum(not problem.passed for problem in run.problems)
         word = "FAILED" if failed else "PASSED"
         lines.append(
-            f"Check: {word}, {len(run.problems) - failed} of {len(run.problems)} problem(s) "
-            f"sound (oracle policy {run.policy}: {policy.describe(run.policy)}; "
-            f"{run.repeat} oracle run(s) of each checkpoint; {run.duration_s:.1f} s)"
+            f"Check: {word}, {len(run.problems) - failed} of "
+            f"{counted(len(run.problems), 'problem')} sound (oracle policy {run.policy}: "
+            f"{policy.describe(run.policy)}; "
+            f"{counted(run.repeat, 'oracle run')} of each checkpoint; {run.duration_s:.1f} s)"
         )
     if results_path is not None:
         lines.append(f"Results: {results_path}")
@@ -75,8 +77,8 @@ def verdict(problem: ProblemResult) -> str:
             continue
         errors, warnings = counts
         found = [
-            f"{errors} error(s)" if errors else "",
-            f"{warnings} warning(s)" if warnings else "",
+            counted(errors, "error") if errors else "",
+            counted(warnings, "warning") if warnings else "",
         ]
         if errors or warnings:
             parts.append(f"{stage} {', '.join(part for part in found if part)}")

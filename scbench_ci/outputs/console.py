@@ -50,8 +50,8 @@ def render_report(result: RunResult, results_path: Path | None) -> str:
         passed = sum(checkpoint.passed for checkpoint in checkpoints)
         lines.append(
             f"{passed} of {len(checkpoints)} checkpoints passed "
-            f"({len(result.problems)} problem(s), {result.duration_s:.1f} s, "
-            f"{result.jobs} job(s) side by side)"
+            f"({counted(len(result.problems), 'problem')}, {result.duration_s:.1f} s, "
+            f"{counted(result.jobs, 'job')} side by side)"
         )
     lines += _flaky_lines(result)
     verdict = "PASSED" if result.passed else "FAILED"
@@ -106,10 +106,36 @@ def flaky_outcome(test: TestResult) -> str:
     return f"passed on attempt {test.reruns + 1}"
 
 
+def flaky_meaning(result: RunResult) -> str:
+    """What made a test of the run flaky: passing in only some of `--repeat`'s runs of its
+    checkpoint, or passing when `--reruns` reran it in its pytest session."""
+    ways = []
+    if result.repeat > 1:
+        ways.append(
+            f"passed in some of the {result.repeat} runs of its checkpoint (--repeat) and "
+            "failed in the others"
+        )
+    if result.reruns or not ways:
+        ways.append("failed, then passed when pytest reran it in the same session (--reruns)")
+    return "A flaky test " + ", or ".join(ways)
+
+
 def flaky_counting(result: RunResult) -> str:
     if result.flaky_passes:
         return "counted as passed (--flaky-passes)"
     return "counted as failed for the policy"
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 job`, `2 jobs`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def passed_of(counts: GroupCounts) -> str:
+    """`7/8`, and `7/8 (1 skipped)` when skipped or xfailed tests, which neither pass nor fail,
+    are why the passed ones are fewer than all."""
+    fraction = f"{counts.passed}/{counts.total}"
+    return f"{fraction} ({counts.skipped} skipped)" if counts.skipped else fraction
 
 
 def headline(message: str | None) -> str:
@@ -189,8 +215,8 @@ def _checkpoint_line(problem: str, checkpoint: CheckpointResult) -> list[str]:
     verdict = "passed" if checkpoint.passed else "FAILED"
     reused = " (earlier result)" if checkpoint.reused else ""
     line = (
-        f"{verdict:<7}{problem} / {checkpoint.name}: Core {core.passed}/{core.total}, "
-        f"all {counts.passed}/{counts.total}, {checkpoint.duration_s:.1f} s{reused}"
+        f"{verdict:<7}{problem} / {checkpoint.name}: Core {passed_of(core)}, "
+        f"all {passed_of(counts)}, {checkpoint.duration_s:.1f} s{reused}"
     )
     if checkpoint.failure is None:
         return [line]
@@ -200,4 +226,5 @@ def _checkpoint_line(problem: str, checkpoint: CheckpointResult) -> list[str]:
 def _row(label: str, counts: GroupCounts) -> str:
     rate = "-" if counts.pass_rate is None else f"{counts.pass_rate:.1%}"
     fraction = f"{counts.passed}/{counts.total}"
-    return f"  {label:<14}{fraction:>13}{rate:>9}"
+    skipped = f"  {counts.skipped} skipped" if counts.skipped else ""
+    return f"  {label:<14}{fraction:>13}{rate:>9}{skipped}"

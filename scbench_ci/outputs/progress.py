@@ -13,6 +13,7 @@ import threading
 import time
 from typing import TextIO
 
+from scbench_ci.outputs.console import passed_of
 from scbench_ci.plan import Job
 from scbench_ci.problem.model import Group
 from scbench_ci.results.model import CheckpointResult
@@ -102,8 +103,8 @@ def finished_line(job: Job, result: CheckpointResult) -> str:
         verdict += " (earlier result, unchanged)"
     kind = f" [{result.failure.kind.value}]" if result.failure is not None else ""
     return inert(
-        f"{job.label}: {verdict}{kind}, Core {core.passed}/{core.total}, "
-        f"all {counts.passed}/{counts.total}, {result.duration_s:.1f} s"
+        f"{job.label}: {verdict}{kind}, Core {passed_of(core)}, "
+        f"all {passed_of(counts)}, {result.duration_s:.1f} s"
     )
 
 

@@ -26,9 +26,11 @@ from scbench_ci.outputs.console import (
     baseline_date,
     change_counts,
     flaky_counting,
+    flaky_meaning,
     flaky_outcome,
     flaky_tests,
     headline,
+    passed_of,
 )
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, cap
@@ -187,9 +189,8 @@ FAILURE_KINDS = {
     ),
     FailureKind.MISSING.value: Explanation(
         "submission missing",
-        "The submission folder for this checkpoint does not exist, so no test ran. Check the "
-        "`--submission` template (`{problem}` and `{checkpoint}` are replaced by each "
-        "problem's folder name and each checkpoint's name).",
+        "No test ran. Check the `--submission` template (`{problem}` and `{checkpoint}` are "
+        "replaced by each problem's folder name and each checkpoint's name).",
         "",
     ),
 }
@@ -254,6 +255,7 @@ def render_summary(
         "totals": run.group_totals(),
         "comparison": run.comparison,
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
+        "flaky_meaning": flaky_meaning(run),
         "flaky_counting": flaky_counting(run),
         "max_note_chars": MAX_NOTE_CHARS,
         "artifact": artifact_markdown(artifact_url, artifact_name),
@@ -356,6 +358,7 @@ def _environment() -> jinja2.Environment:
         describe_policy=policy.describe,
         changed=_changed,
         flaky_outcome=flaky_outcome,
+        passed_of=passed_of,
         group_deltas=_group_deltas,
     )
     environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)

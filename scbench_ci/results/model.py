@@ -352,7 +352,7 @@ def detect_failure(
     if code == 2 and reports.collection_errors:
         names = ", ".join(e.node_id or "(session)" for e in reports.collection_errors)
         text = "\n\n".join(e.message for e in reports.collection_errors)
-        return Failure(FailureKind.COLLECTION, f"test collection failed: {names}", text)
+        return Failure(FailureKind.COLLECTION, f"errors collecting {names}", text)
     if code == 2:
         return Failure(
             FailureKind.INTERRUPTED, "pytest was interrupted (exit code 2)", log_tail(pytest_log)

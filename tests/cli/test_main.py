@@ -204,7 +204,7 @@ def test_collection_failure(problem_folder: ProblemFolder, submission: Path) -> 
     assert run.returncode == 1
     failure = checkpoint_documents(results)[0]["failure"]
     assert failure["kind"] == "collection"
-    assert failure["message"] == "test collection failed: tests/test_checkpoint_1.py"
+    assert failure["message"] == "errors collecting tests/test_checkpoint_1.py"
     assert "SyntaxError" in failure["log_tail"]
     assert checkpoint_documents(results)[0]["pytest_exit_code"] == 2
 

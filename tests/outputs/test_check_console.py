@@ -66,12 +66,13 @@ def test_the_report_lists_the_findings_then_each_problem_s_verdict() -> None:
     report = render_check_report(RUN, Path("out/results.json"))
     lines = report.splitlines()
     assert lines[1].startswith("/repo/problems/demo/tests/test_checkpoint_1.py:12: error:")
-    assert "demo        FAILED: oracle 1 error(s); time 1 warning(s)" in lines
+    assert "demo        FAILED: oracle 1 error; time 1 warning" in lines
     assert (
-        "bad_config  FAILED: static 1 error(s); not run: collection, oracle, empty, flaky, time"
+        "bad_config  FAILED: static 1 error; not run: collection, oracle, empty, flaky, time"
     ) in lines
-    assert "fine        passed: time 1 warning(s)" in lines
-    assert "Check: FAILED, 1 of 3 problem(s) sound" in report
+    assert "fine        passed: time 1 warning" in lines
+    assert "Check: FAILED, 1 of 3 problems sound" in report
+    assert "; 1 oracle run of each checkpoint; " in report
     assert lines[-1] == "Results: out/results.json"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from scbench_ci.outputs.console import render_report
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group
@@ -163,3 +165,29 @@ def test_hostile_changes_cannot_command_the_runner() -> None:
     ) in report
     assert "::f passed on attempt 1; first failure: ::x\n" in report
     assert not [line for line in report.splitlines() if line.lstrip().startswith("::")]
+
+
+def test_skipped_tests_are_shown_where_they_make_passed_fewer_than_all() -> None:
+    """An xfailed Core test: `Core 1/2` alone would read as a failure of a passing checkpoint."""
+    xfailed = checkpoint([result_of("a", Status.PASSED), result_of("b", Status.XFAILED)])
+    report = render_report(make_run(xfailed), None)
+    assert "  Core                    1/2    50.0%  1 skipped\n" in report
+    assert "  Functionality           0/0        -\n" in report
+    two = replace(make_run(xfailed), problems=(*make_run(xfailed).problems,) * 2)
+    compact = render_report(two, None)
+    assert "passed demo / checkpoint_1: Core 1/2 (1 skipped), all 1/2 (1 skipped), 1.0 s\n" in (
+        compact
+    )
+
+
+@pytest.mark.parametrize(
+    ("problems", "jobs", "counted"),
+    [(1, 1, "1 problem, 1.0 s, 1 job side by side"), (2, 2, "2 problems, 1.0 s, 2 jobs side")],
+)
+def test_counts_are_singular_or_plural(problems: int, jobs: int, counted: str) -> None:
+    one = make_run(
+        checkpoint([result_of("a", Status.PASSED)]),
+        checkpoint([result_of("a", Status.PASSED)], name="checkpoint_2"),
+    )
+    run = replace(one, problems=one.problems * problems, jobs=jobs)
+    assert f"checkpoints passed ({counted}" in render_report(run, None)

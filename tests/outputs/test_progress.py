@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from scbench_ci.outputs.progress import FinishedLines, LiveStatus
+from scbench_ci.outputs.progress import FinishedLines, LiveStatus, finished_line
 from scbench_ci.plan import Job, plan_jobs
+from scbench_ci.problem.model import Group
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, unrun_result
+from scbench_ci.results.policy import GroupCounts
 from testing.problems import ProblemFolder
 
 
@@ -50,3 +53,13 @@ def test_a_live_status_line_on_a_terminal(jobs: list[Job]) -> None:
     text = stream.getvalue()
     assert "\r\x1b[K[1/3] demo / checkpoint_1: failed [missing]" in text
     assert text.endswith("1/3 done: 0 passing, 1 failing, 1 running; 0:00 elapsed, ETA 0:00")
+
+
+def test_a_finished_line_says_what_was_skipped(jobs: list[Job]) -> None:
+    """`Core 7/8` of a passing checkpoint: the eighth was skipped or xfailed, not failed."""
+    groups = {group: GroupCounts() for group in Group}
+    groups[Group.CORE] = GroupCounts(passed=7, skipped=1, total=8)
+    result = replace(_missing(jobs[0]), passed=True, failure=None, groups=groups)
+    assert finished_line(jobs[0], result) == (
+        "demo / checkpoint_1: passed, Core 7/8 (1 skipped), all 7/8 (1 skipped), 0.0 s"
+    )

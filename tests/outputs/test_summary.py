@@ -18,7 +18,7 @@ from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
 from scbench_ci.outputs.summary import LEVELS, render_summary
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
-from scbench_ci.reports import Reports, Status, TestOutcome
+from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.model import (
@@ -217,6 +217,62 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
         f"| checkpoint\\_2 | ❌ failed | 1/2 | 50.0% | 0.0% | {NO_RATE} | 100.0% | 50.0% |\n"
     ) in markdown
     assert markdown.index("### checkpoint\\_1") < markdown.index("### checkpoint\\_2")
+
+
+def test_skipped_core_tests_are_shown_beside_core_passed(problem: Problem) -> None:
+    """An xfailed Core test makes `7/8` a pass: the table says it was skipped."""
+    xfailed = checkpoint_result(
+        problem,
+        "checkpoint_1",
+        [make_outcome("test_a", Status.PASSED), make_outcome("test_b", Status.XFAILED)],
+    )
+    second = checkpoint_result(
+        problem,
+        "checkpoint_2",
+        [make_outcome("test_c", Status.PASSED, file="test_checkpoint_2.py")],
+    )
+    markdown = render_summary(document(problem, xfailed, second))
+    assert "| checkpoint\\_1 | ✅ passed | 1/2 (1 skipped) | 50.0% |" in markdown
+    assert "| checkpoint\\_2 | ✅ passed | 1/1 | 100.0% |" in markdown
+
+
+def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
+    reports = Reports(
+        tests=(),
+        exit_code=2,
+        collection_errors=(CollectionError("tests/test_checkpoint_1.py", "E   SyntaxError"),),
+        problems=(),
+    )
+    checkpoint = judge_checkpoint(
+        problem,
+        problem.checkpoints[0],
+        tested=problem.checkpoints[:1],
+        include_prior_tests=True,
+        execution=replace(PYTEST_EXIT_1, exit_code=2),
+        seal=Seal(killed=0),
+        reports=reports,
+        log_dir=Path("/nonexistent"),
+        policy_name="core-cases",
+        session_timeout_s=60,
+        warnings=(),
+    )
+    markdown = render_summary(document(problem, checkpoint))
+    assert (
+        "\n**Test collection failed**: errors collecting tests/test\\_checkpoint\\_1.py. "
+        "pytest could not import"
+    ) in markdown
+    assert "failed: test collection failed" not in markdown.lower()
+
+
+def test_a_missing_submission_says_does_not_exist_once(problem: Problem) -> None:
+    failure = Failure(FailureKind.MISSING, "the submission folder /s/checkpoint_1 does not exist")
+    checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
+    markdown = render_summary(document(problem, checkpoint))
+    assert (
+        "**Submission missing**: the submission folder /s/checkpoint\\_1 does not exist. "
+        "No test ran. Check the `--submission` template"
+    ) in markdown
+    assert markdown.count("does not exist") == 1
 
 
 @pytest.mark.parametrize(
@@ -443,12 +499,13 @@ def test_flaky_tests_are_listed_without_a_comparison(problem: Problem) -> None:
     )
     tests = list(checkpoint.tests)
     tests[2] = replace(tests[2], repeat=RepeatCount(passed=2, runs=3))
-    run = document(problem, replace(checkpoint, tests=tuple(tests)))
+    run = replace(document(problem, replace(checkpoint, tests=tuple(tests))), reruns=2, repeat=3)
     markdown = render_summary(run)
     assert (
         "\n### Flaky tests: 2\n\n"
-        "A flaky test failed, then passed when it was run again; these are counted as failed "
-        "for the policy.\n\n"
+        "A flaky test passed in some of the 3 runs of its checkpoint (--repeat) and failed in "
+        "the others, or failed, then passed when pytest reran it in the same session (--reruns); "
+        "these are counted as failed for the policy.\n\n"
         "| Checkpoint | Test | Outcome | First failure |\n"
         "| --- | --- | --- | --- |\n"
         "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_rerun</code> (line 3) "
@@ -466,6 +523,36 @@ def test_flaky_tests_are_listed_without_a_comparison(problem: Problem) -> None:
     assert "<details>" not in markdown  # flaky tests are not listed as failing
     passes = render_summary(replace(run, flaky_passes=True))
     assert "these are counted as passed (--flaky-passes)." in passes
+
+
+@pytest.mark.parametrize(
+    ("reruns", "repeat", "meaning"),
+    [
+        (
+            2,
+            1,
+            "A flaky test failed, then passed when pytest reran it in the same session "
+            "(--reruns); ",
+        ),
+        (
+            0,
+            3,
+            "A flaky test passed in some of the 3 runs of its checkpoint (--repeat) and "
+            "failed in the others; ",
+        ),
+    ],
+)
+def test_the_flaky_note_says_how_the_run_found_them(
+    problem: Problem, reruns: int, repeat: int, meaning: str
+) -> None:
+    """`--repeat` runs a checkpoint whole, several times; `--reruns` reruns a failing test in its
+    session: the note describes the one the run used."""
+    checkpoint = checkpoint_result(problem, "checkpoint_1", [flaky("test_f", "boom", reruns=1)])
+    run = replace(document(problem, checkpoint), reruns=reruns, repeat=repeat)
+    markdown = render_summary(run)
+    assert f"\n### Flaky tests: 1\n\n{meaning}these are counted as failed" in markdown
+    assert markdown.count("(--repeat)") == (repeat > 1)
+    assert markdown.count("(--reruns)") == (reruns > 0)
 
 
 def test_results_json_gives_the_same_summary_of_changes(problem: Problem, tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ def logs(tmp_path: Path) -> Path:
                 ),
             ),
             FailureKind.COLLECTION,
-            "test collection failed: tests/test_checkpoint_2.py",
+            "errors collecting tests/test_checkpoint_2.py",
         ),
         (
             _execution(2),
