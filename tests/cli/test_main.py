@@ -197,6 +197,23 @@ def test_several_problems_share_one_submission_only_with_same_submission(
     assert [c["passed"] for c in checkpoint_documents(results)] == [True, True]
 
 
+def test_the_summary_names_the_output_folder_as_given(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    run = scbench(
+        *("evaluate", "--problem", problem_folder.root, "--checkpoint", "checkpoint_1"),
+        *("--submission", submission, "--output", "out/run1", "--executor", "local", "--quiet"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    pointer = "Reports, logs and results.json: the `out/run1/` folder."
+    assert pointer in (tmp_path / "out/run1/summary.md").read_text()
+    # `summary` points to the folder of the results.json it is given.
+    rendered = scbench("summary", "out/run1/results.json", cwd=tmp_path)
+    assert rendered.returncode == 0, rendered.stderr
+    assert pointer in rendered.stdout
+
+
 def test_output_may_not_be_the_submission(problem_folder: ProblemFolder, submission: Path) -> None:
     run = scbench(
         "evaluate",
