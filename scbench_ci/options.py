@@ -7,25 +7,57 @@ so the CLI and the action cannot drift apart.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scbench_ci.engines.pool import default_jobs
+from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
+from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, problem_folders
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
 DEFAULT_CHECK_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 
 def is_template(submission: str) -> bool:
     """Whether the submission names a folder per job (`{problem}`, `{checkpoint}` in it)."""
     return PROBLEM_PLACEHOLDER in submission or CHECKPOINT_PLACEHOLDER in submission
+
+
+def submission_template(option: str, value: str) -> str:
+    """A `--submission` value whose placeholders are all known: a typo (`{problems}`) would
+    otherwise name a folder that does not exist, and every job would be `missing`."""
+    known = (PROBLEM_PLACEHOLDER, CHECKPOINT_PLACEHOLDER)
+    unknown = [found for found in _PLACEHOLDER.findall(value) if found not in known]
+    if unknown:
+        raise BadValue(
+            option,
+            f"{value!r}: unknown placeholder {unknown[0]} (the known ones: {', '.join(known)})",
+        )
+    return value
+
+
+def check_shared_submission(
+    template: str, problem_paths: tuple[Path, ...], *, option: str, allow: str
+) -> None:
+    """A UsageError when several problems would be evaluated against one submission folder (a
+    template without `{problem}`); `allow` says how to ask for that (`give --same-submission`)."""
+    if PROBLEM_PLACEHOLDER in template:
+        return
+    count = len(problem_folders(problem_paths))
+    if count > 1:
+        raise UsageError(
+            f"{option}: {template!r} has no {PROBLEM_PLACEHOLDER}, so each of the {count} "
+            f"problems would be evaluated against the same folder; put {PROBLEM_PLACEHOLDER} in "
+            f"it, or {allow} if that is meant"
+        )
 
 
 @dataclass(frozen=True)

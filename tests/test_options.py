@@ -1,5 +1,5 @@
 """The options both front ends build: the executor's settings as the fingerprint has them, the
-default number of jobs, and the executor made of them."""
+default number of jobs, the executor made of them, and the submission templates they take."""
 
 from __future__ import annotations
 
@@ -14,7 +14,15 @@ from scbench_ci.executors import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.options import EvaluationOptions, checkpoint_choice, jobs_for
+from scbench_ci.option_values import BadValue
+from scbench_ci.options import (
+    EvaluationOptions,
+    check_shared_submission,
+    checkpoint_choice,
+    jobs_for,
+    submission_template,
+)
+from testing.problems import ProblemFolder
 
 OPTIONS = EvaluationOptions(
     problems=(Path("problem"), Path("problems")),
@@ -93,3 +101,45 @@ def test_a_checkpoint_is_a_name_or_all(value: str) -> None:
     assert checkpoint_choice("--checkpoint", "all") == "all"
     with pytest.raises(UsageError, match=f"^--checkpoint: '{value[:5]}.* is not a checkpoint"):
         checkpoint_choice("--checkpoint", value)
+
+
+@pytest.mark.parametrize(
+    "template", [".", "runs/x/{problem}/{checkpoint}/snapshot", "solutions/{checkpoint}"]
+)
+def test_a_template_of_known_placeholders_is_taken_as_it_is(template: str) -> None:
+    assert submission_template("--submission", template) == template
+
+
+@pytest.mark.parametrize(
+    ("template", "unknown"),
+    [
+        ("examples/{problems}/solutions/{checkpoint}", "{problems}"),
+        ("runs/{problem}/{Checkpoint}", "{Checkpoint}"),
+        ("solutions/{}", "{}"),
+    ],
+)
+def test_an_unknown_placeholder_is_refused_by_name(template: str, unknown: str) -> None:
+    with pytest.raises(BadValue) as raised:
+        submission_template("input submission", template)
+    assert str(raised.value) == (
+        f"input submission: {template!r}: unknown placeholder {unknown} "
+        "(the known ones: {problem}, {checkpoint})"
+    )
+
+
+def test_several_problems_need_problem_in_the_submission(tmp_path: Path) -> None:
+    for name in ("alpha", "beta"):
+        ProblemFolder(tmp_path / "problems" / name)
+    problems = (tmp_path / "problems",)
+    with pytest.raises(UsageError) as raised:
+        check_shared_submission(
+            "sol/{checkpoint}", problems, option="--submission", allow="give --x"
+        )
+    assert str(raised.value) == (
+        "--submission: 'sol/{checkpoint}' has no {problem}, so each of the 2 problems would be "
+        "evaluated against the same folder; put {problem} in it, or give --x if that is meant"
+    )
+    check_shared_submission("{problem}/{checkpoint}", problems, option="--submission", allow="")
+    # One problem, given as itself or as the only one in its folder, has the folder to itself.
+    alone = (tmp_path / "problems/alpha",)
+    check_shared_submission("sol/{checkpoint}", alone, option="--submission", allow="")

@@ -22,9 +22,11 @@ from scbench_ci.options import (
     EvaluationOptions,
     MergeOptions,
     PlanOptions,
+    check_shared_submission,
     checkpoint_choice,
     is_template,
     jobs_for,
+    submission_template,
 )
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 from scbench_ci.problem.model import real_path
@@ -45,6 +47,7 @@ DEFAULTS: dict[str, str | None] = {
     "checkpoint": "",
     "select": "",
     "submission": ".",
+    "same_submission": "false",
     "include_prior_tests": "",
     "entrypoint": "",
     "environment": "",
@@ -171,7 +174,16 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         known = ", ".join(POLICY_NAMES)
         raise UsageError(f"input oracle_policy: unknown policy {oracle_policy!r} (one of {known})")
     token = value("github_token")
-    submission = value("submission")
+    submission = parsed(submission_template, "submission")
+    # `plan`'s matrix names no folder: its submission matters only when given, for the jobs the
+    # matrix will run with it.
+    reads_submission = command == "evaluate" or (
+        command == "plan" and bool(input_value(env, "submission"))
+    )
+    if reads_submission and not parsed(boolean, "same_submission"):
+        check_shared_submission(
+            submission, problems, option="input submission", allow="set same_submission: true"
+        )
     if not is_template(submission):
         _inside(workspace, "submission", submission)
     _check_output_folder(workspace / REPORTS_DIR)

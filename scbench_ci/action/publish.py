@@ -90,6 +90,7 @@ class Step:
             # Not uploaded: the summary points to the .scbench/ folder instead.
             artifact_name=artifact_name if inputs.upload_artifact else None,
             artifact_url=artifact.url if artifact else None,
+            reports_folder=self.shown(inputs.options.output_dir),
         )
         if inputs.job_summary and self.env.get("GITHUB_STEP_SUMMARY"):
             append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), summary())

@@ -41,6 +41,17 @@ def at_least(flag: str, least: int) -> Callable[[str], int]:
     return argument_type(flag, partial(whole_number, least=least))
 
 
+def take_pytest_arguments(parser: argparse.ArgumentParser) -> None:
+    """Says that what follows `--` goes to pytest (`cli/main.py` splits it off before parsing);
+    added last, so the usage line holds every flag before it."""
+    usage = parser.format_usage().removeprefix("usage: ").rstrip()
+    parser.usage = f"{usage} [-- PYTEST ARGS]"
+    parser.epilog = (
+        "Whatever follows `--` is given to pytest as it is, after the run's own arguments "
+        "(-- -k 'parse and not slow' -x)."
+    )
+
+
 def add_problem_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--problem",

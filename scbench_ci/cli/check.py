@@ -7,7 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_run_arguments, at_least, run_options, terminal, warn
+from scbench_ci.cli.arguments import (
+    add_run_arguments,
+    at_least,
+    run_options,
+    take_pytest_arguments,
+    terminal,
+    warn,
+)
 from scbench_ci.commands.check import check
 from scbench_ci.options import (
     DEFAULT_CHECK_REPEAT,
@@ -69,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="do not stream the tests' output or show progress"
     )
+    take_pytest_arguments(parser)
 
 
 def options(args: argparse.Namespace) -> CheckOptions:

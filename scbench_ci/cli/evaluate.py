@@ -10,14 +10,22 @@ from scbench_ci.cli.arguments import (
     add_comparison_arguments,
     add_problem_argument,
     add_run_arguments,
+    argument_type,
     at_least,
     baseline_file,
     run_options,
+    take_pytest_arguments,
     terminal,
     warn,
 )
 from scbench_ci.commands.evaluate import evaluate
-from scbench_ci.options import EvaluationOptions, checkpoint_choice, jobs_for
+from scbench_ci.options import (
+    EvaluationOptions,
+    check_shared_submission,
+    checkpoint_choice,
+    jobs_for,
+    submission_template,
+)
 from scbench_ci.outputs.console import render_report
 from scbench_ci.results import policy
 
@@ -33,10 +41,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--submission",
         required=True,
+        type=argument_type("--submission", submission_template),
         metavar="DIR",
         help="the submission folder; `{problem}` is replaced by each problem's folder name and "
         "`{checkpoint}` by each checkpoint's name (runs/x/{problem}/{checkpoint}/snapshot, "
         "problems/{problem}/solutions/{checkpoint}). It is only read, never written.",
+    )
+    parser.add_argument(
+        "--same-submission",
+        action="store_true",
+        help="evaluate every problem against the one --submission folder, which has no "
+        "`{problem}` (without it, several problems need `{problem}`)",
     )
     parser.add_argument(
         "--jobs",
@@ -113,9 +128,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="do not stream the test output; print only the report"
     )
+    take_pytest_arguments(parser)
 
 
 def options(args: argparse.Namespace) -> EvaluationOptions:
+    if not args.same_submission:
+        check_shared_submission(
+            args.submission,
+            tuple(args.problem),
+            option="--submission",
+            allow="give --same-submission",
+        )
     run = run_options(args)
     return EvaluationOptions(
         problems=tuple(args.problem),

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--artifact-name",
         metavar="NAME",
-        help="the name of that artifact (default: point to the .scbench/ folder)",
+        help="the name of that artifact (default: point to the folder of RESULTS_JSON)",
     )
     parser.add_argument(
         "--output", type=Path, metavar="FILE", help="write the markdown to FILE (default: stdout)"

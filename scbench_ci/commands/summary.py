@@ -18,7 +18,11 @@ def summary(options: SummaryOptions) -> str:
     render = render_check_summary if checked(results) else render_summary
     try:
         markdown = render(
-            results, artifact_url=options.artifact_url, artifact_name=options.artifact_name
+            results,
+            artifact_url=options.artifact_url,
+            artifact_name=options.artifact_name,
+            # The reports are beside the results.json.
+            reports_folder=options.results.parent,
         )
     except ValueError as error:
         raise UsageError(f"--artifact-url: {error}") from None

@@ -4,6 +4,8 @@ cut to the same size limit."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.summary import (
     MAX_BYTES,
@@ -24,10 +26,12 @@ def render_check_summary(
     *,
     artifact_url: str | None = None,
     artifact_name: str | None = None,
+    reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> str:
     """At most `max_bytes` UTF-8 bytes (the end cut off if need be); a ValueError for an
-    artifact_url that is not http(s), or a max_bytes under MIN_BYTES."""
+    artifact_url that is not http(s), or a max_bytes under MIN_BYTES. `reports_folder` as
+    render_summary's."""
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
     problems = checked(run)
@@ -42,7 +46,7 @@ def render_check_summary(
         "errors": sum(finding.severity is Severity.ERROR for finding in findings),
         "warnings": sum(finding.severity is Severity.WARNING for finding in findings),
         "sound": sum(problem.passed for problem, _ in problems),
-        "artifact": artifact_markdown(artifact_url, artifact_name),
+        "artifact": artifact_markdown(artifact_url, artifact_name, reports_folder),
         "mark": mark,
         "place": place,
     }

@@ -21,7 +21,9 @@ def write_run_files(
 ) -> Path | None:
     """results.json, unless the run has no problem (a check that `--changed-since` left nothing
     to check), and summary.md as `render` makes it (`render_check_summary` for a check), naming
-    the artifact the folder is uploaded as; results.json's path, or None."""
+    the artifact the folder is uploaded as, else the folder as given; results.json's path, or
+    None."""
     results_path = write_results(run, output_dir) if run.problems else None
-    write_file(output_dir, SUMMARY_FILE, render(run, artifact_name=artifact_name).encode())
+    markdown = render(run, artifact_name=artifact_name, reports_folder=output_dir)
+    write_file(output_dir, SUMMARY_FILE, markdown.encode())
     return results_path

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -230,9 +231,11 @@ def render_summary(
     *,
     artifact_url: str | None = None,
     artifact_name: str | None = None,
+    reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> str:
-    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes.
+    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes; `reports_folder`: where
+    the reports are when no artifact is named (None: "the output folder").
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
     that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
@@ -258,7 +261,7 @@ def render_summary(
         "flaky_meaning": flaky_meaning(run),
         "flaky_counting": flaky_counting(run),
         "max_note_chars": MAX_NOTE_CHARS,
-        "artifact": artifact_markdown(artifact_url, artifact_name),
+        "artifact": artifact_markdown(artifact_url, artifact_name, reports_folder),
         "max_bytes": max_bytes,
         "groups": GROUPS,
         "kinds": FAILURE_KINDS,
@@ -415,8 +418,8 @@ def _failing_groups(checkpoint: CheckpointResult) -> list[FailingGroup]:
     return [FailingGroup(name, tests) for name, tests in by_group.items() if tests]
 
 
-def artifact_markdown(url: str | None, name: str | None) -> str:
-    """Where the full reports are, as markdown."""
+def artifact_markdown(url: str | None, name: str | None, folder: PurePath | None) -> str:
+    """Where the full reports are, as markdown: the artifact, else the folder as it was given."""
     if url is not None:
         if urlsplit(url).scheme not in ("http", "https"):
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -425,7 +428,9 @@ def artifact_markdown(url: str | None, name: str | None) -> str:
         return f"[{markdown_text(name or 'the workflow artifact')}]({target})"
     if name:
         return f"the workflow artifact **{markdown_text(name)}**"
-    return "the `.scbench/` folder"
+    if folder is None:
+        return "the output folder"
+    return f"the {code_span(str(folder).rstrip('/') + '/')} folder"
 
 
 # Escaping filters.
@@ -455,6 +460,15 @@ def markdown_text(value: object) -> str:
     # Backslashes first: escaping after html.escape would break its `&#x27;`.
     text = _LIST_START.sub(r"\1\\", _MARKDOWN_SPECIALS.sub(r"\\\1", text), count=1)
     return html.escape(_AUTOLINK.sub(r"\\\g<0>", text), quote=True)
+
+
+def code_span(text: str) -> str:
+    """One line of text as inline code: its backticks cannot close it."""
+    text = _LINE_BREAKS.sub(" ", text)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
 
 
 def fenced(text: str) -> str:

@@ -156,6 +156,15 @@ def test_input_names_as_the_runner_writes_them() -> None:
         ({"problem": "../outside", "checkpoint": "c"}, "input problem: '../outside' leaves"),
         ({"problem": "/etc", "checkpoint": "c"}, "input problem: '/etc' leaves the workspace"),
         ({"problem": "p", "checkpoint": "c", "submission": "../../x"}, "input submission:"),
+        (
+            {"problem": "p", "checkpoint": "c", "submission": "x/{problems}/{checkpoint}"},
+            "input submission: 'x/{problems}/{checkpoint}': unknown placeholder {problems} "
+            "(the known ones: {problem}, {checkpoint})",
+        ),
+        (
+            {"problem": "p", "checkpoint": "c", "same_submission": "often"},
+            "input same_submission: 'often' is not a boolean",
+        ),
         ({"problem": "p", "checkpoint": "c", "environment": "/tmp/e.yaml"}, "input environment:"),
         ({"problem": "p", "checkpoint": "../c"}, "input checkpoint: '../c' is not a checkpoint"),
         ({"problem": "p", "checkpoint": "/c"}, "input checkpoint: '/c' is not a checkpoint"),
@@ -221,3 +230,34 @@ def test_the_output_folder_is_a_plain_folder(
     make(workspace / ".scbench", tmp_path)
     with pytest.raises(UsageError, match=message):
         read_inputs(_env(workspace, problem="p", checkpoint="checkpoint_1"))
+
+
+@pytest.mark.parametrize(
+    ("inputs", "refused"),
+    [
+        ({"checkpoint": "all"}, True),
+        ({"checkpoint": "all", "submission": "solutions/{checkpoint}"}, True),
+        ({"checkpoint": "all", "same_submission": "true"}, False),
+        ({"checkpoint": "all", "submission": "{problem}/{checkpoint}"}, False),
+        # `plan`'s matrix names no folder: only a submission given is the jobs' to share.
+        ({"command": "plan"}, False),
+        ({"command": "plan", "submission": "solutions"}, True),
+        ({"command": "check"}, False),
+    ],
+)
+def test_several_problems_share_a_submission_only_when_asked(
+    tmp_path: Path, inputs: dict[str, str], refused: bool
+) -> None:
+    for name in ("a", "b"):
+        ProblemFolder(tmp_path / "problems" / name)
+    env = _env(tmp_path, problem="problems", **inputs)
+    if not refused:
+        read_inputs(env)
+        return
+    with pytest.raises(UsageError) as error:
+        read_inputs(env)
+    assert str(error.value).startswith("input submission: ")
+    assert str(error.value).endswith(
+        "has no {problem}, so each of the 2 problems would be evaluated against the same "
+        "folder; put {problem} in it, or set same_submission: true if that is meant"
+    )

@@ -45,8 +45,10 @@ def test_the_summary_the_outputs_and_the_annotations(tmp_path: Path) -> None:
     step.publish(
         Outcome(run, results, ExitCode.PASSED), "scbench-demo", render_summary, error_annotations
     )
-    # Not uploaded: the summary points to the .scbench/ folder.
-    assert (tmp_path / "summary").read_text() == render_summary(run)
+    # Not uploaded: the summary points to the .scbench/ folder, relative to the workspace.
+    summary = (tmp_path / "summary").read_text()
+    assert summary == render_summary(run, reports_folder=Path(".scbench"))
+    assert "Reports, logs and results.json: the `.scbench/` folder." in summary
     outputs = _outputs(tmp_path / "outputs")
     assert outputs["results_path"] == ".scbench/results.json"
     assert (outputs["passed"], outputs["artifact_id"]) == (str(run.passed).lower(), "")

@@ -36,3 +36,15 @@ def test_a_bad_value_is_a_usage_error_with_the_parser_s_reason(
 
 def test_without_docker_flags_the_settings_are_the_defaults() -> None:
     assert evaluate.options(parse_arguments(list(WHERE))).docker == DockerSettings()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "check"])
+def test_the_help_says_what_follows_double_dash_goes_to_pytest(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_arguments([command, "--help"])
+    assert stopped.value.code == 0
+    usage, _, rest = capsys.readouterr().out.partition("\n\n")
+    assert usage.endswith(" [-- PYTEST ARGS]")
+    assert "Whatever follows `--` is given to pytest as it is" in " ".join(rest.split())

@@ -155,6 +155,65 @@ def test_a_missing_submission_is_that_checkpoints_failure(
     assert results["infrastructure_failure"] is False
 
 
+def test_an_unknown_placeholder_in_the_submission_is_exit_2_before_any_run(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    run = scbench(
+        *("evaluate", "--problem", problem_folder.root, "--checkpoint", "all"),
+        *("--submission", "examples/{problems}/solutions/{checkpoint}"),
+        *("--output", "out", "--executor", "local"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.endswith(
+        "error: argument --submission: 'examples/{problems}/solutions/{checkpoint}': unknown "
+        "placeholder {problems} (the known ones: {problem}, {checkpoint})\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_several_problems_share_one_submission_only_with_same_submission(
+    submission: Path, tmp_path: Path
+) -> None:
+    for name in ("one", "two"):
+        config = {"name": name, "entry_file": "main", "checkpoints": {"checkpoint_1": {}}}
+        ProblemFolder(tmp_path / "problems" / name, config)
+    where = (
+        *("evaluate", "--problem", "problems", "--checkpoint", "checkpoint_1"),
+        *("--submission", submission, "--output", "out", "--executor", "local", "--quiet"),
+    )
+    refused = scbench(*where, cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert _one_line_error(refused) == (
+        f"scbench-ci: error: --submission: {str(submission)!r} has no {{problem}}, so each of "
+        "the 2 problems would be evaluated against the same folder; put {problem} in it, or "
+        "give --same-submission if that is meant"
+    )
+    assert not (tmp_path / "out").exists()
+
+    asked = scbench(*where, "--same-submission", cwd=tmp_path)
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    results = json.loads((tmp_path / "out/results.json").read_text())
+    assert [c["passed"] for c in checkpoint_documents(results)] == [True, True]
+
+
+def test_the_summary_names_the_output_folder_as_given(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    run = scbench(
+        *("evaluate", "--problem", problem_folder.root, "--checkpoint", "checkpoint_1"),
+        *("--submission", submission, "--output", "out/run1", "--executor", "local", "--quiet"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    pointer = "Reports, logs and results.json: the `out/run1/` folder."
+    assert pointer in (tmp_path / "out/run1/summary.md").read_text()
+    # `summary` points to the folder of the results.json it is given.
+    rendered = scbench("summary", "out/run1/results.json", cwd=tmp_path)
+    assert rendered.returncode == 0, rendered.stderr
+    assert pointer in rendered.stdout
+
+
 def test_output_may_not_be_the_submission(problem_folder: ProblemFolder, submission: Path) -> None:
     run = scbench(
         "evaluate",

@@ -20,8 +20,11 @@ def test_the_markdown_is_returned_and_written_to_the_file(tmp_path: Path) -> Non
     expected = render_summary(run, artifact_name="scbench-demo")
     assert summary(SummaryOptions(results, artifact_name="scbench-demo")) == expected
     target = tmp_path / "summary.md"
-    assert summary(SummaryOptions(results, output=target)) == render_summary(run)
-    assert target.read_text(encoding="utf-8") == render_summary(run)
+    # No artifact: the reports are beside the results.json.
+    beside = render_summary(run, reports_folder=tmp_path)
+    assert f"the `{tmp_path}/` folder" in beside
+    assert summary(SummaryOptions(results, output=target)) == beside
+    assert target.read_text(encoding="utf-8") == beside
 
 
 def test_a_folder_is_not_a_file_to_write(tmp_path: Path) -> None:

@@ -133,4 +133,4 @@ def test_the_summary_command_renders_a_check_s_summary(
     path = write_run_files(RUN, tmp_path, render=render_check_summary)
     assert path is not None
     assert main(["summary", str(path)]) == 0
-    assert capsys.readouterr().out == render_check_summary(RUN)
+    assert capsys.readouterr().out == render_check_summary(RUN, reports_folder=tmp_path)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import cmarkgfm
 import pytest
@@ -163,7 +163,7 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
     assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
     assert "Policy **core-cases**: there are Core tests and none of them fails." in head
     assert "2 of 11 tests failed; the run took 1 min 15 s." in head
-    assert "Reports, logs and results.json: the `.scbench/` folder." in head
+    assert "Reports, logs and results.json: the output folder." in head
     assert "Infrastructure failure" not in head
     assert rest.startswith("checkpoint\\_1: ❌ failed in 2.0 s\n")
     for row in (
@@ -341,23 +341,27 @@ def test_a_failing_test_is_capped_with_the_end_of_its_traceback(problem: Problem
 
 
 @pytest.mark.parametrize(
-    ("url", "name", "pointer"),
+    ("url", "name", "folder", "pointer"),
     [
-        (None, None, "the `.scbench/` folder"),
-        (None, "scbench_results", "the workflow artifact **scbench\\_results**"),
-        ("https://github.com/o/r/actions/runs/1/artifacts/2", "res", "[res](https://github.com/"),
+        (None, None, None, "the output folder"),
+        (None, None, PurePath(".scbench"), "the `.scbench/` folder"),
+        (None, None, PurePath("out/run 1"), "the `out/run 1/` folder"),
+        (None, None, PurePath("/abs/a`b"), "the ``/abs/a`b/`` folder"),
+        (None, "scbench_results", PurePath("o"), "the workflow artifact **scbench\\_results**"),
+        ("https://github.com/o/r/actions/runs/1/artifacts/2", "res", None, "[res](https://github"),
         (
             "https://x.test/a b(c)<d>",
+            None,
             None,
             "[the workflow artifact](https://x.test/a%20b%28c%29%3Cd%3E)",
         ),
     ],
 )
 def test_artifact_pointer(
-    problem: Problem, url: str | None, name: str | None, pointer: str
+    problem: Problem, url: str | None, name: str | None, folder: PurePath | None, pointer: str
 ) -> None:
     result = document(problem, checkpoint_result(problem, "checkpoint_1", []))
-    markdown = render_summary(result, artifact_url=url, artifact_name=name)
+    markdown = render_summary(result, artifact_url=url, artifact_name=name, reports_folder=folder)
     assert f"Reports, logs and results.json: {pointer}" in markdown
 
 
@@ -754,7 +758,7 @@ def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
     assert len(markdown.encode()) <= 1600
     # Cut in the log's code block, which is closed.
     assert markdown.endswith(
-        "\nlog line 95\n``````\n\n✂️ The summary is cut here to stay under 1,600 bytes.\n"
+        "\nlog line 96\n``````\n\n✂️ The summary is cut here to stay under 1,600 bytes.\n"
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)
