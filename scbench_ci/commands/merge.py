@@ -3,11 +3,14 @@ baseline, with each checkpoint's reports; then results.json and summary.md."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from scbench_ci.commands.channels import BaselineSource, Outcome, no_baseline
 from scbench_ci.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.baseline import compared
 from scbench_ci.trust.output_folder import prepare_output
 
@@ -17,5 +20,10 @@ def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> O
     result = compared(merge_runs(shards), baseline())
     output_dir = prepare_output(options.output_dir)
     copy_reports(shards, output_dir)
-    results_path = write_run_files(result, output_dir, artifact_name=options.artifact_name)
+    results_path = write_run_files(
+        result,
+        output_dir,
+        render=partial(render_summary, fail_on=options.fail_on),
+        artifact_name=options.artifact_name,
+    )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

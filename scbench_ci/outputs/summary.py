@@ -30,6 +30,7 @@ from scbench_ci.outputs.console import (
     flaky_tests,
     headline,
 )
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, cap
 from scbench_ci.results import policy
@@ -40,6 +41,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RunResult,
     TestResult,
+    why_failed,
 )
 
 SUMMARY_FILE = "summary.md"
@@ -230,8 +232,10 @@ def render_summary(
     artifact_url: str | None = None,
     artifact_name: str | None = None,
     max_bytes: int = MAX_BYTES,
+    fail_on: str = DEFAULT_FAIL_ON,
 ) -> str:
-    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes.
+    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes, its headline following
+    `fail_on` (the run's `--fail-on`).
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
     that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
@@ -244,6 +248,7 @@ def render_summary(
     columns = list(dict.fromkeys(checkpoint.name for checkpoint in checkpoints))
     context = {
         "run": run,
+        "headline": run_headline(run, fail_on),
         "checkpoints": checkpoints,
         "many_problems": len(run.problems) > 1,
         "columns": columns,
@@ -354,6 +359,7 @@ def _environment() -> jinja2.Environment:
         verdict=_verdict,
         cell=_cell,
         describe_policy=policy.describe,
+        why_failed=why_failed,
         changed=_changed,
         flaky_outcome=flaky_outcome,
         group_deltas=_group_deltas,
