@@ -65,7 +65,7 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
     checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
     outcome = (
         f"{sum(checkpoint.passed for checkpoint in checkpoints)} of {len(checkpoints)} "
-        f"checkpoint{'s' if len(checkpoints) != 1 else ''} pass the policy"
+        f"checkpoint{'s pass' if len(checkpoints) != 1 else ' passes'} the policy"
     )
     if fail_on == "regressions" and not run.infrastructure_failure:
         if run.comparison is None:
