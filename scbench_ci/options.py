@@ -173,6 +173,8 @@ class SummaryOptions:
     artifact_name: str | None = None
     output: Path | None = None
     """A file; None: the markdown is only returned."""
+    fail_on: str = DEFAULT_FAIL_ON
+    """The run's `--fail-on`, which the headline follows."""
 
 
 @dataclass(frozen=True)

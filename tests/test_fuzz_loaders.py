@@ -26,6 +26,7 @@ from scbench_ci.check.known_failures import parse_known_failures, read_known_fai
 from scbench_ci.errors import ProblemError
 from scbench_ci.merge import Shard, merge_runs
 from scbench_ci.outputs.console import render_report
+from scbench_ci.outputs.exit_status import FAIL_ON
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.load import check_problem, load_problem
 from scbench_ci.reports import Reports, read_reports
@@ -168,8 +169,9 @@ def test_the_results_reader_raises_only_its_own_error(
         assert result.passed == verdict(run.policy, result.failure, groups)
     merged = merge_runs([Shard(str(path), run)])
     compared = replace(merged, comparison=compare(merged, run, str(path)))
-    render_summary(compared)
-    render_report(compared, path)
+    for fail_on in FAIL_ON:
+        render_summary(compared, fail_on=fail_on)
+        render_report(compared, path, fail_on=fail_on)
     again = scratch / "again"
     again.mkdir(exist_ok=True)
     assert load_results(write_results(run, again)) == run

@@ -175,12 +175,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise UsageError(f"input oracle_policy: unknown policy {oracle_policy!r} (one of {known})")
     token = value("github_token")
     submission = parsed(submission_template, "submission")
-    # `plan`'s matrix names no folder: its submission matters only when given, for the jobs the
-    # matrix will run with it.
-    reads_submission = command == "evaluate" or (
-        command == "plan" and bool(input_value(env, "submission"))
-    )
-    if reads_submission and not parsed(boolean, "same_submission"):
+    # `plan`'s matrix names no folder (and the runner passes `submission`'s default, `.`, to
+    # every step): only the evaluations it fans out to read a submission, and check it there.
+    if command == "evaluate" and not parsed(boolean, "same_submission"):
         check_shared_submission(
             submission, problems, option="input submission", allow="set same_submission: true"
         )

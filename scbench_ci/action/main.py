@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import TextIO
 
 from scbench_ci.action.baseline import baseline_source
@@ -86,6 +87,9 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
             artifact_name=named,
         )
         artifact_name = named(outcome.result)
-    step.publish(outcome, artifact_name, render_summary, error_annotations)
-    stdout.write(render_report(outcome.result, step.shown(outcome.results_path)))
+    fail_on = inputs.options.fail_on
+    step.publish(
+        outcome, artifact_name, partial(render_summary, fail_on=fail_on), error_annotations
+    )
+    stdout.write(render_report(outcome.result, step.shown(outcome.results_path), fail_on=fail_on))
     return outcome.exit_code

@@ -163,5 +163,5 @@ def run(args: argparse.Namespace) -> int:
     outcome = evaluate(
         options(args), echo=terminal(args.quiet), warn=warn, baseline=baseline_file(args.baseline)
     )
-    sys.stdout.write(render_report(outcome.result, outcome.results_path))
+    sys.stdout.write(render_report(outcome.result, outcome.results_path, fail_on=args.fail_on))
     return outcome.exit_code

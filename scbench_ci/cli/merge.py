@@ -40,5 +40,5 @@ def options(args: argparse.Namespace) -> MergeOptions:
 
 def run(args: argparse.Namespace) -> int:
     outcome = merge(options(args), baseline=baseline_file(args.baseline))
-    sys.stdout.write(render_report(outcome.result, outcome.results_path))
+    sys.stdout.write(render_report(outcome.result, outcome.results_path, fail_on=args.fail_on))
     return outcome.exit_code

@@ -9,6 +9,7 @@ from pathlib import Path
 from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,10 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output", type=Path, metavar="FILE", help="write the markdown to FILE (default: stdout)"
     )
+    parser.add_argument(
+        "--fail-on",
+        default=DEFAULT_FAIL_ON,
+        choices=FAIL_ON,
+        help="the run's --fail-on, which the headline follows (default: %(default)s)",
+    )
 
 
 def options(args: argparse.Namespace) -> SummaryOptions:
-    return SummaryOptions(args.results, args.artifact_url, args.artifact_name, args.output)
+    return SummaryOptions(
+        args.results, args.artifact_url, args.artifact_name, args.output, fail_on=args.fail_on
+    )
 
 
 def run(args: argparse.Namespace) -> int:

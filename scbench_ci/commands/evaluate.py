@@ -4,6 +4,7 @@ summary.md."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from scbench_ci import evaluation
 from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline
@@ -11,6 +12,7 @@ from scbench_ci.executors import make_executor
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.baseline import compared
 from scbench_ci.results.model import RunResult
 
@@ -31,5 +33,10 @@ def evaluate(
     with echo() as stream:
         run = evaluation.evaluate(options, plan, executor, stream)
     result = compared(run, earlier)
-    results_path = write_run_files(result, options.output_dir, artifact_name=artifact_name(result))
+    results_path = write_run_files(
+        result,
+        options.output_dir,
+        render=partial(render_summary, fail_on=options.fail_on),
+        artifact_name=artifact_name(result),
+    )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -4,11 +4,14 @@ checkpoint_results.jsonl, as an evaluation of all of them writes them."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from scbench_ci.commands.channels import BaselineSource, Outcome, no_baseline
 from scbench_ci.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.baseline import compared
 from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
@@ -26,5 +29,10 @@ def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> O
     write_checkpoint_results(
         output_dir / CHECKPOINT_RESULTS_FILE, merged_checkpoint_results_rows(result, output_dir)
     )
-    results_path = write_run_files(result, output_dir, artifact_name=options.artifact_name)
+    results_path = write_run_files(
+        result,
+        output_dir,
+        render=partial(render_summary, fail_on=options.fail_on),
+        artifact_name=options.artifact_name,
+    )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from scbench_ci.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.check_console import checked
@@ -15,7 +17,11 @@ from scbench_ci.trust.output_folder import write_file
 def summary(options: SummaryOptions) -> str:
     """The markdown, also written to `options.output` when there is one."""
     results = load_results(options.results)
-    render = render_check_summary if checked(results) else render_summary
+    render = (
+        render_check_summary
+        if checked(results)
+        else partial(render_summary, fail_on=options.fail_on)
+    )
     try:
         markdown = render(
             results,

@@ -14,11 +14,17 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
+from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
-from scbench_ci.results import policy
 from scbench_ci.results.comparison import Comparison
-from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult, TestResult
+from scbench_ci.results.model import (
+    CheckpointResult,
+    ProblemResult,
+    RunResult,
+    TestResult,
+    why_failed,
+)
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.terminal import inert
 
@@ -35,14 +41,15 @@ class FlakyTest:
     test: TestResult
 
 
-def render_report(result: RunResult, results_path: Path | None) -> str:
+def render_report(result: RunResult, results_path: Path | None, *, fail_on: str) -> str:
+    """`fail_on`: the run's `--fail-on`, which its `Verdict:` line follows."""
     lines = [""]
     if result.comparison is not None:
         lines += [*_comparison_lines(result.comparison), ""]
     compact = len(result.problems) > 1
     for problem, checkpoint in result.checkpoints():
         show = _checkpoint_line if compact else _checkpoint_lines
-        lines += show(problem.name, checkpoint)
+        lines += show(problem.name, checkpoint, why_failed(checkpoint, result.policy))
     if compact:
         lines.append("")
     checkpoints = [checkpoint for _, checkpoint in result.checkpoints()]
@@ -54,8 +61,7 @@ def render_report(result: RunResult, results_path: Path | None) -> str:
             f"{counted(result.jobs, 'job')} side by side)"
         )
     lines += _flaky_lines(result)
-    verdict = "PASSED" if result.passed else "FAILED"
-    lines.append(f"Verdict: {verdict} (policy {result.policy}: {policy.describe(result.policy)})")
+    lines.append(f"Verdict: {run_headline(result, fail_on).text}")
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
     if results_path is not None:
@@ -191,7 +197,7 @@ def _passed(passed: bool | None) -> str:
     return "passed" if passed else "failed"
 
 
-def _checkpoint_lines(problem: str, checkpoint: CheckpointResult) -> list[str]:
+def _checkpoint_lines(problem: str, checkpoint: CheckpointResult, why: str | None) -> list[str]:
     verdict = "passed" if checkpoint.passed else "failed"
     reused = " (earlier result, unchanged)" if checkpoint.reused else ""
     lines = [f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"]
@@ -199,17 +205,17 @@ def _checkpoint_lines(problem: str, checkpoint: CheckpointResult) -> list[str]:
     for group in Group:
         lines.append(_row(group.value, checkpoint.groups[group]))
     lines.append(_row("all", checkpoint.counts))
-    if checkpoint.failure is not None:
-        lines.append(f"  failure ({checkpoint.failure.kind.value}): {checkpoint.failure.message}")
-        if checkpoint.failure.log_tail:
-            lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
+    if why is not None:
+        lines.append(f"  why it failed: {why}")
+    if checkpoint.failure is not None and checkpoint.failure.log_tail:
+        lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
     for warning in checkpoint.warnings:
         lines.append(f"  warning: {warning}")
     return [*lines, ""]
 
 
-def _checkpoint_line(problem: str, checkpoint: CheckpointResult) -> list[str]:
-    """One line (two when it failed for a reason other than its tests)."""
+def _checkpoint_line(problem: str, checkpoint: CheckpointResult, why: str | None) -> list[str]:
+    """One line, and one more saying why when it failed."""
     core = checkpoint.groups[Group.CORE]
     counts = checkpoint.counts
     verdict = "passed" if checkpoint.passed else "FAILED"
@@ -218,9 +224,7 @@ def _checkpoint_line(problem: str, checkpoint: CheckpointResult) -> list[str]:
         f"{verdict:<7}{problem} / {checkpoint.name}: Core {passed_of(core)}, "
         f"all {passed_of(counts)}, {checkpoint.duration_s:.1f} s{reused}"
     )
-    if checkpoint.failure is None:
-        return [line]
-    return [line, f"       {checkpoint.failure.kind.value}: {checkpoint.failure.message}"]
+    return [line] if why is None else [line, f"       {why}"]
 
 
 def _row(label: str, counts: GroupCounts) -> str:

@@ -33,6 +33,7 @@ from scbench_ci.outputs.console import (
     headline,
     passed_of,
 )
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, cap
 from scbench_ci.results import policy
@@ -43,6 +44,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RunResult,
     TestResult,
+    why_failed,
 )
 
 SUMMARY_FILE = "summary.md"
@@ -233,9 +235,11 @@ def render_summary(
     artifact_name: str | None = None,
     reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
+    fail_on: str = DEFAULT_FAIL_ON,
 ) -> str:
-    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes; `reports_folder`: where
-    the reports are when no artifact is named (None: "the output folder").
+    """The markdown summary of a run, at most `max_bytes` UTF-8 bytes, its headline following
+    `fail_on` (the run's `--fail-on`); `reports_folder`: where the reports are when no artifact is
+    named (None: "the output folder").
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
     that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
@@ -248,6 +252,7 @@ def render_summary(
     columns = list(dict.fromkeys(checkpoint.name for checkpoint in checkpoints))
     context = {
         "run": run,
+        "headline": run_headline(run, fail_on),
         "checkpoints": checkpoints,
         "many_problems": len(run.problems) > 1,
         "columns": columns,
@@ -359,6 +364,7 @@ def _environment() -> jinja2.Environment:
         verdict=_verdict,
         cell=_cell,
         describe_policy=policy.describe,
+        why_failed=why_failed,
         changed=_changed,
         flaky_outcome=flaky_outcome,
         passed_of=passed_of,

@@ -240,6 +240,16 @@ def verdict(policy_name: str, failure: Failure | None, groups: policy.Counts) ->
     return failure is None and policy.passes(policy_name, groups)
 
 
+def why_failed(checkpoint: CheckpointResult, policy_name: str) -> str | None:
+    """In words, why a checkpoint failed under the policy: its failure kind and message, or
+    what its counts lack (`policy.shortfall`); None when it passed."""
+    if checkpoint.passed:
+        return None
+    if checkpoint.failure is not None:
+        return f"{checkpoint.failure.kind.value}: {checkpoint.failure.message}"
+    return policy.shortfall(policy_name, checkpoint.groups)
+
+
 def _execution_warnings(execution: ExecutionResult) -> tuple[str, ...]:
     if execution.leftover_processes and execution.timed_out_in is None:
         return (

@@ -42,29 +42,42 @@ def _no_failures(counts: Counts, groups: tuple[Group, ...]) -> bool:
     return all(counts[group].failed == 0 for group in groups)
 
 
-_POLICIES: dict[str, tuple[str, Callable[[Counts], bool]]] = {
-    "core-cases": (
+@dataclass(frozen=True)
+class Policy:
+    description: str
+    passes: Callable[[Counts], bool]
+    lacking: str
+    """What a checkpoint without a failing test that fails the policy lacks: `no Core tests`."""
+
+
+_POLICIES = {
+    "core-cases": Policy(
         "there are Core tests and none of them fails",
         lambda c: c[Group.CORE].total > 0 and _no_failures(c, (Group.CORE,)),
+        "no Core tests",
     ),
-    "all-non-error-cases": (
+    "all-non-error-cases": Policy(
         "no Core, Functionality or Regression test fails",
         lambda c: (
             _no_failures(c, (Group.CORE, Group.FUNCTIONALITY, Group.REGRESSION))
             and sum(g.passed for g in c.values()) > 0
         ),
+        "no test passed",
     ),
-    "all-cases": (
+    "all-cases": Policy(
         "no test fails",
         lambda c: _no_failures(c, tuple(Group)) and sum(g.passed for g in c.values()) > 0,
+        "no test passed",
     ),
-    "any-case": (
+    "any-case": Policy(
         "at least one test passes",
         lambda c: sum(g.passed for g in c.values()) > 0,
+        "no test passed",
     ),
-    "any": (
+    "any": Policy(
         "the tests ran to completion, whatever their results",
         lambda c: True,
+        "",
     ),
 }
 POLICY_NAMES = tuple(_POLICIES)
@@ -72,12 +85,27 @@ DEFAULT_POLICY = "core-cases"
 
 
 def describe(name: str) -> str:
-    return _POLICIES[name][0]
+    return _POLICIES[name].description
 
 
 def passes(name: str, counts: Counts) -> bool:
     """The verdict for a checkpoint that ran without a failure (one with a failure fails)."""
-    return _POLICIES[name][1](counts)
+    return _POLICIES[name].passes(counts)
+
+
+def shortfall(name: str, counts: Counts) -> str | None:
+    """In words, why counts of a run without a failure fail the policy: `2 Core tests failed,
+    1 Regression test failed`, or `no Core tests (policy core-cases needs at least one)`; None
+    when they pass it."""
+    if passes(name, counts):
+        return None
+    counted = counted_failures(name)
+    failed = [
+        f"{count} {group.value} test{'s' if count != 1 else ''} failed"
+        for group in Group
+        if group in counted and (count := counts[group].failed)
+    ]
+    return ", ".join(failed) or f"{_POLICIES[name].lacking} (policy {name} needs at least one)"
 
 
 def counted_failures(name: str) -> frozenset[Group]:

@@ -458,8 +458,9 @@ def test_fail_on_regressions_passes_a_failing_verdict_without_regressions(
     assert run.result.exit_code == 0, run.result.log
     release = rf"^Baseline: artifact {NAME} \(id \d+\) of run \d+ on release, "
     assert re.search(release, run.result.log, re.M)
-    assert "## ❌ FAILED" in run.result.summary
+    assert "## ✅ no regressions (0 of 1 checkpoint passes the policy)" in run.result.summary
     assert "- checkpoint\\_2: ✅ passed → ❌ failed" in run.result.summary
+    assert "\nVerdict: no regressions (0 of 1 checkpoint passes the policy)\n" in run.result.log
 
 
 # --- warnings: no baseline to be had, no comment to be written ---

@@ -239,9 +239,9 @@ def test_the_output_folder_is_a_plain_folder(
         ({"checkpoint": "all", "submission": "solutions/{checkpoint}"}, True),
         ({"checkpoint": "all", "same_submission": "true"}, False),
         ({"checkpoint": "all", "submission": "{problem}/{checkpoint}"}, False),
-        # `plan`'s matrix names no folder: only a submission given is the jobs' to share.
+        # `plan`'s matrix names no folder: the evaluations it fans out to check theirs.
         ({"command": "plan"}, False),
-        ({"command": "plan", "submission": "solutions"}, True),
+        ({"command": "plan", "submission": "."}, False),
         ({"command": "check"}, False),
     ],
 )

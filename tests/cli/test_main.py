@@ -151,7 +151,7 @@ def test_a_missing_submission_is_that_checkpoints_failure(
     failure = checkpoint_documents(results)[1]["failure"]
     assert failure["kind"] == "missing"
     assert failure["message"] == f"the submission folder {solutions}/checkpoint_2 does not exist"
-    assert "failure (missing): the submission folder" in run.stdout
+    assert "why it failed: missing: the submission folder" in run.stdout
     assert results["infrastructure_failure"] is False
 
 
@@ -287,7 +287,7 @@ def test_a_runner_that_ends_without_its_seal_is_aborted(
     assert run.returncode == 1
     assert results["infrastructure_failure"] is False
     assert checkpoint_documents(results)[0]["failure"]["kind"] == "aborted"
-    assert "failure (aborted): the test runner was stopped before it sealed" in run.stdout
+    assert "why it failed: aborted: the test runner was stopped before it sealed" in run.stdout
 
 
 def test_a_runner_that_cannot_start_is_an_infrastructure_failure(
@@ -464,7 +464,7 @@ def test_auto_falls_back_to_local_and_says_so(
     run = scbench(*args, "--executor", "docker", cwd=tmp_path, env=no_daemon)
     assert run.returncode == 3
     assert (
-        f"failure (infrastructure): cannot reach the Docker daemon at DOCKER_HOST=unix://"
+        f"why it failed: infrastructure: cannot reach the Docker daemon at DOCKER_HOST=unix://"
         f"{tmp_path}/no-daemon.sock: start Docker, or use --executor local\n"
     ) in run.stdout
     assert json.loads((output / "results.json").read_text())["infrastructure_failure"] is True

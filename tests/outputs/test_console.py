@@ -36,10 +36,10 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
         ("a warning\n::warning::injected",),
     )
     result = make_run(checkpoint)
-    report = render_report(result, Path(".scbench/results.json"))
+    report = render_report(result, Path(".scbench/results.json"), fail_on="policy")
     assert report.endswith(
         "  all                     0/0        -\n"
-        "  failure (infrastructure): pytest wrote no report ##\\[error]x\n"
+        "  why it failed: infrastructure: pytest wrote no report ##\\[error]x\n"
         "    collected 1 item\n"
         "    \\::stop-commands::x\n"
         "      \\::error::indented\n"
@@ -106,7 +106,7 @@ def test_the_changes_since_the_baseline_come_first() -> None:
         )
     )
     compared = replace(run, comparison=compare(run, baseline, "nightly/results.json"))
-    report = render_report(compared, Path("results.json"))
+    report = render_report(compared, Path("results.json"), fail_on="policy")
     assert report.startswith(
         "\n"
         "Compared with nightly/results.json (2026-01-01 00:00 UTC): 1 regression, 1 fixed, "
@@ -118,6 +118,7 @@ def test_the_changes_since_the_baseline_come_first() -> None:
     )
     assert report.endswith(
         "  all                     1/3    33.3%\n"
+        "  why it failed: 2 Core tests failed\n"
         "\n"
         "Flaky tests: 1, counted as failed for the policy\n"
         "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
@@ -138,7 +139,9 @@ def test_long_lists_are_cut() -> None:
         )
     )
     report = render_report(
-        replace(run, comparison=compare(run, baseline, "b"), flaky_passes=True), Path("r")
+        replace(run, comparison=compare(run, baseline, "b"), flaky_passes=True),
+        Path("r"),
+        fail_on="policy",
     )
     assert report.count("  regressed demo / checkpoint_1: ") == 20
     assert "::t19 (passed -> failed)\n  … and 5 more\n  verdict " in report
@@ -156,7 +159,7 @@ def test_hostile_changes_cannot_command_the_runner() -> None:
         )
     )
     compared = replace(run, comparison=compare(run, baseline, "::error::baseline"))
-    report = render_report(compared, Path("r"))
+    report = render_report(compared, Path("r"), fail_on="policy")
     assert "Compared with ::error::baseline (2026-" in report  # the runner reads a line's start
     assert "1 verdict change\n" in report
     assert (
@@ -170,11 +173,11 @@ def test_hostile_changes_cannot_command_the_runner() -> None:
 def test_skipped_tests_are_shown_where_they_make_passed_fewer_than_all() -> None:
     """An xfailed Core test: `Core 1/2` alone would read as a failure of a passing checkpoint."""
     xfailed = checkpoint([result_of("a", Status.PASSED), result_of("b", Status.XFAILED)])
-    report = render_report(make_run(xfailed), None)
+    report = render_report(make_run(xfailed), None, fail_on="policy")
     assert "  Core                    1/2    50.0%  1 skipped\n" in report
     assert "  Functionality           0/0        -\n" in report
     two = replace(make_run(xfailed), problems=(*make_run(xfailed).problems,) * 2)
-    compact = render_report(two, None)
+    compact = render_report(two, None, fail_on="policy")
     assert "passed demo / checkpoint_1: Core 1/2 (1 skipped), all 1/2 (1 skipped), 1.0 s\n" in (
         compact
     )
@@ -190,4 +193,4 @@ def test_counts_are_singular_or_plural(problems: int, jobs: int, counted: str) -
         checkpoint([result_of("a", Status.PASSED)], name="checkpoint_2"),
     )
     run = replace(one, problems=one.problems * problems, jobs=jobs)
-    assert f"checkpoints passed ({counted}" in render_report(run, None)
+    assert f"checkpoints passed ({counted}" in render_report(run, None, fail_on="policy")

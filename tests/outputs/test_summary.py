@@ -258,8 +258,8 @@ def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
     )
     markdown = render_summary(document(problem, checkpoint))
     assert (
-        "\n**Test collection failed**: errors collecting tests/test\\_checkpoint\\_1.py. "
-        "pytest could not import"
+        "\n**Why it failed**: collection: errors collecting tests/test\\_checkpoint\\_1.py.\n\n"
+        "**Test collection failed**. pytest could not import"
     ) in markdown
     assert "failed: test collection failed" not in markdown.lower()
 
@@ -269,8 +269,8 @@ def test_a_missing_submission_says_does_not_exist_once(problem: Problem) -> None
     checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
     markdown = render_summary(document(problem, checkpoint))
     assert (
-        "**Submission missing**: the submission folder /s/checkpoint\\_1 does not exist. "
-        "No test ran. Check the `--submission` template"
+        "**Why it failed**: missing: the submission folder /s/checkpoint\\_1 does not exist.\n\n"
+        "**Submission missing**. No test ran. Check the `--submission` template"
     ) in markdown
     assert markdown.count("does not exist") == 1
 
@@ -298,7 +298,8 @@ def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) ->
     checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
     result = document(problem, checkpoint)
     markdown = render_summary(result)
-    assert f"\n{title}: what happened. " in markdown
+    shown_kind = kind.replace("_", "\\_")
+    assert f"\n**Why it failed**: {shown_kind}: what happened.\n\n{title}. " in markdown
     assert "\n```text\nfirst line\nE   the error\n```\n" in markdown
     infrastructure_line = "⚠️ **Infrastructure failure**: some tests could not be run"
     assert (infrastructure_line in markdown) is (kind in ("infrastructure", "internal"))
@@ -314,7 +315,8 @@ def test_a_setup_failure_shows_the_end_of_its_log(problem: Problem, tmp_path: Pa
         execution=ExecutionResult(None, setup_exit_code=2, timed_out_in=None, duration_s=1),
     )
     markdown = render_summary(document(problem, result))
-    assert "**Setup failed**: a setup command failed with exit code 2. A command that" in markdown
+    assert "**Why it failed**: setup: a setup command failed with exit code 2.\n" in markdown
+    assert "**Setup failed**. A command that" in markdown
     assert "The end of the setup log:\n\n```text\nstep 60\n" in markdown
     assert "step 99\n```\n" in markdown
     assert "checkpoint\\_1: ❌ setup failed in 1.0 s" in markdown
@@ -748,17 +750,19 @@ def test_each_level_is_reached_and_fits(
     if level == 3:
         assert "<details>" not in markdown
         assert "Failing tests not listed here: 20000 (see the note at the top)." in markdown
-        assert "**Timed out**: the session timeout of 60 s stopped the tests." in markdown
+        assert (
+            "**Why it failed**: timeout: the session timeout of 60 s stopped the tests." in markdown
+        )
         assert "\n``````text\nlog line 90\n" in markdown
         assert "\nE   ````` the end\n``````\n" in markdown
 
 
 def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
-    markdown = render_summary(huge, max_bytes=1600)
-    assert len(markdown.encode()) <= 1600
+    markdown = render_summary(huge, max_bytes=1650)
+    assert len(markdown.encode()) <= 1650
     # Cut in the log's code block, which is closed.
     assert markdown.endswith(
-        "\nlog line 96\n``````\n\n✂️ The summary is cut here to stay under 1,600 bytes.\n"
+        "\nlog line 94\n``````\n\n✂️ The summary is cut here to stay under 1,650 bytes.\n"
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)

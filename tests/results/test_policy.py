@@ -62,3 +62,34 @@ def test_the_groups_whose_failures_each_policy_counts() -> None:
         "any-case": set(),
         "any": set(),
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "counts", "expected"),
+    [
+        ("core-cases", ALL_PASS, None),
+        ("core-cases", NO_CORE, "no Core tests (policy core-cases needs at least one)"),
+        ("core-cases", EMPTY, "no Core tests (policy core-cases needs at least one)"),
+        ("core-cases", CORE_FAILS, "1 Core test failed"),
+        ("core-cases", _counts(Core=(0, 3, 0)), "3 Core tests failed"),
+        (
+            "all-non-error-cases",
+            _counts(Core=(1, 2, 0), Functionality=(0, 1, 0), Error=(0, 4, 0)),
+            "2 Core tests failed, 1 Functionality test failed",
+        ),
+        ("all-non-error-cases", REGRESSION_FAILS, "1 Regression test failed"),
+        (
+            "all-non-error-cases",
+            NOTHING_PASSES,
+            "no test passed (policy all-non-error-cases needs at least one)",
+        ),
+        ("all-cases", ERROR_FAILS, "2 Error tests failed"),
+        ("all-cases", NOTHING_PASSES, "no test passed (policy all-cases needs at least one)"),
+        ("any-case", NOTHING_PASSES, "no test passed (policy any-case needs at least one)"),
+        ("any", EMPTY, None),
+    ],
+)
+def test_each_policy_says_why_counts_fail_it(
+    name: str, counts: dict[Group, GroupCounts], expected: str | None
+) -> None:
+    assert policy.shortfall(name, counts) == expected
