@@ -103,7 +103,7 @@ def evaluate(
 ) -> RunResult:
     """Run every job of the plan; `echo` gets the output as it comes with one job at a time,
     and progress lines with several."""
-    started_at = _now()
+    started_at = now()
     started = time.monotonic()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
@@ -199,7 +199,7 @@ def _run_job(
 ) -> CheckpointResult:
     """Evaluate one job and write its files into a new job folder; the result's tests are then
     read from its file. A result that can be reused is signed."""
-    started_at = _now()
+    started_at = now()
     environment = environment_file or default_environment(job.submission)
     entrypoint = options.entrypoint or environment.entrypoint(job.problem.entry_file)
     if not job.submission.is_dir():
@@ -380,7 +380,8 @@ def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
             write_file(target, log.name, log.read_bytes())
 
 
-def _now() -> str:
+def now() -> str:
+    """This moment, as results.json's `started_at` holds it."""
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 

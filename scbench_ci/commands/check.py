@@ -5,7 +5,6 @@ results.json and summary.md."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from typing import TextIO
 
 from scbench_ci.check.changed import changed_problems
@@ -13,7 +12,7 @@ from scbench_ci.check.jobs import check_jobs
 from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn
-from scbench_ci.evaluation import run_evaluations, tool_versions
+from scbench_ci.evaluation import now, run_evaluations, tool_versions
 from scbench_ci.executors import REVIEW_CACHE_SCOPE, make_executor
 from scbench_ci.executors.base import Executor
 from scbench_ci.options import CheckOptions
@@ -42,7 +41,7 @@ def check(
 
 
 def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> RunResult:
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started_at = now()
     started = time.monotonic()
     runs = options.runs
     folders = problem_folders(runs.problems)

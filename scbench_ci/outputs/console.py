@@ -25,7 +25,7 @@ from scbench_ci.results.model import (
     TestResult,
     why_failed,
 )
-from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
@@ -74,13 +74,11 @@ def render_report(result: RunResult, results_path: Path | None, *, fail_on: str)
 
 def change_counts(comparison: Comparison) -> str:
     """`2 regressions, 1 fixed, 0 new, 0 removed, 1 flaky, 0 verdict changes`"""
-    regressions = len(comparison.regressions)
-    verdicts = len(comparison.verdict_changes)
     return (
-        f"{regressions} regression{'s' if regressions != 1 else ''}, "
+        f"{counted(len(comparison.regressions), 'regression')}, "
         f"{len(comparison.fixed)} fixed, {len(comparison.new)} new, "
         f"{len(comparison.removed)} removed, {len(comparison.flaky)} flaky, "
-        f"{verdicts} verdict change{'s' if verdicts != 1 else ''}"
+        f"{counted(len(comparison.verdict_changes), 'verdict change')}"
     )
 
 
@@ -130,11 +128,6 @@ def flaky_counting(result: RunResult) -> str:
     if result.flaky_passes:
         return "counted as passed (--flaky-passes)"
     return "counted as failed for the policy"
-
-
-def counted(count: int, noun: str) -> str:
-    """`1 job`, `2 jobs`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def passed_of(counts: GroupCounts) -> str:

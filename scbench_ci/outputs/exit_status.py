@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from scbench_ci.errors import ExitCode
 from scbench_ci.results import policy
 from scbench_ci.results.model import RunResult
+from scbench_ci.results.policy import counted
 
 FAIL_ON = ("policy", "regressions", "never")
 DEFAULT_FAIL_ON = "policy"
@@ -73,11 +74,7 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
                 mark, "no regressions", f"no baseline to compare with; {outcome}", False
             )
         regressions = len(run.comparison.regressions)
-        verdict = (
-            f"{regressions} regression{'s' if regressions != 1 else ''}"
-            if regressions
-            else "no regressions"
-        )
+        verdict = counted(regressions, "regression") if regressions else "no regressions"
         return Headline(mark, verdict, outcome, False)
     if fail_on == "never" and not run.infrastructure_failure:
         note = "not failing the run: --fail-on never"

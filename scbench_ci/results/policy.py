@@ -93,17 +93,22 @@ def passes(name: str, counts: Counts) -> bool:
     return _POLICIES[name].passes(counts)
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 job`, `2 jobs`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def shortfall(name: str, counts: Counts) -> str | None:
     """In words, why counts of a run without a failure fail the policy: `2 Core tests failed,
     1 Regression test failed`, or `no Core tests (policy core-cases needs at least one)`; None
     when they pass it."""
     if passes(name, counts):
         return None
-    counted = counted_failures(name)
+    judged = counted_failures(name)
     failed = [
-        f"{count} {group.value} test{'s' if count != 1 else ''} failed"
+        f"{counted(count, f'{group.value} test')} failed"
         for group in Group
-        if group in counted and (count := counts[group].failed)
+        if group in judged and (count := counts[group].failed)
     ]
     return ", ".join(failed) or f"{_POLICIES[name].lacking} (policy {name} needs at least one)"
 
