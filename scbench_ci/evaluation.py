@@ -314,7 +314,9 @@ def _evaluate_checkpoint(
         except InfrastructureError as error:
             failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
             result = unrun_result(checkpoint, job.include_prior_tests, failure, warnings)
-            return replace(result, fingerprint=fingerprint, phases=phases)
+            return replace(
+                result, fingerprint=fingerprint, phases=phases, notices=workspace.notices
+            )
         phases.update(execution.phases)
         clock = time.monotonic()
         # Read once, never through a link: the bytes that are sealed are the bytes parsed.
@@ -340,7 +342,7 @@ def _evaluate_checkpoint(
         )
         _collect_artifacts(files, log_dir, artifacts_dir)
         phases["reports"] = time.monotonic() - clock
-    return replace(result, fingerprint=fingerprint, phases=phases)
+    return replace(result, fingerprint=fingerprint, phases=phases, notices=workspace.notices)
 
 
 def _fingerprint(

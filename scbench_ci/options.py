@@ -16,6 +16,7 @@ from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
+from scbench_ci.outputs.summary_view import DEFAULT_DETAILS
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, problem_folders
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.policy import DEFAULT_POLICY
@@ -81,6 +82,8 @@ class EvaluationOptions:
     session_timeout_s: float = DEFAULT_SESSION_TIMEOUT_S
     policy: str = DEFAULT_POLICY
     fail_on: str = DEFAULT_FAIL_ON
+    details: str = DEFAULT_DETAILS
+    """Which checkpoints get a section of their own in the summary (summary_view.DETAILS)."""
     pytest_args: tuple[str, ...] = ()
     jobs: int = 1
     """Evaluations side by side (`jobs_for` makes the default)."""
@@ -143,6 +146,7 @@ class MergeOptions:
     """The shards' results.json files."""
     output_dir: Path
     fail_on: str = DEFAULT_FAIL_ON
+    details: str = DEFAULT_DETAILS
     artifact_name: str | None = None
     """The artifact the output folder is uploaded as, which summary.md names (None: it names
     the folder)."""
@@ -175,6 +179,7 @@ class SummaryOptions:
     """A file; None: the markdown is only returned."""
     fail_on: str = DEFAULT_FAIL_ON
     """The run's `--fail-on`, which the headline follows."""
+    details: str = DEFAULT_DETAILS
 
 
 @dataclass(frozen=True)

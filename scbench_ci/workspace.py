@@ -35,6 +35,9 @@ class Workspace:
     tested_checkpoints: tuple[Checkpoint, ...]
     """The checkpoints whose test file was copied, in order (the evaluated one last)."""
     warnings: tuple[str, ...]
+    """What was left out of the submission, which may explain an outcome."""
+    notices: tuple[str, ...]
+    """What the evaluator did as it always does (the submission's own tests/ discarded)."""
 
 
 def tested_checkpoints(
@@ -69,12 +72,14 @@ def stage_workspace(
             )
 
     root.parent.mkdir(parents=True, exist_ok=True)
-    warnings = _copy_submission(submission, root, exclude, problem.root)
+    notices, warnings = _copy_submission(submission, root, exclude, problem.root)
     _copy_tests(problem, {c.test_file for c in checkpoints}, root / TESTS_DIR)
     _materialize_assets(problem, root)
     write_new(root / PYTEST_INI, render_pytest_ini(problem).encode())
     (root / REPORTS_DIR).mkdir()
-    return Workspace(root=root, tested_checkpoints=checkpoints, warnings=tuple(warnings))
+    return Workspace(
+        root=root, tested_checkpoints=checkpoints, warnings=tuple(warnings), notices=notices
+    )
 
 
 def render_pytest_ini(problem: Problem) -> str:
@@ -88,16 +93,16 @@ def render_pytest_ini(problem: Problem) -> str:
 
 def _copy_submission(
     submission: Path, root: Path, exclude: Path | None, problem_root: Path
-) -> list[str]:
-    warnings = []
+) -> tuple[tuple[str, ...], list[str]]:
+    """The notices and the warnings of copying the submission into `root`."""
     excluded = _below(exclude, submission) if exclude is not None else None
     with UntrustedTree.opened(submission, within=problem_root) as tree:
-        for name in EVALUATOR_NAMES:
-            if tree.kind(name) is not None:
-                warnings.append(
-                    f"the submission's {name} was discarded: the evaluator makes its own (the "
-                    "problem's tests, the run's settings and reports)"
-                )
+        notices = tuple(
+            f"the submission's {name} was discarded: the evaluator makes its own (the "
+            "problem's tests, the run's settings and reports)"
+            for name in EVALUATOR_NAMES
+            if tree.kind(name) is not None
+        )
 
         def skip(entry: Entry) -> bool:
             if entry.depth == 1 and entry.path.name in EVALUATOR_NAMES:
@@ -105,7 +110,7 @@ def _copy_submission(
             return entry.path == excluded or _skipped(tree, entry)
 
         report = copy_tree(tree, "", root, skip=skip)
-    return warnings + _left_out_warnings(report)
+    return notices, _left_out_warnings(report)
 
 
 def _below(path: Path, folder: Path) -> PurePosixPath | None:

@@ -29,6 +29,7 @@ from scbench_ci.options import (
     submission_template,
 )
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
+from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS
 from scbench_ci.problem.model import real_path
 from scbench_ci.results.baseline import results_files
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
@@ -57,6 +58,7 @@ DEFAULTS: dict[str, str | None] = {
     "pass_policy": DEFAULT_POLICY,
     "fail_on_policy": "true",
     "fail_on": DEFAULT_FAIL_ON,
+    "details": DEFAULT_DETAILS,
     "baseline": "",
     "baseline_branch": "",
     "reruns": "0",
@@ -164,6 +166,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise UsageError(f"input fail_on: {fail_on!r} is not one of {', '.join(FAIL_ON)}")
     if not parsed(boolean, "fail_on_policy"):
         fail_on = "never"
+    details = value("details")
+    if details not in DETAILS:
+        raise UsageError(f"input details: {details!r} is not one of {', '.join(DETAILS)}")
     baseline = text("baseline")
     if baseline is not None and not baseline.startswith(ARTIFACT_BASELINE):
         path("baseline", baseline)
@@ -207,6 +212,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         session_timeout_s=parsed(seconds, "session_timeout"),
         policy=policy,
         fail_on=fail_on,
+        details=details,
         pytest_args=tuple(_split(value("pytest_args"))),
         jobs=jobs_for(optional(_AT_LEAST_ONE, "jobs"), "docker", docker),
         skip_existing=parsed(boolean, "skip_existing"),
@@ -255,6 +261,7 @@ def merge_options(inputs: ActionInputs, artifact_name: str) -> MergeOptions:
         files,
         inputs.options.output_dir,
         fail_on=inputs.options.fail_on,
+        details=inputs.options.details,
         artifact_name=artifact_name,
     )
 

@@ -88,8 +88,7 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
         )
         artifact_name = named(outcome.result)
     fail_on = inputs.options.fail_on
-    step.publish(
-        outcome, artifact_name, partial(render_summary, fail_on=fail_on), error_annotations
-    )
+    render = partial(render_summary, fail_on=fail_on, details=inputs.options.details)
+    step.publish(outcome, artifact_name, render, error_annotations)
     stdout.write(render_report(outcome.result, step.shown(outcome.results_path), fail_on=fail_on))
     return outcome.exit_code

@@ -19,6 +19,7 @@ from scbench_ci.option_values import BadValue, seconds, whole_number
 from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP
 from scbench_ci.outputs.github.workflow import commands_stopped
+from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS, DETAILS_HELP
 from scbench_ci.results.baseline import load_baseline
 
 Value = TypeVar("Value")
@@ -128,7 +129,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags `evaluate` and `merge` share: the baseline, and what fails the run."""
+    """The flags `evaluate` and `merge` share: the baseline, what fails the run, and how much
+    the summary details."""
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -141,6 +143,16 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_FAIL_ON,
         choices=FAIL_ON,
         help=f"what makes the exit code 1: {FAIL_ON_HELP} (default: %(default)s)",
+    )
+    add_details_argument(parser)
+
+
+def add_details_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--details",
+        default=DEFAULT_DETAILS,
+        choices=DETAILS,
+        help=f"{DETAILS_HELP} (default: %(default)s)",
     )
 
 

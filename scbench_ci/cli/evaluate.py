@@ -148,6 +148,7 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         include_prior_tests=args.include_prior_tests,
         policy=args.policy,
         fail_on=args.fail_on,
+        details=args.details,
         pytest_args=tuple(args.pytest_args),
         jobs=jobs_for(args.jobs, run["executor"], run["docker"]),
         skip_existing=args.skip_existing,

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options(args: argparse.Namespace) -> MergeOptions:
     files = tuple(file for path in args.results for file in results_files(path, "merge"))
-    return MergeOptions(files, args.output, fail_on=args.fail_on)
+    return MergeOptions(files, args.output, fail_on=args.fail_on, details=args.details)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from scbench_ci.cli.arguments import add_details_argument
 from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
@@ -36,11 +37,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=FAIL_ON,
         help="the run's --fail-on, which the headline follows (default: %(default)s)",
     )
+    add_details_argument(parser)
 
 
 def options(args: argparse.Namespace) -> SummaryOptions:
     return SummaryOptions(
-        args.results, args.artifact_url, args.artifact_name, args.output, fail_on=args.fail_on
+        args.results,
+        args.artifact_url,
+        args.artifact_name,
+        args.output,
+        fail_on=args.fail_on,
+        details=args.details,
     )
 
 

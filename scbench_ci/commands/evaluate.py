@@ -36,7 +36,7 @@ def evaluate(
     results_path = write_run_files(
         result,
         options.output_dir,
-        render=partial(render_summary, fail_on=options.fail_on),
+        render=partial(render_summary, fail_on=options.fail_on, details=options.details),
         artifact_name=artifact_name(result),
     )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -32,7 +32,7 @@ def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> O
     results_path = write_run_files(
         result,
         output_dir,
-        render=partial(render_summary, fail_on=options.fail_on),
+        render=partial(render_summary, fail_on=options.fail_on, details=options.details),
         artifact_name=options.artifact_name,
     )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

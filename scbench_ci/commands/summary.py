@@ -20,7 +20,7 @@ def summary(options: SummaryOptions) -> str:
     render = (
         render_check_summary
         if checked(results)
-        else partial(render_summary, fail_on=options.fail_on)
+        else partial(render_summary, fail_on=options.fail_on, details=options.details)
     )
     try:
         markdown = render(

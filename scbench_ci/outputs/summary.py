@@ -1,10 +1,12 @@
 """The markdown job summary of a run's results, kept under GitHub's size limit.
 
 It renders the typed results (`results.RunResult`), as `results.file.load_results` also reads
-them back from a results.json, so a results.json file gives the same summary. Against a baseline,
-the changes come first (templates/changes.md.j2), and the group tables show how the counts moved.
-With several problems, a matrix of problems x checkpoints comes first and the details of what
-failed after.
+them back from a results.json, so a results.json file gives the same summary. Its size follows
+what went wrong, not how much ran: a headline with the numbers that matter, an overview (with
+several problems, a matrix of problems x checkpoints that fits the page), the warnings once each,
+the changes since a baseline (templates/changes.md.j2), then a section only for each checkpoint
+that `details` selects (by default those that failed or changed); summary_view.py makes what the
+template lays out.
 Every value that came from the submission or the tests passes one of the escaping filters
 below; the templates say which one where.
 """
@@ -34,6 +36,15 @@ from scbench_ci.outputs.console import (
     passed_of,
 )
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
+from scbench_ci.outputs.summary_view import (
+    DEFAULT_DETAILS,
+    LISTED_PLACES,
+    checkpoint_changes,
+    detailed,
+    matrix,
+    numbers,
+    run_warnings,
+)
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, cap
 from scbench_ci.results import policy
@@ -55,6 +66,8 @@ MIN_BYTES = 1024
 MAX_WARNINGS = 10
 MAX_NOTE_CHARS = 500
 """A note on how the runs' selections differ can name many checkpoints."""
+MAX_TEST_ID_CHARS = 80
+"""A test id in a table cell: its end, which names the test and its parameters."""
 GROUPS = tuple(group.value for group in Group)
 
 
@@ -203,6 +216,8 @@ FAILURE_KINDS = {
 class FailingGroup:
     name: str
     tests: list[TestResult]
+    """Those that newly fail since the baseline first."""
+    regressed: int
 
 
 @dataclass(frozen=True)
@@ -215,17 +230,12 @@ class Section:
     deltas: dict[str, tuple[int, int]]
     """Per group and for "All", the change in passed and in total tests since the baseline;
     empty without one."""
+    regressed: frozenset[str]
+    """The ids of its tests that newly fail since the baseline."""
 
     @property
     def failing_count(self) -> int:
         return sum(len(group.tests) for group in self.failing)
-
-
-@dataclass(frozen=True)
-class MatrixRow:
-    problem: ProblemResult
-    cells: list[CheckpointResult | None]
-    """One per column: the problem's checkpoint of that name, if it was evaluated."""
 
 
 def render_summary(
@@ -236,10 +246,12 @@ def render_summary(
     reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
     fail_on: str = DEFAULT_FAIL_ON,
+    details: str = DEFAULT_DETAILS,
 ) -> str:
     """The markdown summary of a run, at most `max_bytes` UTF-8 bytes, its headline following
-    `fail_on` (the run's `--fail-on`); `reports_folder`: where the reports are when no artifact is
-    named (None: "the output folder").
+    `fail_on` (the run's `--fail-on`), a section for each checkpoint `details` selects
+    (summary_view.DETAILS); `reports_folder`: where the reports are when no artifact is named
+    (None: "the output folder").
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,
     that one cut at a line. A ValueError for an artifact_url that is not http(s), or a max_bytes
@@ -249,19 +261,21 @@ def render_summary(
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
     template = load_template(TEMPLATE)
     checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
-    columns = list(dict.fromkeys(checkpoint.name for checkpoint in checkpoints))
+    shown = detailed(run, details)
     context = {
         "run": run,
         "headline": run_headline(run, fail_on),
+        "numbers": numbers(run),
         "checkpoints": checkpoints,
         "many_problems": len(run.problems) > 1,
-        "columns": columns,
-        "matrix": [
-            MatrixRow(problem, [_named(problem, name) for name in columns])
-            for problem in run.problems
-        ],
-        "totals": run.group_totals(),
+        "many_checkpoints": len(checkpoints) > 1,
+        "matrix": matrix(run),
+        "warnings": run_warnings(run),
+        "listed_places": LISTED_PLACES,
+        "details": details,
+        "hidden": len(checkpoints) - len(shown),
         "comparison": run.comparison,
+        "changes": checkpoint_changes(run),
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
         "flaky_meaning": flaky_meaning(run),
         "flaky_counting": flaky_counting(run),
@@ -273,37 +287,46 @@ def render_summary(
         "max_warnings": MAX_WARNINGS,
     }
     for level in LEVELS[:-1]:
-        markdown = _render_within(template, {**context, **_read(run, level)}, max_bytes)
+        markdown = _render_within(template, {**context, **_read(run, level, shown)}, max_bytes)
         if markdown is not None:
             return markdown
-    return cut_markdown(template.render({**context, **_read(run, LEVELS[-1])}), max_bytes)
+    last = {**context, **_read(run, LEVELS[-1], shown)}
+    return cut_markdown(template.render(last), max_bytes)
 
 
-def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:
-    return next((c for c in problem.checkpoints if c.name == name), None)
-
-
-def _read(run: RunResult, level: Level) -> dict[str, Any]:
+def _read(run: RunResult, level: Level, shown: set[tuple[str, str]]) -> dict[str, Any]:
     """What the template reads of the checkpoints' tests at a level: the sections read them as
     they are rendered, one checkpoint at a time."""
     return {
         "level": level,
-        "sections": _sections(run, only_failed=len(run.problems) > 1),
+        "sections": _sections(run, shown),
         "flaky": list(islice(flaky_tests(run), level.listed_changes)),
     }
 
 
-def _sections(run: RunResult, *, only_failed: bool) -> Iterator[Section]:
+def _sections(run: RunResult, shown: set[tuple[str, str]]) -> Iterator[Section]:
     deltas = _checkpoint_deltas(run.comparison)
+    regressed = _regressed(run.comparison)
     for problem, checkpoint in run.checkpoints():
-        if only_failed and checkpoint.passed and not checkpoint.warnings:
+        key = (problem.name, checkpoint.name)
+        if key not in shown:
             continue
+        newly = regressed.get(key, frozenset())
         yield Section(
             problem,
             checkpoint,
-            _failing_groups(checkpoint),
-            deltas.get((problem.name, checkpoint.name), {}),
+            _failing_groups(checkpoint, newly),
+            deltas.get(key, {}),
+            newly,
         )
+
+
+def _regressed(comparison: Comparison | None) -> dict[tuple[str, str], frozenset[str]]:
+    """Per checkpoint, the ids of its tests that newly fail."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for change in comparison.regressions if comparison is not None else ():
+        found.setdefault((change.problem, change.checkpoint), set()).add(change.test)
+    return {key: frozenset(ids) for key, ids in found.items()}
 
 
 def _checkpoint_deltas(
@@ -369,6 +392,8 @@ def _environment() -> jinja2.Environment:
         flaky_outcome=flaky_outcome,
         passed_of=passed_of,
         group_deltas=_group_deltas,
+        delta=_delta,
+        test_id=_test_id,
     )
     environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)
     return environment
@@ -416,12 +441,20 @@ def _open_fence(markdown: str) -> str:
     return fence
 
 
-def _failing_groups(checkpoint: CheckpointResult) -> list[FailingGroup]:
+def _failing_groups(checkpoint: CheckpointResult, regressed: frozenset[str]) -> list[FailingGroup]:
     by_group: dict[str, list[TestResult]] = {group: [] for group in GROUPS}
     for test in checkpoint.tests:
         if test.status in FAILING:
             by_group[test.group].append(test)
-    return [FailingGroup(name, tests) for name, tests in by_group.items() if tests]
+    return [
+        FailingGroup(
+            name,
+            sorted(tests, key=lambda test: test.id not in regressed),
+            sum(test.id in regressed for test in tests),
+        )
+        for name, tests in by_group.items()
+        if tests
+    ]
 
 
 def artifact_markdown(url: str | None, name: str | None, folder: PurePath | None) -> str:
@@ -529,13 +562,27 @@ def _verdict(checkpoint: CheckpointResult) -> str:
 
 
 def _cell(checkpoint: CheckpointResult | None) -> str:
-    """A matrix cell: the verdict and the Core pass rate."""
+    """A matrix cell: ✅, or ❌ with the Core tests passed or the kind of failure."""
     if checkpoint is None:
         return "\N{EN DASH}"
-    mark = "✅" if checkpoint.passed else "❌"
+    if checkpoint.passed:
+        return "✅"
+    if checkpoint.failure is not None:
+        return f"❌ {checkpoint.failure.kind.value}"
     core = checkpoint.groups[Group.CORE]
-    kind = f" {checkpoint.failure.kind.value}" if checkpoint.failure is not None else ""
-    return f"{mark} {_rate(core.pass_rate)}{kind}"
+    return f"❌ {core.passed}/{core.total}"
+
+
+def _delta(difference: int) -> str:
+    """How far a figure of the headline moved since the baseline: ` (+2)`, or ''."""
+    return f" ({difference:+d})" if difference else ""
+
+
+def _test_id(test_id: str) -> str:
+    """A test id for a table cell, where it cannot wrap: its end within MAX_TEST_ID_CHARS."""
+    if len(test_id) <= MAX_TEST_ID_CHARS:
+        return test_id
+    return "…" + test_id[-(MAX_TEST_ID_CHARS - 1) :]
 
 
 def _changed(value: int, difference: int) -> str:

@@ -37,6 +37,7 @@ from scbench_ci.results.schema import (
     schema_of,
     schema_problem,
     upgraded,
+    upgraded_checkpoint,
     validator,
 )
 from scbench_ci.trust.output_folder import write_file
@@ -132,7 +133,7 @@ def load_results(path: Path) -> RunResult:
 
 def read_checkpoint(path: Path, policy_name: str, flaky_passes: bool) -> CheckpointResult:
     """A checkpoint's own result.json (as `write_checkpoint` wrote it), judged by `policy_name`."""
-    document = _read_json(path)
+    document = upgraded_checkpoint(_read_json(path))
     _check(path, document, schema_of("checkpoint"))
     return _judged(path, lambda: _checkpoint_from_checked(document, "", policy_name, flaky_passes))
 

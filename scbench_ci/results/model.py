@@ -94,6 +94,10 @@ class CheckpointResult:
     """In a run's results, read back from the checkpoint's own result file on each iteration,
     so a run of any size holds one checkpoint's tests in memory at a time."""
     warnings: tuple[str, ...]
+    """What may explain an outcome (parts of the submission left out, limits reached)."""
+    notices: tuple[str, ...] = ()
+    """What the evaluator did as it always does, which no outcome depends on: in results.json
+    and the log, never in the summary."""
     submission: str = ""
     """The submission folder evaluated."""
     artifacts: str = ""

@@ -56,6 +56,7 @@ def combine_runs(
         groups=groups,
         tests=tests,
         warnings=tuple(dict.fromkeys(w for run in runs for w in run.warnings)),
+        notices=tuple(dict.fromkeys(n for run in runs for n in run.notices)),
         reused=all(run.reused for run in runs),
         phases=phases,
     )

@@ -17,11 +17,12 @@ import jsonschema
 
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
-    3: "results.schema.json",
+    3: "results.v3.schema.json",
+    4: "results.schema.json",
 }
 
 
@@ -42,6 +43,16 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v1(document)
     if version <= 2:
         document = _upgrade_v2(document)
+    if version <= 3:
+        document = _upgrade_v3(document)
+    return document
+
+
+def upgraded_checkpoint(document: Any) -> Any:
+    """A checkpoint's own result.json as the current version has it: one written before
+    version 4 has no notices."""
+    if isinstance(document, dict) and "notices" not in document:
+        return {**document, "notices": []}
     return document
 
 
@@ -97,7 +108,7 @@ def _upgrade_v2(document: Mapping[str, Any]) -> dict[str, Any]:
 
     return {
         **document,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 3,
         "reruns": 0,
         "repeat": 1,
         "flaky_passes": False,
@@ -108,6 +119,22 @@ def _upgrade_v2(document: Mapping[str, Any]) -> dict[str, Any]:
                 "checkpoint_order": [c["name"] for c in problem["checkpoints"]],
                 "checkpoints": [checkpoint(c) for c in problem["checkpoints"]],
                 "check": None,
+            }
+            for problem in document["problems"]
+        ],
+    }
+
+
+def _upgrade_v3(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 3 document as version 4 has it: its benign notices were among its
+    warnings, where they stay."""
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "problems": [
+            {
+                **problem,
+                "checkpoints": [{**c, "notices": []} for c in problem["checkpoints"]],
             }
             for problem in document["problems"]
         ],

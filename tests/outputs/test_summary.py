@@ -162,8 +162,10 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
     head, _, rest = markdown.partition("### ")
     assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
     assert "Policy **core-cases**: there are Core tests and none of them fails." in head
-    assert "2 of 11 tests failed; the run took 1 min 15 s." in head
-    assert "Reports, logs and results.json: the output folder." in head
+    assert (
+        "Core tests: **6 of 7** pass · all tests: 7 of 11 pass, 2 fail, 2 skipped · 1 min 15 s\n"
+    ) in head
+    assert "fails. Reports, logs and results.json: the output folder." in head
     assert "Infrastructure failure" not in head
     assert rest.startswith("checkpoint\\_1: ❌ failed in 2.0 s\n")
     for row in (
@@ -190,7 +192,8 @@ def test_a_passing_run(problem: Problem) -> None:
     result = checkpoint_result(problem, "checkpoint_1", [make_outcome("test_ok", Status.PASSED)])
     markdown = render_summary(document(problem, result))
     assert markdown.startswith("## ✅ PASSED: demo v1, checkpoint\\_1\n")
-    assert "0 of 1 tests failed" in markdown
+    assert "Core tests: **1 of 1** pass · all tests: 1 of 1 pass · 1 min 15 s\n" in markdown
+    assert "### checkpoint\\_1: ✅ passed in 2.0 s\n" in markdown  # a run of one: its section
     assert "<details>" not in markdown and "shortened" not in markdown
 
 
@@ -208,7 +211,10 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
     )
     markdown = render_summary(document(problem, first, second))
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
-    assert "1 of 2 checkpoints passed; the run took 1 min 15 s." in markdown
+    assert (
+        "**1 of 2** checkpoints pass · Core tests: **2 of 3** pass · all tests: 3 of 5 pass, "
+        "2 fail · 1 min 15 s\n"
+    ) in markdown
     assert (
         "| Checkpoint | Verdict | Core passed | Core | Functionality | Error | Regression | All |\n"
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
@@ -216,7 +222,16 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
         "| 100.0% |\n"
         f"| checkpoint\\_2 | ❌ failed | 1/2 | 50.0% | 0.0% | {NO_RATE} | 100.0% | 50.0% |\n"
     ) in markdown
-    assert markdown.index("### checkpoint\\_1") < markdown.index("### checkpoint\\_2")
+    # Only the failed checkpoint has a section; the table names the one that passed.
+    assert "### checkpoint\\_1" not in markdown
+    assert "### checkpoint\\_2: ❌ failed" in markdown
+    assert markdown.endswith(
+        "\nWithout a section of their own: 1 checkpoint that passes (details `all` gives every "
+        "checkpoint one).\n"
+    )
+    everything = render_summary(document(problem, first, second), details="all")
+    assert everything.index("### checkpoint\\_1") < everything.index("### checkpoint\\_2")
+    assert "Without a section" not in everything
 
 
 def test_skipped_core_tests_are_shown_beside_core_passed(problem: Problem) -> None:
@@ -390,7 +405,7 @@ def flaky(name: str, message: str, *, reruns: int = 1) -> TestOutcome:
     return replace(make_outcome(name, Status.FLAKY, message=message), reruns=reruns)
 
 
-def test_the_changes_come_first(problem: Problem) -> None:
+def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None:
     baseline = document(
         problem,
         checkpoint_result(
@@ -432,24 +447,13 @@ def test_the_changes_come_first(problem: Problem) -> None:
         "> - 1 test(s) new and 0 removed in checkpoints both runs evaluated: the tests themselves "
         "changed\n"
         "\n"
-        "**Verdict changes**\n"
+        "| Checkpoint | Verdict | Newly failing | Fixed | New | Removed |\n"
+        "| --- | :---: | ---: | ---: | ---: | ---: |\n"
+        "| checkpoint\\_1 | ✅ → ❌ | 1 | 1 | 1 | 0 |\n"
         "\n"
-        "- checkpoint\\_1: ✅ passed → ❌ failed\n"
-        "\n"
-        "#### Newly failing: 1\n"
-        "\n"
-        "| Checkpoint | Test | Before → after | Message |\n"
-        "| --- | --- | --- | --- |\n"
-        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_a</code> (line 3) "
-        "| passed → failed | AssertionError: 1 == 2 |\n"
-        "\n"
-        "#### Fixed: 1\n"
-        "\n"
-        "| Checkpoint | Test | Before → after |\n"
-        "| --- | --- | --- |\n"
-        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_c</code> (line 3) "
-        "| failed → passed |\n"
+        "**Fixed**: <code>tests/test\\_checkpoint\\_1.py::test\\_c</code> (checkpoint\\_1).\n"
     )
+    assert "Core tests: **0 of 1** pass (-1) · all tests: 3 of 4 pass (+1), 1 fail" in head
     for row in (
         "| Core | 0 (-1) | 1 | 0 | 1 | 0.0% |",
         "| Functionality | 1 (+1) | 0 | 0 | 1 | 100.0% |",
@@ -458,7 +462,13 @@ def test_the_changes_come_first(problem: Problem) -> None:
         "| **All** | 3 (+1) | 1 | 0 | 4 (+1) | 75.0% |",
     ):
         assert f"\n{row}\n" in details
-    assert "<code>tests/test_checkpoint_1.py::test_a</code> failed" in details
+    # The regression is listed once, in its checkpoint's section, first and marked.
+    assert "#### checkpoint\\_1: Core, 1 failing, 1 newly\n" in details
+    assert (
+        "<code>tests/test_checkpoint_1.py::test_a</code> failed (newly failing): "
+        "AssertionError: 1 == 2</summary>"
+    ) in details
+    assert markdown.count("test\\_a") + markdown.count("test_a") == 1
     rendered_tags(markdown)
 
 
@@ -575,7 +585,7 @@ def test_results_json_gives_the_same_summary_of_changes(problem: Problem, tmp_pa
     )
     result = compared(run, baseline)
     markdown = render_summary(result)
-    assert "#### Newly failing: 1" in markdown and "### Flaky tests: 1" in markdown
+    assert "(newly failing)" in markdown and "### Flaky tests: 1" in markdown
     assert render_summary(load_results(write_results(result, tmp_path))) == markdown
 
 
@@ -611,11 +621,12 @@ def test_hostile_text_in_the_changes_renders_as_text(problem: Problem) -> None:
     assert "<script" not in text and "</code><" not in text
     assert "**\\[x\\](javascript:alert(1))** of 2026-01-01" in text
     tags = rendered_tags(markdown)
-    # Newly failing: one row per test; flaky: one row; the group table: five rows of seven.
-    assert tags.count("tr") == (1 + len(HOSTILE)) + (1 + 1) + (1 + 5)
-    assert tags.count("td") == 4 * len(HOSTILE) + 4 + 7 * 5
+    # The changed checkpoint: one row; flaky: one row; the group table: five rows of seven.
+    assert tags.count("tr") == (1 + 1) + (1 + 1) + (1 + 5)
+    assert tags.count("td") == 6 + 4 + 7 * 5
     assert "a" not in tags
-    assert tags.count("h4") == 2  # Newly failing, and the checkpoint's failing Core tests
+    assert tags.count("h4") == 1  # the checkpoint's failing Core tests, the new ones marked
+    assert text.count("(newly failing)") == len(HOSTILE)
 
 
 def test_huge_changes_are_capped(problem: Problem) -> None:
@@ -642,10 +653,13 @@ def test_huge_changes_are_capped(problem: Problem) -> None:
         assert len(markdown.encode()) <= max_bytes
         outside_fences(markdown)
         assert "1000 regressions, 0 fixed, 0 new, 0 removed, 500 flaky" in markdown
-        assert markdown.count("| passed → failed | AssertionError: xxx") == listed
+        assert "\n| checkpoint\\_1 | ✅ → ❌ | 1000 | 0 | 0 | 0 |\n" in markdown
         assert markdown.count("| passed on attempt 2 | AssertionError: xxx") == listed
-        assert f"\n… and {1000 - listed} more, not listed here.\n" in markdown
         assert f"\n… and {500 - listed} more, not listed here.\n" in markdown
+        # A test id in a table cell, where it cannot wrap, is cut to its end.
+        flaky_table = markdown.partition("### Flaky tests")[2].partition("\n### ")[0]
+        assert flaky_table.count("| <code>…" + "n" * 79 + "</code> (line 3) |") == listed
+        assert "n" * 80 not in flaky_table
 
 
 # Escaping: nothing from the submission or the tests can break the markdown or add HTML.
@@ -758,11 +772,11 @@ def test_each_level_is_reached_and_fits(
 
 
 def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
-    markdown = render_summary(huge, max_bytes=1650)
-    assert len(markdown.encode()) <= 1650
+    markdown = render_summary(huge, max_bytes=2200)
+    assert len(markdown.encode()) <= 2200
     # Cut in the log's code block, which is closed.
     assert markdown.endswith(
-        "\nlog line 94\n``````\n\n✂️ The summary is cut here to stay under 1,650 bytes.\n"
+        "\nlog line 92\n``````\n\n✂️ The summary is cut here to stay under 2,200 bytes.\n"
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)
@@ -844,7 +858,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 4}', "results.json: schema_version 4 is not supported"),
+        ('{"schema_version": 5}', "results.json: schema_version 5 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',

@@ -40,6 +40,7 @@ from testing.results import checkpoint_documents, make_run
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
 SCHEMA_V2 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v2.schema.json").read_text())
+SCHEMA_V3 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v3.schema.json").read_text())
 
 
 def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
@@ -189,6 +190,32 @@ def test_flaky_tests_repeats_and_a_comparison_are_read_back(tmp_path: Path) -> N
     assert load_results(path) == run
 
 
+def test_a_version_3_document_is_read_with_its_notices_among_its_warnings(
+    tmp_path: Path,
+) -> None:
+    warned = replace(checkpoint("checkpoint_1"), warnings=("the submission's tests was discarded",))
+    run = make_run(warned)
+    document = json.loads(write_results(run, tmp_path).read_text())
+    document["schema_version"] = 3
+    for problem in document["problems"]:
+        for entry in problem["checkpoints"]:
+            del entry["notices"]
+    jsonschema.validate(document, SCHEMA_V3)
+    path = tmp_path / "v3.json"
+    path.write_text(json.dumps(document))
+    assert load_results(path) == run
+
+
+def test_a_checkpoint_result_of_version_3_is_read_without_notices(tmp_path: Path) -> None:
+    result = checkpoint("checkpoint_1")
+    path = tmp_path / "result.json"
+    write_checkpoint(result, path)
+    document = json.loads(path.read_text())
+    del document["notices"]
+    path.write_text(json.dumps(document))
+    assert read_checkpoint(path, "core-cases", False).notices == ()
+
+
 def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +228,7 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     for problem in document["problems"]:
         del problem["checkpoint_order"], problem["check"]
         for entry in problem["checkpoints"]:
+            del entry["notices"]
             for test in entry["tests"]:
                 del test["reruns"], test["repeat"]
     jsonschema.validate(document, SCHEMA_V2)

@@ -1,0 +1,215 @@
+"""What the job summary shows of a run, as plain data its template lays out: the numbers of its
+headline, the matrix of problems x checkpoints in tables that fit GitHub's width, the warnings
+once each, and which checkpoints get a section of their own (`details`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from scbench_ci.problem.model import Group
+from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+
+DETAILS = ("failed", "changed", "all")
+DEFAULT_DETAILS = "changed"
+DETAILS_HELP = (
+    "which checkpoints get a section of their own in the summary. failed: those that fail "
+    "the policy; changed: those, and those whose tests changed since the baseline; all: every "
+    "checkpoint"
+)
+MATRIX_COLUMNS = 8
+"""Checkpoint columns in one matrix table: with the problem's name, as many as fit GitHub's
+content width (tests/outputs/test_summary_width.py measures it)."""
+MIN_PREFIX = 3
+"""A prefix every column name shares is left out of the matrix's headers from this length."""
+LISTED_PLACES = 5
+"""Where a warning was given: how many checkpoints are named before `and N more`."""
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """The headline's figures, and how far each moved since the baseline (0 without one)."""
+
+    checkpoints: int
+    checkpoints_passed: int
+    checkpoints_delta: int
+    core_passed: int
+    core_total: int
+    core_delta: int
+    tests_passed: int
+    tests_failed: int
+    tests_skipped: int
+    tests_total: int
+    tests_delta: int
+
+
+def numbers(run: RunResult) -> Numbers:
+    checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
+    totals = run.group_totals()
+    comparison = run.comparison
+    moved = comparison.group_deltas() if comparison is not None else {}
+    verdicts = comparison.verdict_changes if comparison is not None else ()
+    return Numbers(
+        checkpoints=len(checkpoints),
+        checkpoints_passed=sum(checkpoint.passed for checkpoint in checkpoints),
+        checkpoints_delta=sum(1 if delta.passed_after else -1 for delta in verdicts),
+        core_passed=totals[Group.CORE].passed,
+        core_total=totals[Group.CORE].total,
+        core_delta=moved.get(Group.CORE, (0, 0))[0],
+        tests_passed=sum(counts.passed for counts in totals.values()),
+        tests_failed=sum(counts.failed for counts in totals.values()),
+        tests_skipped=sum(counts.skipped for counts in totals.values()),
+        tests_total=sum(counts.total for counts in totals.values()),
+        tests_delta=sum(passed for passed, _ in moved.values()),
+    )
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    problem: ProblemResult
+    cells: list[CheckpointResult | None]
+    """One per column: the problem's checkpoint of that name, if it was evaluated."""
+
+
+@dataclass(frozen=True)
+class MatrixTable:
+    labels: list[str]
+    """The column headers: the checkpoints' names, less the prefix they all share."""
+    rows: list[MatrixRow]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    tables: list[MatrixTable]
+    """The checkpoints MATRIX_COLUMNS at a time, so that no table is wider than the page."""
+    prefix: str
+    """What every column's name starts with and its header leaves out; '' for none."""
+
+
+def matrix(run: RunResult) -> Matrix:
+    columns = list(dict.fromkeys(checkpoint.name for _, checkpoint in run.checkpoints()))
+    prefix = _shared_prefix(columns)
+    tables = []
+    for start in range(0, len(columns), MATRIX_COLUMNS):
+        names = columns[start : start + MATRIX_COLUMNS]
+        rows = [
+            MatrixRow(problem, [_named(problem, name) for name in names])
+            for problem in run.problems
+        ]
+        tables.append(MatrixTable([name[len(prefix) :] for name in names], rows))
+    return Matrix(tables, prefix)
+
+
+def _shared_prefix(names: list[str]) -> str:
+    """The prefix all names share (`checkpoint_`), when it leaves each of them something."""
+    prefix = names[0] if len(names) > 1 else ""
+    for name in names:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    # A header is never empty, nor a number cut in two (`checkpoint_1` of `checkpoint_10`).
+    while prefix and (prefix in names or prefix[-1].isdigit()):
+        prefix = prefix[:-1]
+    return prefix if len(prefix) >= MIN_PREFIX else ""
+
+
+def _named(problem: ProblemResult, name: str) -> CheckpointResult | None:
+    return next((c for c in problem.checkpoints if c.name == name), None)
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    text: str
+    places: list[str]
+    """The checkpoints it was given for, `problem / checkpoint` (the checkpoint alone when the
+    run has one problem)."""
+
+
+def run_warnings(run: RunResult) -> list[RunWarning]:
+    """Each distinct warning once, with every checkpoint that gave it, in the run's order."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for problem, checkpoint in run.checkpoints():
+        for text in dict.fromkeys(checkpoint.warnings):
+            places[text].append(where(run, problem.name, checkpoint.name))
+    return [RunWarning(text, found) for text, found in places.items()]
+
+
+def where(run: RunResult, problem: str, checkpoint: str) -> str:
+    return f"{problem} / {checkpoint}" if len(run.problems) > 1 else checkpoint
+
+
+def detailed(run: RunResult, details: str) -> set[tuple[str, str]]:
+    """The (problem, checkpoint) pairs given a section of their own: a run of one checkpoint
+    is all its section, which no overview repeats."""
+    pairs = [(problem.name, checkpoint) for problem, checkpoint in run.checkpoints()]
+    if details == "all" or len(pairs) == 1:
+        return {(problem, checkpoint.name) for problem, checkpoint in pairs}
+    failed = {(problem, checkpoint.name) for problem, checkpoint in pairs if not checkpoint.passed}
+    if details == "failed" or run.comparison is None:
+        return failed
+    return failed | changed_checkpoints(run.comparison)
+
+
+def changed_checkpoints(comparison: Comparison) -> set[tuple[str, str]]:
+    """The checkpoints whose verdict or any test's outcome changed since the baseline."""
+    changes: Iterable[tuple[str, str]] = (
+        (change.problem, change.checkpoint)
+        for changes in (
+            comparison.regressions,
+            comparison.fixed,
+            comparison.new,
+            comparison.removed,
+        )
+        for change in changes
+    )
+    verdicts = ((delta.problem, delta.checkpoint) for delta in comparison.verdict_changes)
+    return {*changes, *verdicts}
+
+
+@dataclass(frozen=True)
+class CheckpointChanges:
+    """One checkpoint's changes since the baseline: one row of the summary's table of them."""
+
+    where: str
+    passed_before: bool | None
+    passed_after: bool | None
+    regressed: int
+    fixed: int
+    new: int
+    removed: int
+
+
+def checkpoint_changes(run: RunResult) -> list[CheckpointChanges]:
+    """Every checkpoint that changed since the baseline, in the run's order."""
+    comparison = run.comparison
+    if comparison is None:
+        return []
+    counts: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for kind, changes in (
+        ("regressed", comparison.regressions),
+        ("fixed", comparison.fixed),
+        ("new", comparison.new),
+        ("removed", comparison.removed),
+    ):
+        for change in changes:
+            counts[(change.problem, change.checkpoint)][kind] += 1
+    changed = changed_checkpoints(comparison)
+    rows = []
+    for delta in comparison.checkpoints:
+        key = (delta.problem, delta.checkpoint)
+        if key not in changed:
+            continue
+        found = counts[key]
+        rows.append(
+            CheckpointChanges(
+                where(run, *key),
+                delta.passed_before,
+                delta.passed_after,
+                found["regressed"],
+                found["fixed"],
+                found["new"],
+                found["removed"],
+            )
+        )
+    return rows
