@@ -648,7 +648,7 @@ def test_huge_changes_are_capped(problem: Problem) -> None:
         ),
     )
     result = compared(run, baseline)
-    for max_bytes, listed in ((1_000_000, 100), (20_000, 5)):
+    for max_bytes, listed in ((1_000_000, 100), (12_000, 5)):
         markdown = render_summary(result, max_bytes=max_bytes)
         assert len(markdown.encode()) <= max_bytes
         outside_fences(markdown)
