@@ -121,10 +121,9 @@ def load_results(path: Path) -> RunResult:
         raise ResultsError(f"{path}: not a scbench-ci results.json (not a JSON object)")
     version = document.get("schema_version")
     if type(version) is not int or version not in SCHEMA_FILES:
-        known = " and ".join(str(v) for v in SCHEMA_FILES)
         raise ResultsError(
             f"{path}: schema_version {shown(version)} is not supported "
-            f"(this scbench-ci reads {known})"
+            f"(this scbench-ci reads versions {min(SCHEMA_FILES)} to {max(SCHEMA_FILES)})"
         )
     _check(path, document, schema(version))
     document = upgraded(document, version)

@@ -133,6 +133,7 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         session_timeout="600",
         pass_policy="any-case",
         fail_on="regressions",
+        details="all",
         pytest_args="-k 'a and b' -x",
         jobs="3",
         skip_existing="true",
@@ -150,7 +151,7 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--memory", "1g", "--cpus", "0.5", "--pids-limit", "64", "--disk", "256m"),
         *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
         *("--policy", "any-case", "--fail-on", "regressions", "--jobs", "3", "--skip-existing"),
-        *("--reruns", "2", "--repeat", "3", "--flaky-passes"),
+        *("--reruns", "2", "--repeat", "3", "--flaky-passes", "--details", "all"),
         *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
         *("--", "-k", "a and b", "-x"),
     )
