@@ -102,13 +102,15 @@ def test_copies_submission_without_caches_and_never_writes_to_it(
     assert "results.json" not in {Path(p).name for p in copied}
     assert os.readlink(workspace.root / "link") == "pkg/util.py"  # kept as a link, not followed
     assert os.readlink(workspace.root / "pkg" / "up") == "../pkg"
-    assert workspace.warnings == (
+    assert workspace.notices == (
         "the submission's tests was discarded: the evaluator makes its own (the problem's tests, "
         "the run's settings and reports)",
         "the submission's .scbench was discarded: the evaluator makes its own (the problem's "
         "tests, the run's settings and reports)",
         "the submission's pytest.ini was discarded: the evaluator makes its own (the problem's "
         "tests, the run's settings and reports)",
+    )
+    assert workspace.warnings == (
         "2 symlink(s) of the submission point outside it and were left out: absolute, climbs",
     )
     assert (workspace.root / "pytest.ini").read_text().startswith("[pytest]")

@@ -183,7 +183,7 @@ def test_a_discarded_folder_is_said(overlay: str, tmp_path: Path, test_image: st
     _, checkpoint, _ = evaluate(hostile(tmp_path, overlay), tmp_path, "local", test_image)
 
     folder = "tests" if overlay == "own_tests" else ".scbench"
-    assert any(f"submission's {folder} was discarded" in w for w in checkpoint["warnings"])
+    assert any(f"submission's {folder} was discarded" in n for n in checkpoint["notices"])
 
 
 def test_a_report_rewriter_is_killed_before_the_reports_are_written(

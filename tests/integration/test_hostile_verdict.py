@@ -76,7 +76,7 @@ def test_the_submission_has_no_say_in_pytest_ini(
 
     assert_ordinary_fail(code, checkpoint, output)
     assert group_counts(checkpoint) == BROKEN_COUNTS
-    assert "the submission's pytest.ini was discarded" in " ".join(checkpoint["warnings"])
+    assert "the submission's pytest.ini was discarded" in " ".join(checkpoint["notices"])
     assert list(caller_cwd.iterdir()) == []
     assert canary.read_text() == CANARY
     assert list(canary.parent.iterdir()) == [canary]
