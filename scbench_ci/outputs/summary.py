@@ -66,6 +66,15 @@ MIN_BYTES = 1024
 MAX_WARNINGS = 10
 MAX_NOTE_CHARS = 500
 """A note on how the runs' selections differ can name many checkpoints."""
+DETAILS_TITLES = {
+    "failed": "Checkpoints that failed",
+    "changed": "Checkpoints that failed or changed",
+    "all": "Every checkpoint",
+}
+FOCUSED_SECTIONS = 3
+"""Up to this many checkpoints with a section, each is shown whole, every failing test with its
+traceback; with more, each is a folded block listing its first LISTED_COMPACT failing tests."""
+LISTED_COMPACT = 5
 MAX_TEST_ID_CHARS = 80
 """A test id in a table cell: its end, which names the test and its parameters."""
 GROUPS = tuple(group.value for group in Group)
@@ -237,6 +246,12 @@ class Section:
     def failing_count(self) -> int:
         return sum(len(group.tests) for group in self.failing)
 
+    @property
+    def failing_tests(self) -> list[TestResult]:
+        """Every failing test, those that newly fail first, then group by group."""
+        tests = [test for group in self.failing for test in group.tests]
+        return sorted(tests, key=lambda test: test.id not in self.regressed)
+
 
 def render_summary(
     run: RunResult,
@@ -274,6 +289,8 @@ def render_summary(
         "listed_places": LISTED_PLACES,
         "details": details,
         "hidden": len(checkpoints) - len(shown),
+        "compact": len(shown) > FOCUSED_SECTIONS,
+        "details_title": DETAILS_TITLES,
         "comparison": run.comparison,
         "changes": checkpoint_changes(run),
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
@@ -299,6 +316,7 @@ def _read(run: RunResult, level: Level, shown: set[tuple[str, str]]) -> dict[str
     they are rendered, one checkpoint at a time."""
     return {
         "level": level,
+        "listed_compact": 0 if level.listed_per_group == 0 else LISTED_COMPACT,
         "sections": _sections(run, shown),
         "flaky": list(islice(flaky_tests(run), level.listed_changes)),
     }

@@ -9,6 +9,7 @@ import pytest
 
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_view import MATRIX_COLUMNS, detailed, matrix, run_warnings
+from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import (
@@ -17,8 +18,10 @@ from scbench_ci.results.model import (
     FailureKind,
     ProblemResult,
     RunResult,
+    count_groups,
 )
 from testing.results import make_checkpoint, make_run, make_test
+from tests.outputs.test_summary import rendered_tags
 
 DISCARDED = "the submission's tests was discarded: the evaluator makes its own"
 LEFT_OUT = "2 symlink(s) of the submission point outside it and were left out: a, b"
@@ -154,13 +157,18 @@ def test_details_choose_the_sections() -> None:
     ]
     assert len(sections["all"]) == 6
     markdown = render_summary(run)
-    assert markdown.count("\n### problem") == 3
+    assert sections_in(markdown) == 3
     assert (
         "Without a section of their own: 3 checkpoints that pass unchanged since the baseline "
         "(details `all` gives every checkpoint one).\n"
     ) in markdown
-    assert render_summary(run, details="all").count("\n### problem") == 6
-    assert render_summary(run, details="failed").count("\n### problem") == 2
+    assert sections_in(render_summary(run, details="all")) == 6
+    assert sections_in(render_summary(run, details="failed")) == 2
+
+
+def sections_in(markdown: str) -> int:
+    """Whole sections (up to FOCUSED_SECTIONS of them) or folded ones."""
+    return markdown.count("\n### problem") + markdown.count("\n<details><summary><strong>problem")
 
 
 def test_the_headline_gives_the_figures_and_how_they_moved() -> None:
@@ -172,3 +180,31 @@ def test_the_headline_gives_the_figures_and_how_they_moved() -> None:
         "**2 of 4** checkpoints pass (-1) · Core tests: **6 of 8** pass (-1) · all tests: "
         "6 of 8 pass (-1), 2 fail · 1.0 s, 2 jobs side by side"
     )
+
+
+def test_many_sections_are_folded_and_list_their_first_failures() -> None:
+    failing = frozenset((p, c) for p in (1, 2) for c in (1, 2))
+    run = problems(2, 3, failing=failing)
+    broken = tuple(make_test(f"test_{i}", Status.FAILED, Group.FUNCTIONALITY) for i in range(9))
+    first = run.problems[0].checkpoints[0]
+    many = replace(
+        first, tests=(*first.tests, *broken), groups=count_groups((*first.tests, *broken), False)
+    )
+    run = replace(
+        run,
+        problems=(
+            replace(run.problems[0], checkpoints=(many, *run.problems[0].checkpoints[1:])),
+            run.problems[1],
+        ),
+    )
+    markdown = render_summary(run)
+    assert "\n### Checkpoints that failed or changed\n" in markdown
+    assert markdown.count("\n<details><summary><strong>problem") == len(failing)
+    assert (
+        "<details><summary><strong>problem_1 / checkpoint_1</strong>: ❌ failed in 1.0 s: "
+        "1 Core test failed</summary>\n\nCore 1/2 · Functionality 0/9 · all 1/11\n\n"
+        "- <code>tests/test\\_checkpoint\\_1.py::test\\_b</code> Core, failed: test\\_b broke\n"
+    ) in markdown
+    assert "- … and 5 more failing tests, in the output folder.\n\n</details>\n" in markdown
+    assert "```" not in markdown  # no traceback in a folded section
+    rendered_tags(markdown)
