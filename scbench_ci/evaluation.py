@@ -7,8 +7,9 @@ import dataclasses
 import io
 import platform
 import secrets
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import metadata
@@ -150,12 +151,17 @@ def run_evaluations(
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
     for name in RUN_FILES:
         remove(output_dir, name)
+    preflight = _Preflight(executor, environment_file.image if environment_file else None, echo)
+    # Before any job, so that a place that cannot run them is one error, not one per job; with
+    # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
+    if jobs and not options.skip_existing:
+        preflight()
     workers = options.workers(len(jobs))
     streamed = echo if workers == 1 else None
     progress = _progress(echo, workers, len(jobs))
 
     def work(job: Job) -> CheckpointResult:
-        return _run_job(options, job, output_dir, environment_file, executor, streamed)
+        return _run_job(options, job, output_dir, environment_file, executor, preflight, streamed)
 
     results = run_jobs(jobs, work, workers, progress.started, progress.finished, executor.cancel)
     runs: dict[str, list[CheckpointResult]] = {}
@@ -170,6 +176,30 @@ def run_evaluations(
         )
         for folder, job in firsts.items()
     ]
+
+
+class _Preflight:
+    """The executor's pre-flight, run once, by the first to call it; its failure is then every
+    caller's (each job that needs the executor calls it, so side by side jobs all stop)."""
+
+    def __init__(self, executor: Executor, image: str | None, echo: TextIO | None) -> None:
+        self._executor = executor
+        self._image = image
+        self._echo = echo
+        self._lock = threading.Lock()
+        self._ran = False
+        self._failure: str | None = None
+
+    def __call__(self) -> None:
+        with self._lock:
+            if not self._ran:
+                self._ran = True
+                try:
+                    self._executor.preflight(self._image, self._echo)
+                except InfrastructureError as error:
+                    self._failure = str(error)
+            if self._failure is not None:
+                raise InfrastructureError(self._failure)
 
 
 def _combined(
@@ -195,6 +225,7 @@ def _run_job(
     output_dir: Path,
     environment_file: Environment | None,
     executor: Executor,
+    preflight: Callable[[], None],
     echo: TextIO | None,
 ) -> CheckpointResult:
     """Evaluate one job and write its files into a new job folder; the result's tests are then
@@ -210,7 +241,7 @@ def _run_job(
         result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
     else:
         result = _evaluate_checkpoint(
-            options, job, output_dir, environment, entrypoint, executor, echo
+            options, job, output_dir, environment, entrypoint, executor, preflight, echo
         )
         if result.reused:
             return result
@@ -257,6 +288,7 @@ def _evaluate_checkpoint(
     environment: Environment,
     entrypoint: str,
     executor: Executor,
+    preflight: Callable[[], None],
     echo: TextIO | None,
 ) -> CheckpointResult:
     problem, checkpoint = job.problem, job.checkpoint
@@ -292,6 +324,7 @@ def _evaluate_checkpoint(
                 return earlier
             if earlier is not None:
                 warnings = (*warnings, earlier)
+        preflight()
         if echo is not None:
             for warning in warnings:
                 echo.write(terminal_text(f"warning: {warning}") + "\n")

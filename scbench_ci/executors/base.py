@@ -93,6 +93,12 @@ class Executor(Protocol):
         """The workspace's path as the test process sees it."""
         ...
 
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        """Once, before the first run: whether runs can start here at all (for a container
+        executor: its daemon answers, and `image`, the environment file's if any, is here or
+        pulled, its progress on `echo`); else InfrastructureError, one line saying what to do."""
+        ...
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult: ...
 
     def cancel(self) -> None:

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TextIO
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
@@ -38,6 +38,9 @@ class LocalExecutor:
 
     def workspace_dir(self, workspace: Path) -> str:
         return str(workspace)
+
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        """Nothing to check: this machine runs the tests, and images are not used."""
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         processes.become_subreaper()

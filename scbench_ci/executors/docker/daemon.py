@@ -9,7 +9,8 @@ from typing import Any, TextIO
 
 import docker
 import requests
-from docker.errors import APIError, DockerException, ImageNotFound
+from docker.constants import MINIMUM_DOCKER_API_VERSION
+from docker.errors import APIError, DockerException, ImageNotFound, InvalidVersion
 
 from scbench_ci.errors import InfrastructureError
 
@@ -29,18 +30,25 @@ def docker_available() -> bool:
 
 def connect() -> docker.DockerClient:
     """A client for the daemon DOCKER_HOST names (else the local socket), or a one-line error."""
+    # Making the client asks the daemon for its API version, and refuses one too old.
     try:
         return docker.from_env(timeout=API_TIMEOUT_S)
     except DockerException as error:
         host = os.environ.get("DOCKER_HOST")
         where = f"DOCKER_HOST={host}" if host else DEFAULT_SOCKET
+        if isinstance(error, InvalidVersion):
+            raise InfrastructureError(
+                f"the Docker daemon at {where} is too old (its API is below "
+                f"{MINIMUM_DOCKER_API_VERSION}): upgrade Docker, or use --executor local"
+            ) from None
         if "Permission denied" in str(error):
             raise InfrastructureError(
                 f"permission denied on the Docker socket ({where}): "
                 "add your user to the docker group, or run as root"
             ) from None
         raise InfrastructureError(
-            f"cannot reach the Docker daemon at {where}: start Docker, or use --executor local"
+            f"cannot reach the Docker daemon at {where}: start Docker or point DOCKER_HOST at "
+            "a running daemon, or use --executor local"
         ) from None
 
 

@@ -34,6 +34,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import docker
 import requests
@@ -117,10 +118,14 @@ class DockerExecutor:
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
 
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        with docker_errors(), contextlib.closing(connect()) as client:
+            ensure_image(client, self._image(image), echo)
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
-        image = self.settings.image or request.image or DEFAULT_IMAGE
+        image = self._image(request.image)
         with docker_errors(), contextlib.closing(connect()) as client:
             with clock.timing("image"):
                 image_id = ensure_image(client, image, request.echo)
@@ -146,6 +151,10 @@ class DockerExecutor:
                     docker_cache.forget(client, rejected.cached.marker, rejected.cached.data_volume)
                     setup_log.note(f"{rejected}: it is removed, and this run does without caches")
                     return self._attempt(attempt, Caches())
+
+    def _image(self, requested: str | None) -> str:
+        """`--image`, else the environment file's, else the default."""
+        return self.settings.image or requested or DEFAULT_IMAGE
 
     def _containers(self, client: docker.DockerClient, image: str) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as

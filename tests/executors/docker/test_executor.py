@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -477,14 +479,59 @@ def test_an_unreachable_daemon_is_one_clear_line(
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no.sock")
 
-    with pytest.raises(InfrastructureError) as raised:
+    unreachable = (
+        f"cannot reach the Docker daemon at DOCKER_HOST=unix://{tmp_path}/no.sock: "
+        "start Docker or point DOCKER_HOST at a running daemon, or use --executor local"
+    )
+    with pytest.raises(InfrastructureError, match=f"^{re.escape(unreachable)}$"):
         execute(tmp_path, None, "pass")
+    with pytest.raises(InfrastructureError, match=f"^{re.escape(unreachable)}$"):
+        DockerExecutor(DockerSettings()).preflight(None, None)
+    assert docker_available() is False
+
+
+class _OldDaemon(BaseHTTPRequestHandler):
+    """A daemon whose API (1.12) is older than the Docker SDK can use."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"ApiVersion": "1.12", "MinAPIVersion": "1.12"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_daemon_too_old_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OldDaemon)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host = f"tcp://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("DOCKER_HOST", host)
+    try:
+        with pytest.raises(InfrastructureError) as raised:
+            DockerExecutor(DockerSettings()).preflight(None, None)
+    finally:
+        server.shutdown()
+        server.server_close()
 
     assert str(raised.value) == (
-        f"cannot reach the Docker daemon at DOCKER_HOST=unix://{tmp_path}/no.sock: "
-        "start Docker, or use --executor local"
+        f"the Docker daemon at DOCKER_HOST={host} is too old (its API is below 1.24): "
+        "upgrade Docker, or use --executor local"
     )
-    assert docker_available() is False
+
+
+def test_preflight_finds_the_image_the_run_would_use(test_image: str) -> None:
+    echo = io.StringIO()
+    DockerExecutor(DockerSettings()).preflight(test_image, echo)
+    # --image comes before the environment file's image, as in a run.
+    DockerExecutor(DockerSettings(image=test_image)).preflight(UNPULLABLE, echo)
+    assert echo.getvalue() == ""
+
+    with pytest.raises(InfrastructureError, match=f"^could not pull {re.escape(UNPULLABLE)}: "):
+        DockerExecutor(DockerSettings()).preflight(UNPULLABLE, echo)
 
 
 def test_docker_available_when_the_daemon_answers(docker_client: docker.DockerClient) -> None:
