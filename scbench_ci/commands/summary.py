@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from scbench_ci.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.check_console import checked
@@ -17,14 +15,11 @@ from scbench_ci.trust.output_folder import write_file
 def summary(options: SummaryOptions) -> str:
     """The markdown, also written to `options.output` when there is one."""
     results = load_results(options.results)
-    render = (
-        render_check_summary
-        if checked(results)
-        else partial(render_summary, fail_on=options.fail_on)
-    )
+    render = render_check_summary if checked(results) else render_summary
     try:
         markdown = render(
             results,
+            fail_on=options.fail_on,
             artifact_url=options.artifact_url,
             artifact_name=options.artifact_name,
             # The reports are beside the results.json.
