@@ -140,12 +140,17 @@ def evaluate(
 
 
 def run_evaluations(
-    options: EvaluationOptions, jobs: Sequence[Job], executor: Executor, echo: TextIO | None
+    options: EvaluationOptions,
+    jobs: Sequence[Job],
+    executor: Executor,
+    echo: TextIO | None,
+    *,
+    stream: bool = True,
 ) -> list[tuple[Job, CheckpointResult]]:
     """Run the jobs into the options' output folder (emptied of an earlier run's files),
     `options.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
     first job, in the jobs' order; the runs of a repeated checkpoint combined. `echo` gets the
-    output as it comes with one job at a time, and progress lines with several."""
+    output as it comes with one job at a time when `stream` says so, else progress lines."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
@@ -157,8 +162,8 @@ def run_evaluations(
     if jobs and not options.skip_existing:
         preflight()
     workers = options.workers(len(jobs))
-    streamed = echo if workers == 1 else None
-    progress = _progress(echo, workers, len(jobs))
+    streamed = echo if workers == 1 and stream else None
+    progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 
     def work(job: Job) -> CheckpointResult:
         return _run_job(options, job, output_dir, environment_file, executor, preflight, streamed)
@@ -211,12 +216,15 @@ def _combined(
     return write_checkpoint(result, make_folder(output_dir, job.folder) / CHECKPOINT_RESULT_FILE)
 
 
-def _progress(echo: TextIO | None, workers: int, total: int) -> Headers | FinishedLines:
+def _progress(
+    echo: TextIO | None, streamed: bool, total: int, policy_name: str
+) -> Headers | FinishedLines:
     if echo is None:
-        return FinishedLines(io.StringIO(), total)
-    if workers == 1:
+        return FinishedLines(io.StringIO(), total, policy_name)
+    if streamed:
         return Headers(echo)
-    return LiveStatus(echo, total) if echo.isatty() else FinishedLines(echo, total)
+    lines = LiveStatus if echo.isatty() else FinishedLines
+    return lines(echo, total, policy_name)
 
 
 def _run_job(

@@ -41,7 +41,7 @@ class Job:
     pytest_args: tuple[str, ...] = ()
     """Given to pytest after the run's own (`check`'s `--collect-only`)."""
     role: str = ""
-    """What the job is for, in its label: `check`'s `collect`, `oracle` and `empty`."""
+    """What the job is for, in its label: `check`'s runs (`reference solution`, ...)."""
 
     @property
     def key(self) -> str:
@@ -57,7 +57,7 @@ class Job:
     def label(self) -> str:
         label = f"{self.problem.root.name} / {self.checkpoint.name}"
         if self.role:
-            label += f" {self.role}"
+            label += f", {self.role}"
         return f"{label} (run {self.run}/{self.runs})" if self.runs > 1 else label
 
 

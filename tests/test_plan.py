@@ -105,10 +105,10 @@ def test_a_repeated_job_runs_in_a_folder_of_its_own_each_time(repository: Path) 
     )
     (job,) = plan.jobs
     assert repeats(job, 1) == [job]
-    runs = repeats(replace(job, role="oracle"), 2)
+    runs = repeats(replace(job, role="reference solution"), 2)
     assert [(run.label, run.artifacts, run.folder) for run in runs] == [
-        ("alpha / one oracle (run 1/2)", "alpha/one/run-1", "alpha/one"),
-        ("alpha / one oracle (run 2/2)", "alpha/one/run-2", "alpha/one"),
+        ("alpha / one, reference solution (run 1/2)", "alpha/one/run-1", "alpha/one"),
+        ("alpha / one, reference solution (run 2/2)", "alpha/one/run-2", "alpha/one"),
     ]
     assert plan_jobs(
         (repository / "problems/alpha",),

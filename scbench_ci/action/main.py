@@ -68,8 +68,11 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
             warn=step.warn,
             artifact_name=artifact_name,
         )
-        step.publish(outcome, artifact_name, render_check_summary, finding_annotations)
-        stdout.write(render_check_report(outcome.result, step.shown(outcome.results_path)))
+        fail_on = inputs.options.fail_on
+        render = partial(render_check_summary, fail_on=fail_on)
+        step.publish(outcome, artifact_name, render, finding_annotations)
+        shown = step.shown(outcome.results_path)
+        stdout.write(render_check_report(outcome.result, shown, fail_on=fail_on))
         return outcome.exit_code
     if inputs.command == "merge":
         artifact_name = inputs.artifact_name or MERGED_ARTIFACT

@@ -25,9 +25,22 @@ COLLECT_ONLY = "--collect-only"
 
 
 class Role(StrEnum):
+    """A run's folder name; `described`, what the run is, in its job's label."""
+
     COLLECT = "collect"
     ORACLE = "oracle"
     EMPTY = "empty"
+
+    @property
+    def described(self) -> str:
+        return _DESCRIBED[self]
+
+
+_DESCRIBED = {
+    Role.COLLECT: "tests collected only",
+    Role.ORACLE: "reference solution",
+    Role.EMPTY: "empty submission",
+}
 
 
 @dataclass(frozen=True)
@@ -87,7 +100,7 @@ def _job(
         submission=submission,
         artifacts=f"{problem.root.name}/{checkpoint.name}/{role}",
         pytest_args=pytest_args,
-        role=role,
+        role=role.described,
     )
 
 
@@ -104,9 +117,9 @@ def checkpoint_runs(
     return [
         CheckpointRuns(
             checkpoint,
-            by_role[(checkpoint.name, Role.COLLECT)],
-            by_role.get((checkpoint.name, Role.ORACLE)),
-            by_role[(checkpoint.name, Role.EMPTY)],
+            by_role[(checkpoint.name, Role.COLLECT.described)],
+            by_role.get((checkpoint.name, Role.ORACLE.described)),
+            by_role[(checkpoint.name, Role.EMPTY.described)],
         )
         for checkpoint in problem.checkpoints
     ]

@@ -88,7 +88,7 @@ def _judged(
     def usable(job: Job, result: CheckpointResult) -> bool:
         """Whether the run can be judged: the infrastructure did not stop it."""
         if result.failure is not None and result.infrastructure_failure:
-            where = f"{problem.root.name} / {job.checkpoint.name} {job.role}"
+            where = f"{problem.root.name} / {job.checkpoint.name}, {job.role}"
             infrastructure.append(f"{where}: {result.failure.message}")
             return False
         return True

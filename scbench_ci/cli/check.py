@@ -73,9 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where the runs' reports and logs, results.json and summary.md go "
         "(default: ./.scbench)",
     )
-    parser.add_argument(
-        "--quiet", action="store_true", help="do not stream the tests' output or show progress"
-    )
+    parser.add_argument("--quiet", action="store_true", help="do not show a line per finished run")
     take_pytest_arguments(parser)
 
 
@@ -96,6 +94,8 @@ def options(args: argparse.Namespace) -> CheckOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    outcome = check(options(args), echo=terminal(args.quiet), warn=warn)
-    sys.stdout.write(render_check_report(outcome.result, outcome.results_path))
+    checked = options(args)
+    outcome = check(checked, echo=terminal(args.quiet), warn=warn)
+    fail_on = checked.runs.fail_on
+    sys.stdout.write(render_check_report(outcome.result, outcome.results_path, fail_on=fail_on))
     return outcome.exit_code

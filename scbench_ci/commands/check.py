@@ -5,6 +5,7 @@ results.json and summary.md."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TextIO
 
 from scbench_ci.check.changed import changed_problems
@@ -28,14 +29,17 @@ from scbench_ci.trust.output_folder import prepare_output
 def check(
     options: CheckOptions, *, echo: Echo, warn: Warn, artifact_name: str | None = None
 ) -> Outcome:
-    """`echo` gets the runs' output as `evaluate` gives it; `artifact_name` as `evaluate`'s. A
+    """`echo` gets a progress line per run; `artifact_name` as `evaluate`'s. A
     run without problems: `changed_since` selected none."""
     runs = options.runs
     executor = make_executor(runs.executor, runs.docker, warn, REVIEW_CACHE_SCOPE)
     with echo() as stream:
         result = _checked(options, executor, stream)
     results_path = write_run_files(
-        result, runs.output_dir, render=render_check_summary, artifact_name=artifact_name
+        result,
+        runs.output_dir,
+        render=partial(render_check_summary, fail_on=runs.fail_on),
+        artifact_name=artifact_name,
     )
     return Outcome(result, results_path, exit_code(result, runs.fail_on))
 
@@ -67,7 +71,9 @@ def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> 
                 include_prior_tests=runs.include_prior_tests,
             )
         ]
-        results = run_evaluations(runs, jobs, executor, echo)
+        # Progress, not the runs' output: the empty submission's expected failures would drown
+        # the findings (each run's output is in its log).
+        results = run_evaluations(runs, jobs, executor, echo, stream=False)
     return RunResult(
         policy=runs.policy,
         executor=executor.name,

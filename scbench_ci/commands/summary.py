@@ -20,11 +20,12 @@ def summary(options: SummaryOptions) -> str:
     render = (
         render_check_summary
         if checked(results)
-        else partial(render_summary, fail_on=options.fail_on, details=options.details)
+        else partial(render_summary, details=options.details)
     )
     try:
         markdown = render(
             results,
+            fail_on=options.fail_on,
             artifact_url=options.artifact_url,
             artifact_name=options.artifact_name,
             # The reports are beside the results.json.

@@ -1,16 +1,60 @@
-"""A phase's output: kept in a log file (capped, head and tail) and echoed live."""
+"""A phase's output: kept in a log file (capped, head and tail) and echoed live, without the
+test runner's own lines."""
 
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
+from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
 from scbench_ci.trust.terminal import terminal_text
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 TAIL_BYTES = 256 * 1024
+LOG_ONLY_PREFIXES = (START_PREFIX, SEAL_PREFIX)
+"""The test runner's start and seal lines: the evaluator reads them in the log; on a console
+they are noise (a key's digest)."""
+_LINE_PIECES = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+class LogOnlyLines:
+    """Text as it comes, in pieces, without the lines that start with one of `prefixes`. Only
+    the start of a line that may still become one of them is held back: the rest is passed on
+    at once (pytest's progress dots as they come)."""
+
+    def __init__(self, prefixes: tuple[str, ...] = LOG_ONLY_PREFIXES) -> None:
+        self._prefixes = prefixes
+        self._held = ""
+        """The start of a line, undecided."""
+        self._passing = False
+        """The line goes to the console (it started with none of the prefixes)."""
+        self._dropping = False
+
+    def feed(self, text: str) -> str:
+        shown = []
+        for piece in _LINE_PIECES.findall(text):
+            if self._passing:
+                shown.append(piece)
+            elif not self._dropping:
+                self._held += piece
+                line = self._held.removesuffix("\n")
+                if line.startswith(self._prefixes):
+                    self._dropping, self._held = True, ""
+                elif not any(prefix.startswith(line) for prefix in self._prefixes):
+                    shown.append(self._held)
+                    self._passing, self._held = True, ""
+            if piece.endswith("\n"):
+                shown.append(self.flush())  # a whole line too short to be one of them
+                self._passing = self._dropping = False
+        return "".join(shown)
+
+    def flush(self) -> str:
+        """What is held back: the start of a line that did not become one of them."""
+        held, self._held = self._held, ""
+        return held
 
 
 class LogSink:
@@ -29,6 +73,7 @@ class LogSink:
     ) -> None:
         self._file = path.open("wb")
         self._echo = echo
+        self._shown = LogOnlyLines()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head_bytes = max_bytes - tail_bytes
         self._tail_bytes = tail_bytes
@@ -64,14 +109,22 @@ class LogSink:
             )
             self._keep(tail)
         self._file.close()
+        if self._echo is not None:
+            rest = self._shown.feed(self._decoder.decode(b"", final=True))
+            self._show(self._echo, rest + self._shown.flush())
 
     def _keep(self, data: bytes) -> None:
         self._line_open = not data.endswith(b"\n")
         self._file.write(data)
         if self._echo is not None:
+            self._show(self._echo, self._shown.feed(self._decoder.decode(data)))
+
+    @staticmethod
+    def _show(echo: TextIO, text: str) -> None:
+        if text:
             # The log file keeps the raw bytes; a terminal gets them inert.
-            self._echo.write(terminal_text(self._decoder.decode(data)))
-            self._echo.flush()
+            echo.write(terminal_text(text))
+            echo.flush()
 
     def __enter__(self) -> LogSink:
         return self

@@ -1,5 +1,5 @@
 """The plain-text report `check` prints: one line per finding, as compilers write them
-(`file:line: severity: [stage] message`), then each problem's verdict.
+(`file:line: severity: [stage] message`), then each problem's verdict, then the run's.
 
 Files are shown relative to the current folder where they are inside it, so a terminal or an
 editor can open them. Like the evaluation's report, it is made inert.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.results import policy
 from scbench_ci.results.findings import CheckReport, Finding, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
@@ -17,8 +18,9 @@ from scbench_ci.results.policy import counted
 from scbench_ci.trust.terminal import inert
 
 
-def render_check_report(run: RunResult, results_path: Path | None) -> str:
-    """`results_path`: None when no problem was checked (so none was written)."""
+def render_check_report(run: RunResult, results_path: Path | None, *, fail_on: str) -> str:
+    """`results_path`: None when no problem was checked (so none was written). `fail_on`: the
+    run's, which its `Verdict:` line follows, as the exit code does."""
     lines = [""]
     for problem, report in checked(run):
         lines += [finding_line(problem, finding) for finding in report.findings]
@@ -32,14 +34,11 @@ def render_check_report(run: RunResult, results_path: Path | None) -> str:
         width = max(len(problem.name) for problem in run.problems)
         lines += [f"{problem.name:<{width}}  {verdict(problem)}" for problem in run.problems]
         lines.append("")
-        failed = sum(not problem.passed for problem in run.problems)
-        word = "FAILED" if failed else "PASSED"
         lines.append(
-            f"Check: {word}, {len(run.problems) - failed} of "
-            f"{counted(len(run.problems), 'problem')} sound (oracle policy {run.policy}: "
-            f"{policy.describe(run.policy)}; "
-            f"{counted(run.repeat, 'oracle run')} of each checkpoint; {run.duration_s:.1f} s)"
+            f"Oracle policy {run.policy}: {policy.describe(run.policy)}; "
+            f"{counted(run.repeat, 'oracle run')} of each checkpoint; {run.duration_s:.1f} s"
         )
+        lines.append(f"Verdict: {run_headline(run, fail_on).text}")
     if results_path is not None:
         lines.append(f"Results: {results_path}")
     return inert("\n".join(lines)) + "\n"

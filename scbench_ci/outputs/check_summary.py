@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from scbench_ci.outputs.check_console import checked
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
 from scbench_ci.outputs.summary import (
     MAX_BYTES,
     MIN_BYTES,
@@ -28,16 +29,18 @@ def render_check_summary(
     artifact_name: str | None = None,
     reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
+    fail_on: str = DEFAULT_FAIL_ON,
 ) -> str:
     """At most `max_bytes` UTF-8 bytes (the end cut off if need be); a ValueError for an
-    artifact_url that is not http(s), or a max_bytes under MIN_BYTES. `reports_folder` as
-    render_summary's."""
+    artifact_url that is not http(s), or a max_bytes under MIN_BYTES. `reports_folder` and
+    `fail_on` (which the headline follows) as render_summary's."""
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
     problems = checked(run)
     findings = [finding for _, report in problems for finding in report.findings]
     context = {
         "run": run,
+        "headline": run_headline(run, fail_on),
         "problems": problems,
         "stages": [stage.value.capitalize() for stage in Stage],
         "rows": [
@@ -45,7 +48,6 @@ def render_check_summary(
         ],
         "errors": sum(finding.severity is Severity.ERROR for finding in findings),
         "warnings": sum(finding.severity is Severity.WARNING for finding in findings),
-        "sound": sum(problem.passed for problem, _ in problems),
         "artifact": artifact_markdown(artifact_url, artifact_name, reports_folder),
         "mark": mark,
         "place": place,

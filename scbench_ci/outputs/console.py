@@ -30,8 +30,8 @@ from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
 LISTED = 20
-"""How many entries of each list (regressions, verdict changes, notes, flaky tests) the report
-shows."""
+"""How many entries of each list (regressions, verdict changes, notes, flaky tests, failed
+checkpoints) the report shows."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ def render_report(result: RunResult, results_path: Path | None, *, fail_on: str)
             f"{counted(result.jobs, 'job')} side by side)"
         )
     lines += _flaky_lines(result)
+    if len(checkpoints) > 1:
+        lines += _failed_lines(result)
     lines.append(f"Verdict: {run_headline(result, fail_on).text}")
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
@@ -180,6 +182,21 @@ def _flaky_lines(result: RunResult) -> list[str]:
             f"{flaky_outcome(flaky.test)}{'; first failure: ' + message if message else ''}"
         )
     return [*lines, *_more(total), ""]
+
+
+def _failed_lines(result: RunResult) -> list[str]:
+    """The recap at the end of a run of several checkpoints: each failed one and why."""
+    failed = [
+        (problem, checkpoint, why)
+        for problem, checkpoint in result.checkpoints()
+        if (why := why_failed(checkpoint, result.policy)) is not None
+    ]
+    if not failed:
+        return []
+    lines = [f"{counted(len(failed), 'checkpoint')} failed:"]
+    for problem, checkpoint, why in failed[:LISTED]:
+        lines.append(f"  {problem.name} / {checkpoint.name}: {headline(why)}")
+    return [*lines, *_more(len(failed))]
 
 
 def _more(count: int) -> list[str]:

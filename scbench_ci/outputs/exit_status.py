@@ -60,14 +60,21 @@ class Headline:
 def run_headline(run: RunResult, fail_on: str) -> Headline:
     """What decides the exit code, in words: the policy's verdict (and an infrastructure
     failure, whatever `fail_on`), the regressions, or with `never` the policy's outcome, not
-    claimed as a failure of the run."""
+    claimed as a failure of the run. A check's outcome is its problems found sound."""
     passed = exit_code(run, fail_on) is ExitCode.PASSED
     mark = "✅" if passed else "❌"
-    checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
-    outcome = (
-        f"{sum(checkpoint.passed for checkpoint in checkpoints)} of {len(checkpoints)} "
-        f"checkpoint{'s pass' if len(checkpoints) != 1 else ' passes'} the policy"
-    )
+    checked = any(problem.check is not None for problem in run.problems)
+    if checked:
+        outcome = (
+            f"{sum(problem.passed for problem in run.problems)} of "
+            f"{counted(len(run.problems), 'problem')} sound"
+        )
+    else:
+        checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
+        outcome = (
+            f"{sum(checkpoint.passed for checkpoint in checkpoints)} of {len(checkpoints)} "
+            f"checkpoint{'s pass' if len(checkpoints) != 1 else ' passes'} the policy"
+        )
     if fail_on == "regressions" and not run.infrastructure_failure:
         if run.comparison is None:
             return Headline(
@@ -80,4 +87,6 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
         note = "not failing the run: --fail-on never"
         return Headline("✅" if run.passed else "", outcome, note, False)
     verdict = "PASSED" if passed else "FAILED"
+    if checked:
+        return Headline(mark, verdict, outcome, False)
     return Headline(mark, verdict, f"policy {run.policy}: {policy.describe(run.policy)}", True)

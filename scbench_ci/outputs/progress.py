@@ -3,8 +3,9 @@
 One evaluation at a time streams its output as it comes (`Headers`: a header line per job).
 Side by side, output would interleave, so each job's output goes to its own log file and the
 console shows progress instead: on a terminal a status line rewritten in place (`LiveStatus`),
-elsewhere (CI logs) one line per finished evaluation (`FinishedLines`). Calls come from the
-worker threads.
+elsewhere (CI logs) one line per finished evaluation (`FinishedLines`), a failed one with why.
+`check` shows progress even one run at a time: its runs' output is in their logs. Calls come from
+the worker threads.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import threading
 import time
 from typing import TextIO
 
-from scbench_ci.outputs.console import passed_of
+from scbench_ci.outputs.console import headline, passed_of
 from scbench_ci.plan import Job
 from scbench_ci.problem.model import Group
-from scbench_ci.results.model import CheckpointResult
+from scbench_ci.results.model import CheckpointResult, why_failed
 from scbench_ci.trust.terminal import inert
 
 
@@ -37,9 +38,11 @@ class Headers:
 class FinishedLines:
     """One line per finished evaluation, with the counts so far."""
 
-    def __init__(self, stream: TextIO, total: int) -> None:
+    def __init__(self, stream: TextIO, total: int, policy_name: str) -> None:
+        """`policy_name`: the run's policy, which says why a checkpoint failed."""
         self.stream = stream
         self.total = total
+        self.policy_name = policy_name
         self.done = 0
         self.passing = 0
         self.running = 0
@@ -60,7 +63,8 @@ class FinishedLines:
             self.show_status()
 
     def show_finished(self, job: Job, result: CheckpointResult) -> None:
-        self.stream.write(f"[{self.done}/{self.total}] {finished_line(job, result)}\n")
+        line = finished_line(job, result, self.policy_name)
+        self.stream.write(f"[{self.done}/{self.total}] {line}\n")
         self.stream.flush()
 
     def show_status(self) -> None:
@@ -91,21 +95,25 @@ class LiveStatus(FinishedLines):
         self.stream.flush()
 
 
-def finished_line(job: Job, result: CheckpointResult) -> str:
-    core = result.groups[Group.CORE]
-    counts = result.counts
-    verdict = "passed" if result.passed else "failed"
+def finished_line(job: Job, result: CheckpointResult, policy_name: str) -> str:
+    """`wordstat / checkpoint_1: failed, Core 2/8, all 5/15, 1.2 s — 5 Core tests failed`; for
+    a run of `check`, what the run gave, as the check judges it later (an empty submission is
+    meant to fail)."""
+    reused = " (earlier result, unchanged)" if result.reused else ""
+    duration = f"{result.duration_s:.1f} s"
     if job.role:
-        # A check's run is judged by the check, not by the policy (an empty submission is
-        # meant to fail).
-        verdict = "done"
-    if result.reused:
-        verdict += " (earlier result, unchanged)"
-    kind = f" [{result.failure.kind.value}]" if result.failure is not None else ""
-    return inert(
-        f"{job.label}: {verdict}{kind}, Core {passed_of(core)}, "
-        f"all {passed_of(counts)}, {result.duration_s:.1f} s"
-    )
+        outcome = _counts(result) if result.counts.total else "done"
+        if result.failure is not None:
+            outcome = headline(f"{result.failure.kind.value}: {result.failure.message}")
+        return inert(f"{job.label}: {outcome}{reused}, {duration}")
+    verdict = "passed" if result.passed else "failed"
+    why = why_failed(result, policy_name)
+    because = f" \N{EM DASH} {headline(why)}" if why is not None else ""
+    return inert(f"{job.label}: {verdict}{reused}, {_counts(result)}, {duration}{because}")
+
+
+def _counts(result: CheckpointResult) -> str:
+    return f"Core {passed_of(result.groups[Group.CORE])}, all {passed_of(result.counts)}"
 
 
 def _clock(seconds: float) -> str:

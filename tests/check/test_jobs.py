@@ -21,20 +21,22 @@ def test_each_checkpoint_collected_its_reference_repeated_and_an_empty_submissio
         (job.label, job.artifacts, job.submission, job.include_prior_tests, job.pytest_args)
         for job in jobs
     ] == [
-        ("clean / checkpoint_1 collect", "clean/checkpoint_1/collect", solution / "checkpoint_1",
-         False, ("--collect-only",)),
-        ("clean / checkpoint_1 oracle (run 1/2)", "clean/checkpoint_1/oracle/run-1",
+        ("clean / checkpoint_1, tests collected only", "clean/checkpoint_1/collect",
+         solution / "checkpoint_1", False, ("--collect-only",)),
+        ("clean / checkpoint_1, reference solution (run 1/2)", "clean/checkpoint_1/oracle/run-1",
          solution / "checkpoint_1", True, ()),
-        ("clean / checkpoint_1 oracle (run 2/2)", "clean/checkpoint_1/oracle/run-2",
+        ("clean / checkpoint_1, reference solution (run 2/2)", "clean/checkpoint_1/oracle/run-2",
          solution / "checkpoint_1", True, ()),
-        ("clean / checkpoint_1 empty", "clean/checkpoint_1/empty", tmp_path, False, ()),
-        ("clean / checkpoint_2 collect", "clean/checkpoint_2/collect", solution / "checkpoint_2",
-         False, ("--collect-only",)),
-        ("clean / checkpoint_2 oracle (run 1/2)", "clean/checkpoint_2/oracle/run-1",
+        ("clean / checkpoint_1, empty submission", "clean/checkpoint_1/empty", tmp_path, False,
+         ()),
+        ("clean / checkpoint_2, tests collected only", "clean/checkpoint_2/collect",
+         solution / "checkpoint_2", False, ("--collect-only",)),
+        ("clean / checkpoint_2, reference solution (run 1/2)", "clean/checkpoint_2/oracle/run-1",
          solution / "checkpoint_2", True, ()),
-        ("clean / checkpoint_2 oracle (run 2/2)", "clean/checkpoint_2/oracle/run-2",
+        ("clean / checkpoint_2, reference solution (run 2/2)", "clean/checkpoint_2/oracle/run-2",
          solution / "checkpoint_2", True, ()),
-        ("clean / checkpoint_2 empty", "clean/checkpoint_2/empty", tmp_path, False, ()),
+        ("clean / checkpoint_2, empty submission", "clean/checkpoint_2/empty", tmp_path, False,
+         ()),
     ]  # fmt: skip
     once = check_jobs(load_problem(CLEAN), empty=tmp_path, repeat=1, include_prior_tests=False)
     assert [(job.artifacts, job.include_prior_tests) for job in once][1] == (
@@ -51,8 +53,8 @@ def test_without_reference_solutions_the_tests_are_collected_with_nothing(
     )
     jobs = check_jobs(load_problem(root), empty=tmp_path, repeat=2, include_prior_tests=None)
     assert [(job.label, job.submission) for job in jobs] == [
-        ("clean / checkpoint_1 collect", tmp_path),
-        ("clean / checkpoint_1 empty", tmp_path),
-        ("clean / checkpoint_2 collect", tmp_path),
-        ("clean / checkpoint_2 empty", tmp_path),
+        ("clean / checkpoint_1, tests collected only", tmp_path),
+        ("clean / checkpoint_1, empty submission", tmp_path),
+        ("clean / checkpoint_2, tests collected only", tmp_path),
+        ("clean / checkpoint_2, empty submission", tmp_path),
     ]

@@ -12,7 +12,7 @@ import pytest
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.executors.processes import STEP_VARIABLE
-from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command, shell
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 
 CANARY = "scbench-local-canary"
 
@@ -64,7 +64,8 @@ def test_exit_code_log_and_live_echo(tmp_path: Path) -> None:
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
     log = (tmp_path / "logs" / PYTEST_LOG).read_text()
     assert log.endswith("out\nerr\n")  # after uvx's "Installed ..." when it had to install
-    assert echo.getvalue() == log
+    assert RUNNER_STARTED in log
+    assert echo.getvalue() == log.replace(RUNNER_STARTED, "")  # the runner's line: log only
     assert not (tmp_path / "logs" / SETUP_LOG).exists()
 
 

@@ -28,3 +28,24 @@ def test_a_flood_keeps_its_head_and_tail_and_says_so(tmp_path: Path) -> None:
     )
     assert (tmp_path / "log").read_text() == expected
     assert echo.getvalue() == expected
+
+
+def test_the_runner_s_own_lines_stay_in_the_log(tmp_path: Path) -> None:
+    """Its start and seal lines, in whatever pieces they come; a line that only begins as one
+    does is shown, and the rest goes on at once."""
+    echo = io.StringIO()
+    output = (
+        "collecting ...\n[scbench-ci] runner started 0a1b\n....\n[scbench-ci] see\n"
+        "\n[scbench-ci] seal exit=0 killed=0 9f8e\n[scbench-ci"
+    )
+    with LogSink(tmp_path / "log", echo) as sink:
+        for size in (1, 3, 7):
+            data = output.encode()
+            for start in range(0, len(data), size):
+                sink.write(data[start : start + size])
+            sink.write(b"\n")
+        sink.write(b"pytest's dots .")
+        assert echo.getvalue().endswith("pytest's dots .")
+    assert (tmp_path / "log").read_text() == f"{output}\n" * 3 + "pytest's dots ."
+    shown = "collecting ...\n....\n[scbench-ci] see\n\n[scbench-ci\n"
+    assert echo.getvalue() == shown * 3 + "pytest's dots ."

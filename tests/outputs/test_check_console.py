@@ -63,7 +63,7 @@ def test_a_finding_on_one_line_where_it_is() -> None:
 
 
 def test_the_report_lists_the_findings_then_each_problem_s_verdict() -> None:
-    report = render_check_report(RUN, Path("out/results.json"))
+    report = render_check_report(RUN, Path("out/results.json"), fail_on=DEFAULT_FAIL_ON)
     lines = report.splitlines()
     assert lines[1].startswith("/repo/problems/demo/tests/test_checkpoint_1.py:12: error:")
     assert "demo        FAILED: oracle 1 error; time 1 warning" in lines
@@ -71,14 +71,16 @@ def test_the_report_lists_the_findings_then_each_problem_s_verdict() -> None:
         "bad_config  FAILED: static 1 error; not run: collection, oracle, empty, flaky, time"
     ) in lines
     assert "fine        passed: time 1 warning" in lines
-    assert "Check: FAILED, 1 of 3 problems sound" in report
-    assert "; 1 oracle run of each checkpoint; " in report
-    assert lines[-1] == "Results: out/results.json"
+    assert lines[-3:] == [
+        "Oracle policy all-cases: no test fails; 1 oracle run of each checkpoint; 1.0 s",
+        "Verdict: FAILED (1 of 3 problems sound)",
+        "Results: out/results.json",
+    ]
 
 
 def test_the_summary_has_a_row_per_problem_and_escapes_what_the_problems_say() -> None:
     summary = render_check_summary(RUN)
-    assert summary.startswith("## ❌ FAILED: 1 of 3 problems sound\n")
+    assert summary.startswith("## ❌ FAILED (1 of 3 problems sound)\n")
     assert "2 errors, 2 warnings." in summary
     assert "| demo | ✅ | ✅ | ❌ 1 | ✅ | ✅ | ⚠️ 1 |" in summary
     assert "| bad\\_config | ❌ 1 |" in summary
@@ -92,7 +94,7 @@ def test_nothing_to_check(tmp_path: Path) -> None:
     run = check_run()
     assert write_run_files(run, tmp_path, render=render_check_summary) is None
     assert (tmp_path / "summary.md").read_text().startswith("## ✅ Nothing to check\n")
-    assert "No problem to check" in render_check_report(run, None)
+    assert "No problem to check" in render_check_report(run, None, fail_on=DEFAULT_FAIL_ON)
     assert exit_code(run, DEFAULT_FAIL_ON) is ExitCode.PASSED
 
 
@@ -106,6 +108,45 @@ def test_nothing_to_check(tmp_path: Path) -> None:
 )
 def test_the_exit_code(report: CheckReport, expected: ExitCode) -> None:
     assert exit_code(check_run(("demo", report)), DEFAULT_FAIL_ON) == expected
+
+
+# fail_on -> (exit code, the console's Verdict line, the summary's heading) of RUN: the same
+# words as an evaluation's (exit_status.run_headline), following the exit code.
+HEADLINES = {
+    "policy": (
+        1,
+        "Verdict: FAILED (1 of 3 problems sound)",
+        "## ❌ FAILED (1 of 3 problems sound)",
+    ),
+    "regressions": (
+        0,
+        "Verdict: no regressions (no baseline to compare with; 1 of 3 problems sound)",
+        "## ✅ no regressions (no baseline to compare with; 1 of 3 problems sound)",
+    ),
+    "never": (
+        0,
+        "Verdict: 1 of 3 problems sound (not failing the run: --fail-on never)",
+        "## 1 of 3 problems sound (not failing the run: --fail-on never)",
+    ),
+}
+
+
+@pytest.mark.parametrize("fail_on", list(HEADLINES))
+def test_the_headlines_follow_the_exit_code(fail_on: str) -> None:
+    code, verdict, heading = HEADLINES[fail_on]
+    assert exit_code(RUN, fail_on) == code
+    assert verdict in render_check_report(RUN, None, fail_on=fail_on).splitlines()
+    assert render_check_summary(RUN, fail_on=fail_on).splitlines()[0] == heading
+
+
+def test_an_infrastructure_failure_is_not_a_pass() -> None:
+    stopped = check_run(("demo", CheckReport((), infrastructure=("demo / checkpoint_1: x",))))
+    assert exit_code(stopped, "never") is ExitCode.INFRASTRUCTURE
+    report = render_check_report(stopped, None, fail_on="never")
+    assert "Verdict: FAILED (0 of 1 problem sound)" in report.splitlines()
+    assert render_check_summary(stopped, fail_on="never").startswith(
+        "## ❌ FAILED (0 of 1 problem sound)\n"
+    )
 
 
 def test_annotations_point_into_the_workspace_errors_first_within_github_s_limits() -> None:

@@ -194,3 +194,21 @@ def test_counts_are_singular_or_plural(problems: int, jobs: int, counted: str) -
     )
     run = replace(one, problems=one.problems * problems, jobs=jobs)
     assert f"checkpoints passed ({counted}" in render_report(run, None, fail_on="policy")
+
+
+def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
+    failing = [
+        checkpoint([result_of("a", Status.FAILED)], name=f"checkpoint_{i}") for i in range(1, 23)
+    ]
+    passing = checkpoint([result_of("a", Status.PASSED)], name="checkpoint_23")
+    report = render_report(make_run(*failing, passing), None, fail_on="policy")
+    assert report.endswith(
+        "23 checkpoints passed (1 problem, 1.0 s, 1 job side by side)\n"
+        "22 checkpoints failed:\n"
+        + "".join(f"  demo / checkpoint_{i}: 1 Core test failed\n" for i in range(1, 21))
+        + "  … and 2 more\n"
+        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+    )
+    assert "checkpoints failed" not in render_report(
+        make_run(passing, passing), None, fail_on="policy"
+    )

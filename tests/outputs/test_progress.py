@@ -30,12 +30,13 @@ def _missing(job: Job) -> CheckpointResult:
 
 def test_finished_lines_for_ci_logs(jobs: list[Job]) -> None:
     stream = io.StringIO()
-    progress = FinishedLines(stream, len(jobs))
+    progress = FinishedLines(stream, len(jobs), "core-cases")
     for job in jobs:
         progress.started(job)
         progress.finished(job, _missing(job))
     assert stream.getvalue().splitlines() == [
-        f"[{i}/3] demo / checkpoint_{i}: failed [missing], Core 0/0, all 0/0, 0.0 s"
+        f"[{i}/3] demo / checkpoint_{i}: failed, Core 0/0, all 0/0, 0.0 s — missing: the "
+        "submission folder x does not exist"
         for i in range(1, 4)
     ]
     assert progress.status().startswith("3/3 done: 0 passing, 3 failing, 0 running; 0:00 elapsed")
@@ -43,7 +44,7 @@ def test_finished_lines_for_ci_logs(jobs: list[Job]) -> None:
 
 def test_a_live_status_line_on_a_terminal(jobs: list[Job]) -> None:
     stream = io.StringIO()
-    progress = LiveStatus(stream, len(jobs))
+    progress = LiveStatus(stream, len(jobs), "core-cases")
     progress.started(jobs[0])
     progress.started(jobs[1])
     assert stream.getvalue().endswith(
@@ -51,7 +52,7 @@ def test_a_live_status_line_on_a_terminal(jobs: list[Job]) -> None:
     )
     progress.finished(jobs[0], _missing(jobs[0]))
     text = stream.getvalue()
-    assert "\r\x1b[K[1/3] demo / checkpoint_1: failed [missing]" in text
+    assert "\r\x1b[K[1/3] demo / checkpoint_1: failed, Core 0/0" in text
     assert text.endswith("1/3 done: 0 passing, 1 failing, 1 running; 0:00 elapsed, ETA 0:00")
 
 
@@ -60,6 +61,38 @@ def test_a_finished_line_says_what_was_skipped(jobs: list[Job]) -> None:
     groups = {group: GroupCounts() for group in Group}
     groups[Group.CORE] = GroupCounts(passed=7, skipped=1, total=8)
     result = replace(_missing(jobs[0]), passed=True, failure=None, groups=groups)
-    assert finished_line(jobs[0], result) == (
+    assert finished_line(jobs[0], result, "core-cases") == (
         "demo / checkpoint_1: passed, Core 7/8 (1 skipped), all 7/8 (1 skipped), 0.0 s"
+    )
+
+
+def test_a_failed_line_says_why_as_the_report_does(jobs: list[Job]) -> None:
+    groups = {group: GroupCounts() for group in Group}
+    groups[Group.CORE] = GroupCounts(passed=3, failed=2, total=5)
+    result = replace(_missing(jobs[0]), failure=None, groups=groups)
+    assert finished_line(jobs[0], result, "core-cases") == (
+        "demo / checkpoint_1: failed, Core 3/5, all 3/5, 0.0 s — 2 Core tests failed"
+    )
+    # One line, as long as the report's headlines.
+    long = Failure(FailureKind.SETUP, "x" * 200 + "\nmore")
+    line = finished_line(jobs[0], replace(result, failure=long), "core-cases")
+    assert line.endswith(f"0.0 s — setup: {'x' * 112}…")
+
+
+def test_a_check_run_says_which_run_it_was_and_what_it_gave(jobs: list[Job]) -> None:
+    empty = replace(jobs[0], role="empty submission")
+    groups = {group: GroupCounts() for group in Group}
+    groups[Group.CORE] = GroupCounts(failed=4, total=4)
+    result = replace(_missing(jobs[0]), failure=None, groups=groups)
+    assert finished_line(empty, result, "all-cases") == (
+        "demo / checkpoint_1, empty submission: Core 0/4, all 0/4, 0.0 s"
+    )
+    collected = replace(jobs[0], role="tests collected only")
+    nothing = replace(result, groups={group: GroupCounts() for group in Group})
+    assert finished_line(collected, nothing, "all-cases") == (
+        "demo / checkpoint_1, tests collected only: done, 0.0 s"
+    )
+    assert finished_line(collected, _missing(jobs[0]), "all-cases") == (
+        "demo / checkpoint_1, tests collected only: missing: the submission folder x does not "
+        "exist, 0.0 s"
     )
