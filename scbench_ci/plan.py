@@ -151,6 +151,7 @@ def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[Scben
     problems: list[Problem] = []
     errors: list[ScbenchError] = []
     names: dict[str, Path] = {}
+    config_names: dict[str, Path] = {}
     for folder in folders:
         try:
             problem = load_problem(folder)
@@ -165,7 +166,18 @@ def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[Scben
                 )
             )
             continue
+        if problem.name in config_names:
+            errors.append(
+                ProblemError(
+                    folder / CONFIG_NAME,
+                    "name",
+                    f"{problem.name!r} is also the name of {config_names[problem.name]}: "
+                    "SCBench keys a run's results by problem name",
+                )
+            )
+            continue
         names[folder.name] = folder
+        config_names[problem.name] = folder
         problems.append(problem)
     return problems, errors
 

@@ -82,6 +82,18 @@ def test_two_problems_with_one_folder_name_would_share_an_output_folder(tmp_path
         plan_jobs((tmp_path / "a/demo", tmp_path / "b/demo"), "all", ".", tmp_path / "o", None)
 
 
+def test_two_problems_of_one_name_are_refused_before_any_run(tmp_path: Path) -> None:
+    """SCBench keys a run's rows by problem name: the second would crash the run at its end."""
+    ProblemFolder(tmp_path / "problems/first")
+    ProblemFolder(tmp_path / "problems/second")
+    with pytest.raises(ProblemError) as raised:
+        plan_jobs((tmp_path / "problems",), "all", ".", tmp_path / "o", None)
+    assert str(raised.value) == (
+        f"{tmp_path}/problems/second/config.yaml: name: 'demo' is also the name of "
+        f"{tmp_path}/problems/first: SCBench keys a run's results by problem name"
+    )
+
+
 def test_a_folder_without_problems_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"holds no config\.yaml and no problem folders"):
         plan_jobs((tmp_path,), "all", ".", tmp_path / "o", None)

@@ -26,7 +26,7 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.outputs.summary import markdown_text
+from scbench_ci.outputs.summary import html_text, markdown_text
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
@@ -356,27 +356,20 @@ def test_an_artifact_baseline_finds_the_regression_and_the_fix(
     assert [change["test"] for change in comparison["fixed"]] == [nightly.fixed]
 
 
-def test_the_summary_shows_the_changes_first(
+def test_the_summary_shows_each_change_once(
     pull_request: PullRequestRuns, nightly: Nightly
 ) -> None:
     summary = pull_request.first.result.summary
     changes = summary.index("### Changes since the baseline")
-    assert changes < summary.index("| Group |")
+    assert changes < summary.index("| Group |")  # one checkpoint: no overview
     lines = summary[changes:].splitlines()
-    assert "- checkpoint\\_2: ❌ failed → ✅ passed" in lines
-    regressed = lines.index("#### Newly failing: 1")
-    assert lines[regressed + 2] == "| Checkpoint | Test | Before → after | Message |"
-    assert lines[regressed + 4].startswith(
-        f"| checkpoint\\_2 | <code>{markdown_text(nightly.regressed)}</code> (line "
-    )
-    assert "| passed → error | FileNotFoundError: " in lines[regressed + 4]
-    assert lines[regressed + 5] == ""
-    fixed = lines.index("#### Fixed: 1")
-    assert lines[fixed + 4].startswith(
-        f"| checkpoint\\_2 | <code>{markdown_text(nightly.fixed)}</code> (line "
-    )
-    assert lines[fixed + 4].endswith(" | failed → passed |")
-    assert lines[fixed + 5] == ""
+    assert "| checkpoint\\_2 | ❌ → ✅ | 1 | 1 | 0 | 0 |" in lines
+    assert f"**Fixed**: <code>{markdown_text(nightly.fixed)}</code> (checkpoint\\_2)." in lines
+    # The regression is listed once: in its checkpoint's section, marked.
+    assert summary.count(html_text(nightly.regressed)) == 1
+    assert (
+        f"<code>{html_text(nightly.regressed)}</code> error (newly failing): FileNotFoundError: "
+    ) in summary
     assert "| Core | 7 (+1) | 0 | 0 | 7 | 100.0% |" in lines
     assert "| Functionality | 2 (-1) | 1 | 0 | 3 | 66.7% |" in lines
 
