@@ -12,8 +12,10 @@
 #
 # When the image cannot be pulled (no registry reachable), a local stand-in is
 # built under the SAME name with debootstrap: Debian bookworm minbase + python3,
-# the host's static uv/uvx in /usr/local/bin, `python` -> python3, and the
+# the uv/uvx that scripts/bootstrap.sh installed into .venv (scbench-ci's
+# dependency `uv`: run it first) in /usr/local/bin, `python` -> python3, and the
 # host's CA bundle (so uv/pip inside containers trust intercepting TLS proxies).
+# Nothing is installed into the system Python.
 #
 # The action's Dockerfile builds FROM SCBENCH_ACTION_BASE_IMAGE (default python:3.12-slim); when
 # that cannot be pulled either, the test image (which has python3 with venv and pip) is tagged
@@ -29,6 +31,7 @@
 #   SCBENCH_SKIP_VERIFY=1     skip the container smoke test
 set -euo pipefail
 
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 IMAGE="${SCBENCH_TEST_IMAGE:-ghcr.io/astral-sh/uv:python3.12-bookworm-slim}"
 ACTION_BASE="${SCBENCH_ACTION_BASE_IMAGE:-python:3.12-slim}"
 DOCKERD_LOG="${SCBENCH_DOCKERD_LOG:-/var/log/scbench-dockerd.log}"
@@ -45,7 +48,7 @@ CHECK_ONLY=0
 case "${1:-}" in
     "") ;;
     --check) CHECK_ONLY=1 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (usage: $0 [--check])" ;;
 esac
 [ $# -le 1 ] || die "too many arguments (usage: $0 [--check])"
@@ -222,19 +225,12 @@ debian_mirror() {
     echo "${m:-http://deb.debian.org/debian}"
 }
 
+# The uv and uvx binaries the stand-in gets: the ones of the repository's .venv.
 find_uv() {
-    # pyenv puts shims on PATH; ask the uv Python package for the real binary.
-    local uvbin=""
-    uvbin=$(python3 -c 'import uv; print(uv.find_uv_bin())' 2>/dev/null || true)
-    if [ -z "$uvbin" ]; then
-        log "installing uv with pip (needed inside the stand-in image) ..." >&2
-        python3 -m pip install -q uv >&2 || die "python3 -m pip install uv failed"
-        uvbin=$(python3 -c 'import uv; print(uv.find_uv_bin())') || die "uv installed but not importable"
-    fi
-    uvbin=$(readlink -f "$uvbin")
-    [ -x "$uvbin" ] && [ -x "$(dirname "$uvbin")/uvx" ] \
-        || die "could not find real uv and uvx binaries (got '$uvbin')"
-    echo "$uvbin"
+    local bin="$ROOT/.venv/bin"
+    [ -x "$bin/uv" ] && [ -x "$bin/uvx" ] \
+        || die "no uv and uvx in $bin (the stand-in image needs them): run scripts/bootstrap.sh first"
+    echo "$bin"
 }
 
 build_standin() {
@@ -242,12 +238,12 @@ build_standin() {
     need_root "building the stand-in image"
     [ -r "$HOST_CA_BUNDLE" ] || die "host CA bundle $HOST_CA_BUNDLE not found"
     command -v debootstrap >/dev/null 2>&1 || { log "installing debootstrap ..."; apt_install debootstrap; }
-    local uvbin; uvbin=$(find_uv)
+    local uvdir; uvdir=$(find_uv)
     local mirror; mirror=$(debian_mirror)
 
     BUILD_DIR=$(mktemp -d /var/tmp/scbench-image-build.XXXXXX)
     local ROOTFS="$BUILD_DIR/rootfs"
-    log "debootstrap $SUITE from $mirror (python3, uv $("$uvbin" --version | awk '{print $2}')) ..."
+    log "debootstrap $SUITE from $mirror (python3, uv $("$uvdir/uv" --version | awk '{print $2}')) ..."
     local dlog="$BUILD_DIR/debootstrap.log"
     if ! debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,procps \
             "$SUITE" "$ROOTFS" "$mirror" >"$dlog" 2>&1; then
@@ -256,8 +252,8 @@ build_standin() {
         die "debootstrap failed"
     fi
 
-    install -m 0755 "$uvbin" "$ROOTFS/usr/local/bin/uv"
-    install -m 0755 "$(dirname "$uvbin")/uvx" "$ROOTFS/usr/local/bin/uvx"
+    install -m 0755 "$uvdir/uv" "$ROOTFS/usr/local/bin/uv"
+    install -m 0755 "$uvdir/uvx" "$ROOTFS/usr/local/bin/uvx"
     ln -sf /usr/bin/python3 "$ROOTFS/usr/local/bin/python"
     install -m 0644 "$HOST_CA_BUNDLE" "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
     chmod 1777 "$ROOTFS/tmp" "$ROOTFS/var/tmp"
