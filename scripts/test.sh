@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 # The Docker tests need an engine and the test image: install, start and build what is missing.
 scripts/provision-docker.sh
+# The summary's width test needs headless Chromium and GitHub's fallback fonts.
+scripts/provision-browser.sh
 export PATH="$PWD/.venv/bin:$PATH"
 echo "== ruff"
 ruff check .

@@ -1,0 +1,215 @@
+"""The golden summaries: each scenario's results.json, captured once from real runs of the bundled
+examples by scripts/golden.py (the `scale` one generated here), normalized so that it is stable,
+and beside it the summary.md that `scbench-ci summary` renders from it.
+
+    python scripts/golden.py [SCENARIO ...]      run them again: results.json and summary.md
+    SCBENCH_UPDATE_GOLDEN=1 pytest tests/outputs/test_golden.py      only render summary.md again
+
+tests/outputs/test_golden.py compares each summary.md with a fresh rendering, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from itertools import cycle
+from pathlib import Path
+from typing import Any
+
+from scbench_ci.problem.model import Group
+from scbench_ci.reports import Status
+from scbench_ci.results.file import write_results
+from scbench_ci.results.model import (
+    CheckpointResult,
+    Failure,
+    FailureKind,
+    ProblemResult,
+    RunResult,
+    count_groups,
+)
+from testing.paths import REPO_ROOT
+from testing.results import make_checkpoint, make_run, make_test
+
+GOLDEN = REPO_ROOT / "tests" / "data" / "golden"
+UPDATE_VARIABLE = "SCBENCH_UPDATE_GOLDEN"
+UPDATE_COMMAND = f"{UPDATE_VARIABLE}=1 pytest tests/outputs/test_golden.py"
+RESULTS = "results.json"
+SUMMARY = "summary.md"
+
+FIXED_DATE = "2026-01-01T00:00:00+00:00"
+FIXED_DURATION_S = 1.0
+FIXED_VERSION = "0.0.0"
+FIXED_FINGERPRINT = "0" * 64
+REPO_PLACEHOLDER = "/repo"
+"""What the checkout's absolute path becomes."""
+MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-f]{6,16}\b")
+"""In a traceback's reprs: `<function run at 0x7f3ded623240>`."""
+FIXED_ADDRESS = "0x7f0000000000"
+SCRATCH_PLACEHOLDER = "/scratch"
+"""What the folder scripts/golden.py runs in (copied submissions, shards) becomes."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    summary_arguments: tuple[str, ...] = ()
+    """What `scbench-ci summary` is given after the results.json."""
+
+    @property
+    def folder(self) -> Path:
+        return GOLDEN / self.name
+
+    @property
+    def results(self) -> Path:
+        return self.folder / RESULTS
+
+    @property
+    def summary(self) -> Path:
+        return self.folder / SUMMARY
+
+
+SCENARIOS = (
+    Scenario("single_pass"),
+    Scenario("single_fail"),
+    Scenario("multi_problem"),
+    Scenario("comparison", ("--fail-on", "regressions")),
+    Scenario("check"),
+    Scenario("merge"),
+    Scenario("scale"),
+)
+SCALE = SCENARIOS[-1]
+"""Generated, not run: `scale_run`."""
+
+
+def render_summary_file(scenario: Scenario) -> str:
+    """The summary `scbench-ci summary` renders from the scenario's results.json, given by its
+    path in the checkout (the summary names the folder it is in)."""
+    relative = scenario.results.relative_to(REPO_ROOT)
+    argv = [sys.executable, "-m", "scbench_ci", "summary", str(relative)]
+    done = subprocess.run(
+        [*argv, *scenario.summary_arguments],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"scbench-ci summary {relative} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+# Normalizing.
+
+
+def normalized(document: Any, scratch: str | None = None) -> Any:
+    """The results.json document with what changes from run to run replaced by fixed values:
+    durations, dates, versions, fingerprints, memory addresses, and the absolute paths of the
+    checkout and of `scratch`. The tests' outcomes, from which the verdicts and counts follow,
+    are kept."""
+    if isinstance(document, dict):
+        return {key: _normalized_value(key, value, scratch) for key, value in document.items()}
+    if isinstance(document, list):
+        return [normalized(item, scratch) for item in document]
+    if isinstance(document, str):
+        text = document if scratch is None else document.replace(scratch, SCRATCH_PLACEHOLDER)
+        text = MEMORY_ADDRESS.sub(FIXED_ADDRESS, text)
+        return text.replace(str(REPO_ROOT), REPO_PLACEHOLDER)
+    return document
+
+
+def _normalized_value(key: str, value: Any, scratch: str | None) -> Any:
+    if value is None:
+        return None
+    if key in ("duration_s", "estimated_s"):
+        return FIXED_DURATION_S
+    if key == "phases":
+        return {phase: FIXED_DURATION_S for phase in value}
+    if key in ("started_at", "baseline_started_at"):
+        return FIXED_DATE
+    if key == "tool_versions":
+        return {tool: FIXED_VERSION for tool in value}
+    if key == "fingerprint":
+        return FIXED_FINGERPRINT
+    return normalized(value, scratch)
+
+
+def results_text(document: Any) -> str:
+    """How a golden results.json is written."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# The scale scenario: 20 problems x 8 checkpoints, long names, every kind of failure.
+
+SCALE_PROBLEMS = (
+    "layered_config_synthesizer",
+    "distributed_rate_limiter_core",
+    "incremental_markdown_renderer",
+    "sparse_matrix_expression_eval",
+    "streaming_json_path_extractor",
+    "calendar_recurrence_expander",
+    "dependency_graph_topo_sorter",
+    "regex_engine_with_backrefs",
+    "log_structured_merge_kvstore",
+    "unicode_aware_text_wrapper",
+    "http_request_router_matcher",
+    "cron_expression_scheduler",
+    "geometric_polygon_clipper",
+    "bank_ledger_reconciliation",
+    "terminal_spreadsheet_engine",
+    "package_version_resolver_sat",
+    "image_dithering_pipeline",
+    "chess_move_legality_checker",
+    "query_planner_for_tiny_sql",
+    "wordstat",
+)
+SCALE_CHECKPOINTS = tuple(f"checkpoint_{index}" for index in range(1, 9))
+LOG_TAIL = "\n".join(
+    [*(f"step {line}: preparing the workspace" for line in range(8)), f"error: {'x' * 200}"]
+)
+"""A failure's log, with a line longer than the page."""
+
+
+def scale_run() -> RunResult:
+    """A run of SCALE_PROBLEMS, each with SCALE_CHECKPOINTS (the last problem with fewer, so a
+    cell says `not evaluated`): most pass, and in each column some fail their Core tests and
+    some fail with a failure kind, every kind in turn, so that the matrix is as wide as it gets."""
+    kinds = cycle(FailureKind)
+    problems = []
+    for row, name in enumerate(SCALE_PROBLEMS):
+        shown = SCALE_CHECKPOINTS[:5] if row == len(SCALE_PROBLEMS) - 1 else SCALE_CHECKPOINTS
+        checkpoints = []
+        for column, checkpoint in enumerate(shown):
+            if (row + column) % 5 == 0:
+                checkpoints.append(_failed_with(next(kinds), checkpoint))
+            elif (row + 2 * column) % 7 == 0:
+                checkpoints.append(_failing_tests(checkpoint, failing=1 + (row + column) % 12))
+            else:
+                checkpoints.append(_failing_tests(checkpoint, failing=0))
+        problems.append(ProblemResult(name, f"/problems/{name}", 1, tuple(checkpoints)))
+    return replace(make_run(), problems=tuple(problems), jobs=2, duration_s=5400.0)
+
+
+def _failing_tests(checkpoint: str, failing: int) -> CheckpointResult:
+    tests = [make_test(f"test_passes_{index}", Status.PASSED) for index in range(3)]
+    tests += [
+        make_test(f"test_edge_case_with_a_rather_long_name_{index}", Status.FAILED, group)
+        for index, group in zip(range(failing), cycle(Group), strict=False)
+    ]
+    made = make_checkpoint(*tests, name=checkpoint)
+    return replace(made, groups=count_groups(made.tests, flaky_passes=False))
+
+
+def _failed_with(kind: FailureKind, checkpoint: str) -> CheckpointResult:
+    failure = Failure(kind, f"the run of {checkpoint} stopped", LOG_TAIL)
+    return replace(make_checkpoint(name=checkpoint, failure=failure), pytest_exit_code=None)
+
+
+def write_scale(folder: Path) -> Path:
+    """The scale run's results.json, normalized as the captured ones are."""
+    written = write_results(scale_run(), folder)
+    document = normalized(json.loads(written.read_text()))
+    written.write_text(results_text(document))
+    return written
