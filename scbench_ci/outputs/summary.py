@@ -39,6 +39,7 @@ from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
 from scbench_ci.outputs.summary_view import (
     DEFAULT_DETAILS,
     LISTED_PLACES,
+    cell_label,
     checkpoint_changes,
     detailed,
     matrix,
@@ -412,6 +413,7 @@ def _environment() -> jinja2.Environment:
         group_deltas=_group_deltas,
         delta=_delta,
         test_id=_test_id,
+        cell_label=cell_label,
     )
     environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)
     return environment
@@ -586,7 +588,7 @@ def _cell(checkpoint: CheckpointResult | None) -> str:
     if checkpoint.passed:
         return "✅"
     if checkpoint.failure is not None:
-        return f"❌ {checkpoint.failure.kind.value}"
+        return f"❌ {cell_label(checkpoint.failure.kind)}"
     core = checkpoint.groups[Group.CORE]
     return f"❌ {core.passed}/{core.total}"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from scbench_ci.problem.model import Group
 from scbench_ci.results.comparison import Comparison
-from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
 
 DETAILS = ("failed", "changed", "all")
 DEFAULT_DETAILS = "changed"
@@ -22,6 +22,15 @@ DETAILS_HELP = (
 MATRIX_COLUMNS = 8
 """Checkpoint columns in one matrix table: with the problem's name, as many as fit GitHub's
 content width (tests/outputs/test_summary_width.py measures it)."""
+CELL_LABELS = {
+    FailureKind.INFRASTRUCTURE: "infra",
+    FailureKind.COLLECTION: "collect",
+    FailureKind.INTERRUPTED: "halted",
+    FailureKind.NO_TESTS: "no tests",
+    FailureKind.RESOURCES: "limits",
+}
+"""A matrix cell's word for the failure kinds whose names would widen a column past the page's
+share (tests/outputs/test_summary_width.py measures it); the others are their own names."""
 MIN_PREFIX = 3
 """A prefix every column name shares is left out of the matrix's headers from this length."""
 LISTED_PLACES = 5
@@ -86,6 +95,12 @@ class Matrix:
     """The checkpoints MATRIX_COLUMNS at a time, so that no table is wider than the page."""
     prefix: str
     """What every column's name starts with and its header leaves out; '' for none."""
+    short_kinds: list[FailureKind]
+    """The failure kinds its cells name by a CELL_LABELS word, for its legend."""
+
+
+def cell_label(kind: FailureKind) -> str:
+    return CELL_LABELS.get(kind, kind.value)
 
 
 def matrix(run: RunResult) -> Matrix:
@@ -99,7 +114,8 @@ def matrix(run: RunResult) -> Matrix:
             for problem in run.problems
         ]
         tables.append(MatrixTable([name[len(prefix) :] for name in names], rows))
-    return Matrix(tables, prefix)
+    kinds = {c.failure.kind for _, c in run.checkpoints() if c.failure is not None}
+    return Matrix(tables, prefix, [kind for kind in CELL_LABELS if kind in kinds])
 
 
 def _shared_prefix(names: list[str]) -> str:
