@@ -208,3 +208,25 @@ def test_many_sections_are_folded_and_list_their_first_failures() -> None:
     assert "- … and 5 more failing tests, in the output folder.\n\n</details>\n" in markdown
     assert "```" not in markdown  # no traceback in a folded section
     rendered_tags(markdown)
+
+
+def test_text_from_a_results_file_is_bounded_in_the_overview() -> None:
+    """A results.json may carry a warning or a failure message of a mebibyte: a folded line and
+    the warnings list show its start."""
+    huge = "x" * 100_000
+    run = problems(2, 3, failing=frozenset((p, c) for p in (1, 2) for c in (1, 2, 3)))
+    first = replace(
+        run.problems[0].checkpoints[0],
+        failure=Failure(FailureKind.SETUP, f"{huge}\nsecond line"),
+        warnings=(huge,),
+    )
+    run = replace(
+        run,
+        problems=(
+            replace(run.problems[0], checkpoints=(first, *run.problems[0].checkpoints[1:])),
+            run.problems[1],
+        ),
+    )
+    markdown = render_summary(run)
+    assert len(markdown) < 10_000
+    assert "setup: " + "x" * 110 in markdown and "second line" not in markdown
