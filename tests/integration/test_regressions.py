@@ -143,10 +143,16 @@ def test_night_2_lists_exactly_the_regressions_fixes_and_flaky_tests(nights: tup
     # checkpoint_1 and checkpoint_3 changed verdicts; checkpoint_2's flaky test is a Regression
     # test (checkpoint_1's file runs first), so core-cases still passes it.
     assert comparison["totals"]["verdict_changes"] == 2
-    # The console and the summary lead with the changes.
+    # The console leads with the changes; the summary has them after its overview, one row per
+    # changed checkpoint, and marks each regression once, in its checkpoint's section.
     assert "Compared with" in second.stdout
     summary = (root / "night-2" / "summary.md").read_text()
-    assert summary.index("Newly failing") < summary.index("checkpoint_2")
+    changes = summary.index("### Changes since the baseline")
+    assert summary.index("| Checkpoint | Verdict | Core passed |") < changes
+    rows = [line for line in summary[changes:].splitlines() if line.startswith("| checkpoint")]
+    assert [row.split(" | ")[0] for row in rows[:2]] == ["| checkpoint\\_1", "| checkpoint\\_3"]
+    assert rows[0].endswith("| 9 | 0 | 0 | 0 |") and rows[1].endswith("| 0 | 11 | 0 | 0 |")
+    assert summary.count("(newly failing)") == 9
 
 
 def test_fail_on_regressions_passes_a_failing_run_without_regressions(nights: tuple) -> None:
