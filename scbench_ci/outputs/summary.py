@@ -242,6 +242,8 @@ class Section:
     empty without one."""
     regressed: frozenset[str]
     """The ids of its tests that newly fail since the baseline."""
+    title: str
+    """`problem / checkpoint`, or the checkpoint alone in a run of one problem."""
 
     @property
     def failing_count(self) -> int:
@@ -294,6 +296,7 @@ def render_summary(
         "details_title": DETAILS_TITLES,
         "comparison": run.comparison,
         "changes": checkpoint_changes(run),
+        "place": run.where,
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
         "flaky_meaning": flaky_meaning(run),
         "flaky_counting": flaky_counting(run),
@@ -337,6 +340,7 @@ def _sections(run: RunResult, shown: set[tuple[str, str]]) -> Iterator[Section]:
             _failing_groups(checkpoint, newly),
             deltas.get(key, {}),
             newly,
+            run.where(*key),
         )
 
 

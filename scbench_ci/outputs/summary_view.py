@@ -147,12 +147,8 @@ def run_warnings(run: RunResult) -> list[RunWarning]:
     places: dict[str, list[str]] = defaultdict(list)
     for problem, checkpoint in run.checkpoints():
         for text in dict.fromkeys(checkpoint.warnings):
-            places[text].append(where(run, problem.name, checkpoint.name))
+            places[text].append(run.where(problem.name, checkpoint.name))
     return [RunWarning(text, found) for text, found in places.items()]
-
-
-def where(run: RunResult, problem: str, checkpoint: str) -> str:
-    return f"{problem} / {checkpoint}" if len(run.problems) > 1 else checkpoint
 
 
 def detailed(run: RunResult, details: str) -> set[tuple[str, str]]:
@@ -219,7 +215,7 @@ def checkpoint_changes(run: RunResult) -> list[CheckpointChanges]:
         found = counts[key]
         rows.append(
             CheckpointChanges(
-                where(run, *key),
+                run.where(*key),
                 delta.passed_before,
                 delta.passed_after,
                 found["regressed"],

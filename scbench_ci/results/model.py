@@ -178,6 +178,11 @@ class RunResult:
             for checkpoint in problem.checkpoints:
                 yield problem, checkpoint
 
+    def where(self, problem: str, checkpoint: str) -> str:
+        """A checkpoint as the reports name it: `problem / checkpoint`, or the checkpoint alone
+        in a run of one problem."""
+        return f"{problem} / {checkpoint}" if len(self.problems) > 1 else checkpoint
+
     def group_totals(self) -> dict[Group, GroupCounts]:
         """Each group's counts added up over the evaluated checkpoints."""
         return {

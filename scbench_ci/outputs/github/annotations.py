@@ -73,7 +73,7 @@ def _errors(result: RunResult, workspace: Path) -> Iterator[str]:
                 f"{change.before} before, {change.after} now"
                 + (f": {change.message}" if change.message else "")
             ),
-            title=f"Regression: {_where(result, change.problem, change.checkpoint)} · "
+            title=f"Regression: {result.where(change.problem, change.checkpoint)} · "
             f"{change.group.value} · {change.test}",
             file=_repository_path(Path(paths[change.problem]) / change.file, workspace),
             line=change.line,
@@ -91,7 +91,7 @@ def _errors(result: RunResult, workspace: Path) -> Iterator[str]:
                 yield command(
                     "error",
                     _short(test.message or test.status.value),
-                    title=f"{_where(result, problem.name, checkpoint.name)} · {group.value} · "
+                    title=f"{result.where(problem.name, checkpoint.name)} · {group.value} · "
                     f"{test.id}",
                     file=_repository_path(Path(problem.path) / test.file, workspace),
                     line=test.line,
@@ -106,15 +106,11 @@ def _warnings(result: RunResult, workspace: Path) -> Iterator[str]:
             _short(
                 flaky_outcome(test) + (f"; first failure: {test.message}" if test.message else "")
             ),
-            title=f"Flaky: {_where(result, flaky.problem.name, flaky.checkpoint.name)} · "
+            title=f"Flaky: {result.where(flaky.problem.name, flaky.checkpoint.name)} · "
             f"{test.group.value} · {test.id}",
             file=_repository_path(Path(flaky.problem.path) / test.file, workspace),
             line=test.line,
         )
-
-
-def _where(result: RunResult, problem: str, checkpoint: str) -> str:
-    return f"{problem} / {checkpoint}" if len(result.problems) > 1 else checkpoint
 
 
 def _repository_path(path: Path, workspace: Path) -> str | None:
