@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -23,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from testing.golden import (  # noqa: E402 (the checkout on the path first)
+from testing.cli import run_cli  # noqa: E402 (the checkout on the path first)
+from testing.golden import (  # noqa: E402
     SCALE,
     SCENARIOS,
     Scenario,
@@ -41,9 +41,8 @@ EVALUATE = ("--executor", "docker", "--quiet")
 
 def scbench(*arguments: str | Path, allowed: tuple[int, ...] = (0, 1)) -> str:
     """`scbench-ci ARGUMENTS` from the checkout; its stdout."""
-    argv = [sys.executable, "-m", "scbench_ci", *map(str, arguments)]
     print("$ scbench-ci", " ".join(map(str, arguments)), flush=True)
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    done = run_cli(*arguments, cwd=ROOT, timeout=None)
     if done.returncode not in allowed:
         sys.exit(f"exit {done.returncode}:\n{done.stdout}\n{done.stderr}")
     return done.stdout

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, replace
 from itertools import cycle
 from pathlib import Path
@@ -30,6 +28,7 @@ from scbench_ci.results.model import (
     RunResult,
     count_groups,
 )
+from testing.cli import run_cli
 from testing.paths import REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test
 
@@ -88,14 +87,7 @@ def render_summary_file(scenario: Scenario) -> str:
     """The summary `scbench-ci summary` renders from the scenario's results.json, given by its
     path in the checkout (the summary names the folder it is in)."""
     relative = scenario.results.relative_to(REPO_ROOT)
-    argv = [sys.executable, "-m", "scbench_ci", "summary", str(relative)]
-    done = subprocess.run(
-        [*argv, *scenario.summary_arguments],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli("summary", relative, *scenario.summary_arguments, cwd=REPO_ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"scbench-ci summary {relative} failed: {done.stderr.strip()}")
     return done.stdout

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
+from testing.cli import run_cli
 from testing.examples import EXECUTOR
 from testing.paths import EXAMPLES
 
@@ -26,13 +26,7 @@ RECAP = [
 
 
 def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args), "--executor", EXECUTOR],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_cli(*args, "--executor", EXECUTOR, timeout=900)
 
 
 def evaluate(output: Path, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -8,12 +8,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scbench_ci.action import main as action
+from testing.cli import run_cli
 from testing.paths import EXAMPLES
 
 NO_DAEMON = "tcp://127.0.0.1:9"
@@ -31,14 +31,7 @@ def scbench(*args: str | Path, docker_host: str | None = None) -> subprocess.Com
     env = dict(os.environ)
     if docker_host is not None:
         env["DOCKER_HOST"] = docker_host
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
+    return run_cli(*args, env=env)
 
 
 def evaluate_examples(output: Path, *extra: str) -> list[str]:

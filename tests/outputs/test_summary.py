@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path, PurePath
@@ -30,6 +29,7 @@ from scbench_ci.results.model import (
     judge_checkpoint,
 )
 from scbench_ci.trust.seal import Broken, Seal
+from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.problems import ProblemFolder
 from testing.results import make_outcome, make_run
@@ -786,14 +786,7 @@ def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
 
 
 def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_cli(*args)
 
 
 @pytest.fixture(scope="module")
