@@ -56,6 +56,16 @@ def problems(
     return replace(run, problems=made)
 
 
+def with_checkpoint(run: RunResult, index: int, checkpoint: CheckpointResult) -> RunResult:
+    """The run with the first problem's checkpoint at `index` replaced."""
+    first = run.problems[0]
+    checkpoints = list(first.checkpoints)
+    checkpoints[index] = checkpoint
+    return replace(
+        run, problems=(replace(first, checkpoints=tuple(checkpoints)), *run.problems[1:])
+    )
+
+
 def test_the_matrix_fits_the_page_in_tables_of_eight_checkpoints() -> None:
     run = problems(3, 11, failing=frozenset({(2, 10)}))
     shown = matrix(run)
@@ -140,13 +150,7 @@ def test_details_choose_the_sections() -> None:
     baseline = problems(2, 3, failing=frozenset({(1, 1)}))
     run = problems(2, 3, failing=frozenset({(1, 1), (2, 3)}))
     fixed = replace(baseline.problems[0].checkpoints[2], tests=())  # tests that changed: new
-    run = replace(
-        run,
-        problems=(
-            replace(run.problems[0], checkpoints=(*run.problems[0].checkpoints[:2], fixed)),
-            run.problems[1],
-        ),
-    )
+    run = with_checkpoint(run, 2, fixed)
     run = replace(run, comparison=compare(run, baseline, "baseline.json"))
     sections = {details: sorted(detailed(run, details)) for details in ("failed", "changed", "all")}
     assert sections["failed"] == [("problem_1", "checkpoint_1"), ("problem_2", "checkpoint_3")]
@@ -190,13 +194,7 @@ def test_many_sections_are_folded_and_list_their_first_failures() -> None:
     many = replace(
         first, tests=(*first.tests, *broken), groups=count_groups((*first.tests, *broken), False)
     )
-    run = replace(
-        run,
-        problems=(
-            replace(run.problems[0], checkpoints=(many, *run.problems[0].checkpoints[1:])),
-            run.problems[1],
-        ),
-    )
+    run = with_checkpoint(run, 0, many)
     markdown = render_summary(run)
     assert "\n### Checkpoints that failed or changed\n" in markdown
     assert markdown.count("\n<details><summary><strong>problem") == len(failing)
@@ -220,13 +218,7 @@ def test_text_from_a_results_file_is_bounded_in_the_overview() -> None:
         failure=Failure(FailureKind.SETUP, f"{huge}\nsecond line"),
         warnings=(huge,),
     )
-    run = replace(
-        run,
-        problems=(
-            replace(run.problems[0], checkpoints=(first, *run.problems[0].checkpoints[1:])),
-            run.problems[1],
-        ),
-    )
+    run = with_checkpoint(run, 0, first)
     markdown = render_summary(run)
     assert len(markdown) < 10_000
     assert "setup: " + "x" * 110 in markdown and "second line" not in markdown
