@@ -21,7 +21,7 @@ from scbench_ci.results.model import (
     count_groups,
 )
 from testing.results import make_checkpoint, make_run, make_test
-from tests.outputs.test_summary import rendered_tags
+from tests.outputs.test_summary import HOSTILE, outside_fences, rendered_tags
 
 DISCARDED = "the submission's tests was discarded: the evaluator makes its own"
 LEFT_OUT = "2 symlink(s) of the submission point outside it and were left out: a, b"
@@ -222,3 +222,23 @@ def test_text_from_a_results_file_is_bounded_in_the_overview() -> None:
     markdown = render_summary(run)
     assert len(markdown) < 10_000
     assert "setup: " + "x" * 110 in markdown and "second line" not in markdown
+
+
+def test_hostile_text_in_folded_sections_renders_as_text() -> None:
+    """Problem, checkpoint and test names and messages in a folded line and its list."""
+    run = problems(2, 2, failing=frozenset((p, c) for p in (1, 2) for c in (1, 2)))
+    tests = tuple(
+        replace(make_test(f"test[{text}]", Status.FAILED), message=text) for text in HOSTILE
+    )
+    hostile = replace(
+        run.problems[0].checkpoints[0], tests=tests, groups=count_groups(tests, False)
+    )
+    run = with_checkpoint(run, 0, hostile)
+    run = replace(run, problems=(replace(run.problems[0], name=HOSTILE[0]), run.problems[1]))
+    markdown = render_summary(run)
+    text = outside_fences(markdown)
+    assert "<script" not in text and "</code><" not in text
+    tags = rendered_tags(markdown)
+    assert tags.count("details") == 4  # the folded sections, none closed early
+    assert tags.count("li") == 4 * 1 + 5  # one failing test each, five of the hostile ones
+    assert "a" not in tags
