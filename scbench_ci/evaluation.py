@@ -9,16 +9,17 @@ import platform
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
 from scbench_ci import __version__
-from scbench_ci.command import build_command
-from scbench_ci.engines.pool import run_jobs
+from scbench_ci.command import build_command, per_test_timeout
+from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, make_admission
+from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
@@ -33,9 +34,9 @@ from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
-from scbench_ci.plan import Job, Plan, plan_jobs
+from scbench_ci.plan import Job, Plan, longest_first, plan_jobs
 from scbench_ci.problem.model import real_path
-from scbench_ci.reports import read_reports
+from scbench_ci.reports import FAILING, Status, read_reports
 from scbench_ci.results.file import (
     CHECKPOINT_RESULT_FILE,
     RESULTS_FILE,
@@ -83,6 +84,10 @@ from scbench_ci.workspace import stage_workspace
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
 """What a run writes into the output folder."""
+RUN_AGAIN_NOTICE = (
+    "run again with no more jobs beside it than the cores hold (--jobs auto): its first run "
+    "timed out while extra jobs ran beside it; this is the second run's result"
+)
 
 
 def plan_evaluation(options: EvaluationOptions) -> Plan:
@@ -100,16 +105,21 @@ def plan_evaluation(options: EvaluationOptions) -> Plan:
 
 
 def evaluate(
-    options: EvaluationOptions, plan: Plan, executor: Executor, echo: TextIO | None
+    options: EvaluationOptions,
+    plan: Plan,
+    executor: Executor,
+    echo: TextIO | None,
+    durations: Mapping[str, float] | None = None,
 ) -> RunResult:
-    """Run every job of the plan; `echo` gets the output as it comes with one job at a time,
-    and progress lines with several."""
+    """Run every job of the plan, the longest first when `durations` are known; `echo` gets the
+    output as it comes with one job at a time, and progress lines with several."""
     started_at = now()
     started = time.monotonic()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    for job, result in run_evaluations(options, plan.jobs, executor, echo):
+    evaluations = run_evaluations(options, plan.jobs, executor, echo, durations=durations)
+    for job, result in evaluations.results:
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
         rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
@@ -118,7 +128,7 @@ def evaluate(
     return RunResult(
         policy=options.policy,
         executor=executor.name,
-        jobs=options.workers(len(plan.jobs)),
+        jobs=evaluations.side_by_side,
         started_at=started_at,
         duration_s=time.monotonic() - started,
         problems=tuple(
@@ -139,6 +149,14 @@ def evaluate(
     )
 
 
+@dataclass(frozen=True)
+class Evaluations:
+    results: list[tuple[Job, CheckpointResult]]
+    """One for each checkpoint folder, with its first job, in the jobs' order."""
+    side_by_side: int
+    """The most evaluations that ran at once (1 when none ran)."""
+
+
 def run_evaluations(
     options: EvaluationOptions,
     jobs: Sequence[Job],
@@ -146,11 +164,13 @@ def run_evaluations(
     echo: TextIO | None,
     *,
     stream: bool = True,
-) -> list[tuple[Job, CheckpointResult]]:
-    """Run the jobs into the options' output folder (emptied of an earlier run's files),
-    `options.jobs` side by side: one result for each checkpoint folder (`Job.folder`), with its
-    first job, in the jobs' order; the runs of a repeated checkpoint combined. `echo` gets the
-    output as it comes with one job at a time when `stream` says so, else progress lines."""
+    durations: Mapping[str, float] | None = None,
+) -> Evaluations:
+    """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
+    side by side as `options.jobs` admits, the longest first when `durations` (a baseline's, by
+    `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
+    repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
+    `stream` says so, else progress lines."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
@@ -161,26 +181,62 @@ def run_evaluations(
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    workers = options.workers(len(jobs))
-    streamed = echo if workers == 1 and stream else None
+    admission = make_admission(options.jobs, len(jobs), executor.memory_limit())
+    streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 
-    def work(job: Job) -> CheckpointResult:
-        return _run_job(options, job, output_dir, environment_file, executor, preflight, streamed)
+    def run(job: Job, notices: tuple[str, ...] = ()) -> CheckpointResult:
+        return _run_job(
+            options, job, output_dir, environment_file, executor, preflight, streamed, notices
+        )
 
-    results = run_jobs(jobs, work, workers, progress.started, progress.finished, executor.cancel)
+    def work(job: Job, slot: Slot) -> CheckpointResult:
+        result = run(job)
+        if not slot.crowded or result.reused:
+            return result
+        timeout_s = per_test_timeout(job.checkpoint, options.test_timeout_s)
+        used = _timeout_used(result, timeout_s)
+        if used is not None and used >= NEAR_TIMEOUT:
+            slot.back_off(
+                f"a test of {job.label} used {used:.0%} of its {timeout_s:g} s timeout "
+                "beside extra jobs"
+            )
+        if not _timed_out(result, timeout_s):
+            return result
+        with slot.without_extras():
+            return run(job, (RUN_AGAIN_NOTICE,))
+
+    ordered = longest_first(jobs, durations or {})
+    ran = run_jobs(ordered, work, admission, progress, executor.cancel)
+    by_job = dict(zip(map(id, ordered), ran.results, strict=True))
     runs: dict[str, list[CheckpointResult]] = {}
     firsts: dict[str, Job] = {}
-    for job, result in zip(jobs, results, strict=True):
-        runs.setdefault(job.folder, []).append(result)
+    for job in jobs:
+        runs.setdefault(job.folder, []).append(by_job[id(job)])
         firsts.setdefault(job.folder, job)
-    return [
+    results = [
         (
             job,
             _combined(options, job, runs[folder], output_dir) if job.runs > 1 else runs[folder][0],
         )
         for folder, job in firsts.items()
     ]
+    return Evaluations(results, max(1, ran.most_side_by_side))
+
+
+def _timeout_used(result: CheckpointResult, timeout_s: float) -> float | None:
+    """The largest share of its timeout a test of the result took (None: no test ran)."""
+    return max((test.duration_s / timeout_s for test in result.tests), default=None)
+
+
+def _timed_out(result: CheckpointResult, timeout_s: float) -> bool:
+    """Whether the session's timeout stopped it, or a test failed as its timeout ended."""
+    if result.failure is not None and result.failure.kind == FailureKind.TIMEOUT:
+        return True
+    return any(
+        test.status in (*FAILING, Status.FLAKY) and test.duration_s >= TIMED_OUT * timeout_s
+        for test in result.tests
+    )
 
 
 class _Preflight:
@@ -235,9 +291,11 @@ def _run_job(
     executor: Executor,
     preflight: Callable[[], None],
     echo: TextIO | None,
+    notices: tuple[str, ...] = (),
 ) -> CheckpointResult:
     """Evaluate one job and write its files into a new job folder; the result's tests are then
-    read from its file. A result that can be reused is signed."""
+    read from its file. A result that can be reused is signed. `notices`: the run's own, added
+    to the result's."""
     started_at = now()
     environment = environment_file or default_environment(job.submission)
     entrypoint = options.entrypoint or environment.entrypoint(job.problem.entry_file)
@@ -254,7 +312,11 @@ def _run_job(
         if result.reused:
             return result
     result = replace(
-        result, submission=str(job.submission), artifacts=job.artifacts, started_at=started_at
+        result,
+        submission=str(job.submission),
+        artifacts=job.artifacts,
+        started_at=started_at,
+        notices=(*result.notices, *notices),
     )
     artifacts_dir = output_dir / job.artifacts
     evaluation = evaluation_json(

@@ -7,18 +7,14 @@ matrix job evaluates exactly its part; `merge` puts the parts back together.
 from __future__ import annotations
 
 import heapq
-import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scbench_ci.errors import UsageError
-from scbench_ci.plan import Job
-from scbench_ci.results.baseline import Baseline
+from scbench_ci.plan import Job, estimated_durations
 
 MAX_MATRIX_JOBS = 256
 """GitHub's limit on the jobs one matrix makes."""
-DEFAULT_SECONDS = 10.0
-"""A checkpoint's estimated duration when no baseline knows one."""
 
 
 def checkpoint_matrix(jobs: Sequence[Job]) -> dict[str, Any]:
@@ -44,13 +40,10 @@ def shard_matrix(
     jobs: Sequence[Job], shards: int, durations: Mapping[str, float]
 ) -> dict[str, Any]:
     """`shards` entries (fewer when there are fewer checkpoints), the checkpoints dealt longest
-    first to the least loaded shard; a checkpoint no baseline knows is estimated at the median of
-    those it knows."""
+    first to the least loaded shard (`estimated_durations`)."""
     if shards > MAX_MATRIX_JOBS:
         raise UsageError(f"plan: --shards {shards} is more than GitHub allows ({MAX_MATRIX_JOBS})")
-    known = [durations[job.key] for job in jobs if job.key in durations]
-    fallback = statistics.median(known) if known else DEFAULT_SECONDS
-    estimate = {job.key: durations.get(job.key, fallback) for job in jobs}
+    estimate = estimated_durations(jobs, durations)
     count = min(shards, len(jobs))
     loads = [(0.0, index) for index in range(count)]
     members: list[list[str]] = [[] for _ in range(count)]
@@ -70,14 +63,4 @@ def shard_matrix(
             }
             for index, keys in enumerate(members)
         ]
-    }
-
-
-def baseline_durations(baseline: Baseline | None) -> dict[str, float]:
-    """Each checkpoint's duration in the baseline, by `<problem>/<checkpoint>`."""
-    if baseline is None:
-        return {}
-    return {
-        f"{problem.name}/{checkpoint.name}": checkpoint.duration_s
-        for problem, checkpoint in baseline.run.checkpoints()
     }

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scbench_ci.engines.pool import default_jobs
+from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.option_values import BadValue
+from scbench_ci.option_values import BadValue, whole_number
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, problem_folders
@@ -22,6 +22,7 @@ from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
+DEFAULT_JOBS: JobCount = AUTO
 DEFAULT_CHECK_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -85,8 +86,8 @@ class EvaluationOptions:
     details: str = DEFAULT_DETAILS
     """Which checkpoints get a section of their own in the summary (summary_view.DETAILS)."""
     pytest_args: tuple[str, ...] = ()
-    jobs: int = 1
-    """Evaluations side by side (`jobs_for` makes the default)."""
+    jobs: JobCount = DEFAULT_JOBS
+    """Evaluations side by side: a fixed count, or as many as the machine's load admits."""
     skip_existing: bool = False
     reruns: int = 0
     """Rerun a failing test up to this many times in its session; one that then passes is
@@ -104,19 +105,14 @@ class EvaluationOptions:
     confine_submissions_to: Path | None = None
     """Every job's submission folder must be inside this folder (the action's workspace)."""
 
-    def workers(self, count: int) -> int:
-        """The evaluations side by side for `count` jobs: no more than there are, at least 1."""
-        return max(1, min(self.jobs, count))
-
     def executor_settings(self) -> dict[str, object]:
         """How the tests are run: what makes two runs of the same files comparable."""
         return {"executor": self.executor, **self.docker.fingerprinted()}
 
 
-def jobs_for(jobs: int | None, executor: str, docker: DockerSettings) -> int:
-    """`jobs`, or as many as the cores hold at the container's CPUs each (one each for the local
-    executor)."""
-    return jobs or default_jobs(docker.cpus if executor != "local" else 1.0)
+def job_count(option: str, value: str) -> JobCount:
+    """`auto`, or a whole number of at least 1."""
+    return AUTO if value == AUTO else whole_number(option, value, least=1)
 
 
 def checkpoint_choice(option: str, value: str) -> str:

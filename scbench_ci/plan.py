@@ -9,6 +9,8 @@ error of the run: that job's result says so (failure kind `missing`).
 from __future__ import annotations
 
 import os
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
@@ -18,6 +20,9 @@ from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, real_path
 from scbench_ci.workspace import tested_checkpoints
 
 MAX_LISTED_ERRORS = 20
+
+DEFAULT_SECONDS = 10.0
+"""A checkpoint's estimated duration when nothing is known of any."""
 
 PROBLEM_PLACEHOLDER = "{problem}"
 CHECKPOINT_PLACEHOLDER = "{checkpoint}"
@@ -235,3 +240,20 @@ def _raise_all(errors: list[ScbenchError]) -> None:
     lines = "\n".join(f"  - {error}" for error in shown)
     tail = f"\n  … and {more} more" if more else ""
     raise UsageError(f"{len(unique)} problems with the run:\n{lines}{tail}")
+
+
+def estimated_durations(jobs: Sequence[Job], durations: Mapping[str, float]) -> dict[str, float]:
+    """Each job's duration by `Job.key`, as `durations` (a baseline's) knows it; one it does not
+    know is estimated at the median of those it knows."""
+    known = [durations[job.key] for job in jobs if job.key in durations]
+    fallback = statistics.median(known) if known else DEFAULT_SECONDS
+    return {job.key: durations.get(job.key, fallback) for job in jobs}
+
+
+def longest_first(jobs: Sequence[Job], durations: Mapping[str, float]) -> list[Job]:
+    """The jobs in the order to start them: the longest first, so that a run does not end
+    waiting on one late long job; in their order when no duration is known."""
+    if not durations:
+        return list(jobs)
+    estimate = estimated_durations(jobs, durations)
+    return sorted(jobs, key=lambda job: -estimate[job.key])

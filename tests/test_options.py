@@ -4,7 +4,6 @@ default number of jobs, the executor made of them, and the submission templates 
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from scbench_ci.options import (
     EvaluationOptions,
     check_shared_submission,
     checkpoint_choice,
-    jobs_for,
+    job_count,
     submission_template,
 )
 from testing.problems import ProblemFolder
@@ -65,17 +64,14 @@ def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
     }
 
 
-def test_by_default_as_many_jobs_as_the_cores_hold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    assert jobs_for(None, "docker", DockerSettings(cpus=0.5)) == 8  # 0.5 CPUs each
-    assert jobs_for(None, "docker", DockerSettings(cpus=2.0)) == 2
-    assert jobs_for(None, "auto", DockerSettings(cpus=3.0)) == 1
-    assert jobs_for(None, "local", DockerSettings(cpus=0.5)) == 4
-    assert jobs_for(3, "docker", DockerSettings(cpus=0.5)) == 3
-
-
-def test_no_more_jobs_side_by_side_than_there_are_and_at_least_one() -> None:
-    assert [OPTIONS.workers(count) for count in (0, 1, 2, 3, 4)] == [1, 1, 2, 3, 3]
+def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
+    options = EvaluationOptions(problems=(), checkpoint="all", submission="s", output_dir=Path("o"))
+    assert options.jobs == "auto"
+    assert job_count("--jobs", "auto") == "auto"
+    assert job_count("--jobs", "3") == 3
+    for bad, reason in (("0", "must be at least 1, got '0'"), ("Auto", "'Auto' is not a whole")):
+        with pytest.raises(BadValue, match=reason):
+            job_count("--jobs", bad)
 
 
 def test_the_docker_executor_gets_every_limit() -> None:

@@ -25,7 +25,7 @@ from scbench_ci.options import (
     check_shared_submission,
     checkpoint_choice,
     is_template,
-    jobs_for,
+    job_count,
     submission_template,
 )
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
@@ -65,7 +65,7 @@ DEFAULTS: dict[str, str | None] = {
     "repeat": "",
     "flaky_passes": "false",
     "pytest_args": "",
-    "jobs": "",
+    "jobs": "auto",
     "skip_existing": "false",
     "results": "",
     "shards": "",
@@ -214,7 +214,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         fail_on=fail_on,
         details=details,
         pytest_args=tuple(_split(value("pytest_args"))),
-        jobs=jobs_for(optional(_AT_LEAST_ONE, "jobs"), "docker", docker),
+        jobs=parsed(job_count, "jobs"),
         skip_existing=parsed(boolean, "skip_existing"),
         reruns=parsed(whole_number, "reruns"),
         repeat=optional(_AT_LEAST_ONE, "repeat") or 1,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from scbench_ci.cli.arguments import (
     add_run_arguments,
+    argument_type,
     at_least,
     run_options,
     take_pytest_arguments,
@@ -18,10 +19,11 @@ from scbench_ci.cli.arguments import (
 from scbench_ci.commands.check import check
 from scbench_ci.options import (
     DEFAULT_CHECK_REPEAT,
+    DEFAULT_JOBS,
     DEFAULT_ORACLE_POLICY,
     CheckOptions,
     EvaluationOptions,
-    jobs_for,
+    job_count,
 )
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.results import policy
@@ -44,10 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=at_least("--jobs", 1),
-        metavar="N",
-        help="runs side by side, each in its own container (default: as many as the cores "
-        "hold at --cpus each, at least 1)",
+        type=argument_type("--jobs", job_count),
+        default=DEFAULT_JOBS,
+        metavar="N|auto",
+        help="runs side by side, each in its own container: a number, or auto (one per "
+        "core, and more while the CPU stays idle and memory allows; default: %(default)s)",
     )
     parser.add_argument(
         "--repeat",
@@ -86,7 +89,7 @@ def options(args: argparse.Namespace) -> CheckOptions:
         output_dir=args.output,
         policy=args.oracle_policy,
         pytest_args=tuple(args.pytest_args),
-        jobs=jobs_for(args.jobs, run["executor"], run["docker"]),
+        jobs=args.jobs,
         repeat=args.repeat,
         **run,
     )

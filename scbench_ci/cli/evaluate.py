@@ -20,10 +20,11 @@ from scbench_ci.cli.arguments import (
 )
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.options import (
+    DEFAULT_JOBS,
     EvaluationOptions,
     check_shared_submission,
     checkpoint_choice,
-    jobs_for,
+    job_count,
     submission_template,
 )
 from scbench_ci.outputs.console import render_report
@@ -55,10 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=at_least("--jobs", 1),
-        metavar="N",
-        help="evaluations side by side, each in its own container (default: as many as the "
-        "cores hold at --cpus each, at least 1)",
+        type=argument_type("--jobs", job_count),
+        default=DEFAULT_JOBS,
+        metavar="N|auto",
+        help="evaluations side by side, each in its own container: a number, or auto (one per "
+        "core, and more while the CPU stays idle and memory allows; default: %(default)s)",
     )
     parser.add_argument(
         "--skip-existing",
@@ -150,7 +152,7 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         fail_on=args.fail_on,
         details=args.details,
         pytest_args=tuple(args.pytest_args),
-        jobs=jobs_for(args.jobs, run["executor"], run["docker"]),
+        jobs=args.jobs,
         skip_existing=args.skip_existing,
         reruns=args.reruns,
         repeat=args.repeat,

@@ -73,15 +73,15 @@ def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> 
         ]
         # Progress, not the runs' output: the empty submission's expected failures would drown
         # the findings (each run's output is in its log).
-        results = run_evaluations(runs, jobs, executor, echo, stream=False)
+        evaluations = run_evaluations(runs, jobs, executor, echo, stream=False)
     return RunResult(
         policy=runs.policy,
         executor=executor.name,
-        jobs=runs.workers(len(jobs)),
+        jobs=evaluations.side_by_side,
         started_at=started_at,
         duration_s=time.monotonic() - started,
         problems=tuple(
-            problem_result(folder, findings, problem, results, runs)
+            problem_result(folder, findings, problem, evaluations.results, runs)
             for folder, findings, problem in statics
         ),
         tool_versions=tool_versions(),

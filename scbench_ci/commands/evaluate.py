@@ -13,7 +13,7 @@ from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import render_summary
-from scbench_ci.results.baseline import compared
+from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
 
 
@@ -31,7 +31,9 @@ def evaluate(
     earlier = baseline()
     executor = make_executor(options.executor, options.docker, warn)
     with echo() as stream:
-        run = evaluation.evaluate(options, plan, executor, stream)
+        run = evaluation.evaluate(
+            options, plan, executor, stream, durations=baseline_durations(earlier)
+        )
     result = compared(run, earlier)
     results_path = write_run_files(
         result,

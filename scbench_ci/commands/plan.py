@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from scbench_ci.commands.channels import BaselineSource, no_baseline
-from scbench_ci.matrix import baseline_durations, checkpoint_matrix, shard_matrix
+from scbench_ci.matrix import checkpoint_matrix, shard_matrix
 from scbench_ci.options import PlanOptions
 from scbench_ci.plan import plan_jobs
+from scbench_ci.results.baseline import baseline_durations
 
 
 def plan(options: PlanOptions, *, baseline: BaselineSource = no_baseline) -> dict[str, Any]:

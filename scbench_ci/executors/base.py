@@ -99,6 +99,10 @@ class Executor(Protocol):
         pulled, its progress on `echo`); else InfrastructureError, one line saying what to do."""
         ...
 
+    def memory_limit(self) -> int | None:
+        """The most memory one run may take, in bytes (None: not limited)."""
+        ...
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult: ...
 
     def cancel(self) -> None:

@@ -39,6 +39,9 @@ class LocalExecutor:
     def workspace_dir(self, workspace: Path) -> str:
         return str(workspace)
 
+    def memory_limit(self) -> None:
+        return None
+
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
         """Nothing to check: this machine runs the tests, and images are not used."""
 

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import TextIO
 
+from scbench_ci.engines.admission import BACKED_OFF, Decision
 from scbench_ci.outputs.console import headline, passed_of
 from scbench_ci.plan import Job
 from scbench_ci.problem.model import Group
@@ -34,6 +35,9 @@ class Headers:
     def finished(self, job: Job, result: CheckpointResult) -> None:
         pass
 
+    def load(self, running: int, decision: Decision) -> None:
+        pass
+
 
 class FinishedLines:
     """One line per finished evaluation, with the counts so far."""
@@ -46,6 +50,8 @@ class FinishedLines:
         self.done = 0
         self.passing = 0
         self.running = 0
+        self.why_no_more = ""
+        self.backed_off = False
         self.started_at = time.monotonic()
         self.lock = threading.Lock()
 
@@ -62,6 +68,25 @@ class FinishedLines:
             self.show_finished(job, result)
             self.show_status()
 
+    def load(self, running: int, decision: Decision) -> None:
+        """What `--jobs auto` decided: a line for each extra job started and for backing off,
+        and the status line says why no more start."""
+        with self.lock:
+            if decision.admit:
+                self.why_no_more = ""
+                if decision.reason:
+                    self.show_line(f"{running} side by side: one more started, {decision.reason}")
+                return
+            self.why_no_more = decision.reason
+            if decision.reason.startswith(BACKED_OFF) and not self.backed_off:
+                self.backed_off = True
+                self.show_line(f"no more extra jobs: {decision.reason}")
+            self.show_status()
+
+    def show_line(self, line: str) -> None:
+        self.stream.write(inert(line) + "\n")
+        self.stream.flush()
+
     def show_finished(self, job: Job, result: CheckpointResult) -> None:
         line = finished_line(job, result, self.policy_name)
         self.stream.write(f"[{self.done}/{self.total}] {line}\n")
@@ -74,15 +99,21 @@ class FinishedLines:
         elapsed = time.monotonic() - self.started_at
         left = self.total - self.done
         eta = f"ETA {_clock(elapsed / self.done * left)}" if self.done and left else "ETA -"
-        return (
+        waiting = left - self.running
+        why = f" (no more: {self.why_no_more})" if waiting and self.why_no_more else ""
+        return inert(
             f"{self.done}/{self.total} done: {self.passing} passing, "
-            f"{self.done - self.passing} failing, {self.running} running; "
+            f"{self.done - self.passing} failing, {self.running} running{why}; "
             f"{_clock(elapsed)} elapsed, {eta}"
         )
 
 
 class LiveStatus(FinishedLines):
     """On a terminal: finished lines scroll above a status line that is rewritten in place."""
+
+    def show_line(self, line: str) -> None:
+        self.stream.write("\r\x1b[K")
+        super().show_line(line)
 
     def show_finished(self, job: Job, result: CheckpointResult) -> None:
         self.stream.write("\r\x1b[K")

@@ -71,3 +71,13 @@ def compared(run: RunResult, baseline: Baseline | None) -> RunResult:
     if baseline is None:
         return run
     return replace(run, comparison=compare(run, baseline.run, baseline.source))
+
+
+def baseline_durations(baseline: Baseline | None) -> dict[str, float]:
+    """Each checkpoint's duration in the baseline, by `<problem>/<checkpoint>`."""
+    if baseline is None:
+        return {}
+    return {
+        f"{problem.name}/{checkpoint.name}": checkpoint.duration_s
+        for problem, checkpoint in baseline.run.checkpoints()
+    }

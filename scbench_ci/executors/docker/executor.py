@@ -118,6 +118,9 @@ class DockerExecutor:
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
 
+    def memory_limit(self) -> int:
+        return int(parse_bytes(self.settings.memory))
+
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
         with docker_errors(), contextlib.closing(connect()) as client:
             ensure_image(client, self._image(image), echo)

@@ -1,0 +1,217 @@
+"""How many evaluations may run side by side now: a fixed count (`--jobs N`), or by measured
+load (`--jobs auto`).
+
+`auto` starts one evaluation per core, as a fixed count the cores hold would, and admits one more
+only when the CPU has stayed idle for a while since the last one started (evaluations whose tests
+start a server and wait on it leave the cores idle), memory holds another container at its limit,
+and the cap is not reached. It never admits while the CPU is busy. Extra evaluations are the only
+thing `auto` adds over the fixed count, and they must not move a verdict: a test that used much
+of its timeout while extras ran beside it stops all further extras (`back_off`), and a checkpoint
+that timed out while extras ran is run again at the cores' count (`engines/pool.py` `Slot`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from scbench_ci.engines import load
+from scbench_ci.engines.load import CpuTimes
+
+AUTO: Literal["auto"] = "auto"
+JobCount = int | Literal["auto"]
+"""`--jobs`: a fixed count, or `auto`."""
+
+GIB = 1024**3
+BACKED_OFF = "backed off"
+NEAR_TIMEOUT = 0.5
+"""A test that used this share of its timeout while extras ran beside it stops all further
+extras."""
+TIMED_OUT = 0.9
+"""A failing test that used this share of its timeout ran into it."""
+UNLIMITED_JOB_MEMORY = GIB
+"""What an evaluation with no memory limit (the local executor) is taken to need."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    idle_share: float = 0.5
+    """The share of the CPU's time that must stay idle to admit one more evaluation."""
+    idle_for_s: float = 5.0
+    """For how long, measured after the last evaluation started (its start-up is CPU work)."""
+    sample_every_s: float = 1.0
+    per_core: int = 4
+    """The cap: this many evaluations per core."""
+    memory_reserve: int = GIB // 2
+    """Memory left to everything else, on top of the new evaluation's limit."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    admit: bool
+    reason: str = ""
+    """Why no more are admitted; when `admit`, what made the room for an extra one (empty for
+    one the base count holds)."""
+
+
+class Admission(Protocol):
+    base: int
+    """Evaluations admitted whatever the load: the fixed count, or the cores' under `auto`."""
+    most: int
+    """The most ever admitted side by side."""
+    tick_s: float | None
+    """How often to ask again while nothing ends (None: only when an evaluation ends)."""
+
+    def decide(self, running: int, holding: bool) -> Decision:
+        """Whether one more may start beside `running`; `holding`: a checkpoint is being run
+        again at the base count, so no extra may start."""
+        ...
+
+    def started(self) -> None: ...
+
+    def back_off(self, reason: str) -> None:
+        """No extra evaluation from now on."""
+        ...
+
+
+class FixedCount:
+    tick_s: float | None = None
+
+    def __init__(self, count: int) -> None:
+        self.base = self.most = count
+
+    def decide(self, running: int, holding: bool) -> Decision:
+        return Decision(running < self.base, f"--jobs {self.base}")
+
+    def started(self) -> None:
+        pass
+
+    def back_off(self, reason: str) -> None:
+        pass
+
+
+class Probe(Protocol):
+    """Where the load is read from (this machine's /proc)."""
+
+    def cpu(self) -> CpuTimes | None: ...
+    def memory(self) -> int | None: ...
+
+
+class MachineProbe:
+    def cpu(self) -> CpuTimes | None:
+        return load.cpu_times()
+
+    def memory(self) -> int | None:
+        return load.memory_available()
+
+
+class ByLoad:
+    """`--jobs auto`. Calls come from the pool's thread, but for `back_off` (a worker's)."""
+
+    def __init__(
+        self,
+        cores: int,
+        memory_per_job: int,
+        probe: Probe | None = None,
+        thresholds: Thresholds | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`memory_per_job`: the most one evaluation may take (its container's limit)."""
+        self.thresholds = thresholds or Thresholds()
+        self.base = max(1, cores)
+        self.most = self.base * self.thresholds.per_core
+        self.tick_s: float | None = self.thresholds.sample_every_s
+        self.memory_per_job = memory_per_job
+        self.probe = probe or MachineProbe()
+        self.clock = clock
+        self._samples: deque[tuple[float, CpuTimes]] = deque()
+        self._last_start = clock()
+        self._backed_off: str | None = None
+        self._lock = threading.Lock()
+
+    def started(self) -> None:
+        self._last_start = self.clock()
+
+    def back_off(self, reason: str) -> None:
+        with self._lock:
+            if self._backed_off is None:
+                self._backed_off = reason
+
+    def decide(self, running: int, holding: bool) -> Decision:
+        self._sample()
+        if running < self.base:
+            return Decision(True)
+        with self._lock:
+            backed_off = self._backed_off
+        if backed_off is not None:
+            return Decision(False, f"{BACKED_OFF}: {backed_off}")
+        if holding:
+            return Decision(False, "a timed-out checkpoint runs again without extra jobs")
+        if running >= self.most:
+            return Decision(
+                False, f"at the cap of {self.most} ({self.thresholds.per_core} per core)"
+            )
+        idle = self._idle()
+        if isinstance(idle, str):
+            return Decision(False, idle)
+        available = self.probe.memory()
+        needed = self.memory_per_job + self.thresholds.memory_reserve
+        if available is None or available < needed:
+            free = "unknown" if available is None else _gib(available)
+            return Decision(
+                False, f"memory: {free} free, one more job needs {_gib(needed)} with its reserve"
+            )
+        return Decision(
+            True, f"the CPU was {idle:.0%} idle for {self._window_s()}, {_gib(available)} free"
+        )
+
+    def _sample(self) -> None:
+        now = self.clock()
+        if self._samples and now - self._samples[-1][0] < self.thresholds.sample_every_s:
+            return
+        times = self.probe.cpu()
+        if times is None:
+            return
+        self._samples.append((now, times))
+        keep_from = now - 2 * self.thresholds.idle_for_s
+        while len(self._samples) > 2 and self._samples[1][0] <= keep_from:
+            self._samples.popleft()
+
+    def _idle(self) -> float | str:
+        """The least idle share of the intervals measured since the last start, over at least
+        `idle_for_s`; or why not enough is known or idle."""
+        window = [(at, times) for at, times in self._samples if at >= self._last_start]
+        if not window or self.clock() - window[0][0] < self.thresholds.idle_for_s:
+            return f"measuring the CPU for {self._window_s()} after the last start"
+        shares = [
+            later.idle_share_since(earlier)
+            for (_, earlier), (_, later) in itertools.pairwise(window)
+        ]
+        least = min((share for share in shares if share is not None), default=None)
+        if least is None:
+            return "the CPU's load cannot be read"
+        if least < self.thresholds.idle_share:
+            return f"CPU busy ({least:.0%} idle, {self.thresholds.idle_share:.0%} needed)"
+        return least
+
+    def _window_s(self) -> str:
+        return f"{self.thresholds.idle_for_s:g} s"
+
+
+def make_admission(jobs: JobCount, count: int, memory_per_job: int | None) -> Admission:
+    """For `count` evaluations, each taking up to `memory_per_job` (None: not limited): never
+    more than there are."""
+    if jobs == AUTO:
+        if count <= 1:
+            return FixedCount(1)
+        return ByLoad(load.cores(), memory_per_job or UNLIMITED_JOB_MEMORY)
+    return FixedCount(max(1, min(jobs, count)))
+
+
+def _gib(size: int) -> str:
+    return f"{size / GIB:.1f} GiB"
