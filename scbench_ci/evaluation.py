@@ -18,7 +18,7 @@ from typing import TextIO
 
 from scbench_ci import __version__
 from scbench_ci.command import build_command, per_test_timeout
-from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, make_admission
+from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission, make_admission
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
@@ -165,12 +165,14 @@ def run_evaluations(
     *,
     stream: bool = True,
     durations: Mapping[str, float] | None = None,
+    admission: Admission | None = None,
 ) -> Evaluations:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
     side by side as `options.jobs` admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
-    `stream` says so, else progress lines."""
+    `stream` says so, else progress lines. `admission`: instead of the one `options.jobs`
+    makes."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
@@ -181,7 +183,7 @@ def run_evaluations(
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    admission = make_admission(options.jobs, len(jobs), executor.memory_limit())
+    admission = admission or make_admission(options.jobs, len(jobs), executor.memory_limit())
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 

@@ -55,8 +55,8 @@ class Thresholds:
 class Decision:
     admit: bool
     reason: str = ""
-    """Why no more are admitted; when `admit`, what made the room for an extra one (empty for
-    one the base count holds)."""
+    """Why no more are admitted (empty: a fixed count says so); when `admit`, what made the
+    room for an extra one (empty for one the base count holds)."""
 
 
 class Admission(Protocol):
@@ -86,7 +86,7 @@ class FixedCount:
         self.base = self.most = count
 
     def decide(self, running: int, holding: bool) -> Decision:
-        return Decision(running < self.base, f"--jobs {self.base}")
+        return Decision(running < self.base)
 
     def started(self) -> None:
         pass
@@ -183,11 +183,14 @@ class ByLoad:
             self._samples.popleft()
 
     def _idle(self) -> float | str:
-        """The least idle share of the intervals measured since the last start, over at least
-        `idle_for_s`; or why not enough is known or idle."""
-        window = [(at, times) for at, times in self._samples if at >= self._last_start]
-        if not window or self.clock() - window[0][0] < self.thresholds.idle_for_s:
+        """The least idle share of the intervals measured over the last `idle_for_s`, all after
+        the last start; or why not enough is known or idle."""
+        since = self.clock() - self.thresholds.idle_for_s
+        measured = [(at, times) for at, times in self._samples if at >= self._last_start]
+        before = [index for index, (at, _) in enumerate(measured) if at <= since]
+        if not before:
             return f"measuring the CPU for {self._window_s()} after the last start"
+        window = measured[before[-1] :]
         shares = [
             later.idle_share_since(earlier)
             for (_, earlier), (_, later) in itertools.pairwise(window)

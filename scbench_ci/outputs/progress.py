@@ -88,9 +88,15 @@ class FinishedLines:
         self.stream.flush()
 
     def show_finished(self, job: Job, result: CheckpointResult) -> None:
-        line = finished_line(job, result, self.policy_name)
+        line = finished_line(job, result, self.policy_name) + self.load_note()
         self.stream.write(f"[{self.done}/{self.total}] {line}\n")
         self.stream.flush()
+
+    def load_note(self) -> str:
+        """After a finished line: how many run, and why no more while some wait (`auto`)."""
+        if not self.why_no_more or self.total - self.done <= self.running:
+            return ""
+        return inert(f" \N{MIDDLE DOT} {self.running} running, no more: {self.why_no_more}")
 
     def show_status(self) -> None:
         pass
@@ -118,6 +124,9 @@ class LiveStatus(FinishedLines):
     def show_finished(self, job: Job, result: CheckpointResult) -> None:
         self.stream.write("\r\x1b[K")
         super().show_finished(job, result)
+
+    def load_note(self) -> str:
+        return ""  # the status line under it says so
 
     def show_status(self) -> None:
         self.stream.write(f"\r\x1b[K{self.status()}")

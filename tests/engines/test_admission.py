@@ -38,9 +38,7 @@ class Machine:
         share = self.idle_share if idle_share is None else idle_share
         for _ in range(seconds):
             self.now += 1
-            self.times = CpuTimes(
-                self.times.idle + round(200 * share), self.times.total + 200
-            )
+            self.times = CpuTimes(self.times.idle + round(200 * share), self.times.total + 200)
 
     def by_load(self, cores: int = 2, memory_per_job: int = 4 * GIB) -> ByLoad:
         return ByLoad(cores, memory_per_job, probe=self, thresholds=Thresholds(), clock=self.clock)
@@ -88,9 +86,19 @@ def test_never_while_the_cpu_is_busy_even_for_a_second() -> None:
     assert not any(answers)
     decision = auto.decide(2, holding=False)
     assert decision.reason == "CPU busy (20% idle, 50% needed)"
-    machine.advance(1)
-    assert not auto.decide(2, holding=False).admit  # the busy second is still in the window
-    assert _watch(auto, machine, running=2, seconds=6)[-1]  # and then it is not
+    # The busy second leaves the window 5 s after it ended.
+    assert _watch(auto, machine, running=2, seconds=3) == [False, True, True]
+
+
+def test_busy_seconds_right_after_a_start_do_not_stop_the_next_admission() -> None:
+    """A new container's start-up keeps the CPU busy; once that has passed, five idle seconds
+    are enough."""
+    machine = Machine(idle_share=0.9)
+    auto = machine.by_load()
+    auto.started()
+    auto.decide(2, holding=False)
+    machine.advance(3, idle_share=0.1)
+    assert _watch(auto, machine, running=2, seconds=7) == [False] * 5 + [True] * 2
 
 
 def test_memory_must_hold_another_job_at_its_limit() -> None:
