@@ -66,23 +66,30 @@ def generate(root: Path, problems: int, checkpoints: int, tests: int) -> Path:
     folder = root / "problems"
     for index in range(1, problems + 1):
         problem = folder / f"gen_{index:02}"
-        names = [f"checkpoint_{n}" for n in range(1, checkpoints + 1)]
-        # Each checkpoint runs its own T tests only.
-        checkpoint_lines = "".join(
-            f"  {name}:\n    order: {n}\n    include_prior_tests: false\n"
-            for n, name in enumerate(names, 1)
-        )
-        _write(
-            problem / "config.yaml",
-            f"name: gen_{index:02}\nversion: 1\nentry_file: main\ncheckpoints:\n{checkpoint_lines}",
-        )
-        _write(problem / "tests/conftest.py", CONFTEST)
-        for name in names:
+        for name in write_problem(problem, checkpoints):
             _write(problem / f"{name}.md", f"Print `{name}: ` and the square of the argument.\n")
             _write(problem / f"tests/test_{name}.py", TESTS.format(tests=tests, checkpoint=name))
             _write(problem / f"solutions/{name}/main.py", SOLUTION.format(checkpoint=name))
             _write(problem / f"solutions/{name}/requirements.txt", "pyyaml\n")
     return folder
+
+
+def write_problem(problem: Path, checkpoints: int, timeout_s: int | None = None) -> list[str]:
+    """The problem's config.yaml (entry `main`, each checkpoint running its own tests only, the
+    per-test timeout when given) and tests/conftest.py; returns the checkpoints' names."""
+    names = [f"checkpoint_{n}" for n in range(1, checkpoints + 1)]
+    checkpoint_lines = "".join(
+        f"  {name}:\n    order: {n}\n    include_prior_tests: false\n"
+        for n, name in enumerate(names, 1)
+    )
+    timeout_line = "" if timeout_s is None else f"timeout: {timeout_s}\n"
+    _write(
+        problem / "config.yaml",
+        f"name: {problem.name}\nversion: 1\nentry_file: main\n{timeout_line}"
+        f"checkpoints:\n{checkpoint_lines}",
+    )
+    _write(problem / "tests/conftest.py", CONFTEST)
+    return names
 
 
 def _write(path: Path, text: str) -> None:
