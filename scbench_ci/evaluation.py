@@ -34,7 +34,7 @@ from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
-from scbench_ci.plan import Job, Plan, longest_first, plan_jobs
+from scbench_ci.plan import Job, Plan, plan_jobs, start_order
 from scbench_ci.problem.model import real_path
 from scbench_ci.reports import FAILING, Status, read_reports
 from scbench_ci.results.file import (
@@ -187,9 +187,11 @@ def run_evaluations(
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 
-    def run(job: Job, notices: tuple[str, ...] = ()) -> CheckpointResult:
+    def run(
+        job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
+    ) -> CheckpointResult:
         return _run_job(
-            options, job, output_dir, environment_file, executor, preflight, streamed, notices
+            run_options, job, output_dir, environment_file, executor, preflight, streamed, notices
         )
 
     def work(job: Job, slot: Slot) -> CheckpointResult:
@@ -206,15 +208,16 @@ def run_evaluations(
         if not _timed_out(result, timeout_s):
             return result
         with slot.without_extras():
-            return run(job, (RUN_AGAIN_NOTICE,))
+            # Never the first run's result, which it has just signed.
+            return run(job, (RUN_AGAIN_NOTICE,), replace(options, skip_existing=False))
 
-    ordered = longest_first(jobs, durations or {})
-    ran = run_jobs(ordered, work, admission, progress, executor.cancel)
-    by_job = dict(zip(map(id, ordered), ran.results, strict=True))
+    order = start_order(jobs, durations or {})
+    ran = run_jobs([jobs[index] for index in order], work, admission, progress, executor.cancel)
+    by_index = dict(zip(order, ran.results, strict=True))
     runs: dict[str, list[CheckpointResult]] = {}
     firsts: dict[str, Job] = {}
-    for job in jobs:
-        runs.setdefault(job.folder, []).append(by_job[id(job)])
+    for index, job in enumerate(jobs):
+        runs.setdefault(job.folder, []).append(by_index[index])
         firsts.setdefault(job.folder, job)
     results = [
         (

@@ -250,10 +250,10 @@ def estimated_durations(jobs: Sequence[Job], durations: Mapping[str, float]) -> 
     return {job.key: durations.get(job.key, fallback) for job in jobs}
 
 
-def longest_first(jobs: Sequence[Job], durations: Mapping[str, float]) -> list[Job]:
-    """The jobs in the order to start them: the longest first, so that a run does not end
-    waiting on one late long job; in their order when no duration is known."""
+def start_order(jobs: Sequence[Job], durations: Mapping[str, float]) -> list[int]:
+    """The jobs' positions in the order to start them: the longest first, so that a run does not
+    end waiting on one late long job; in their order when no duration is known."""
     if not durations:
-        return list(jobs)
+        return list(range(len(jobs)))
     estimate = estimated_durations(jobs, durations)
-    return sorted(jobs, key=lambda job: -estimate[job.key])
+    return sorted(range(len(jobs)), key=lambda index: -estimate[jobs[index].key])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.plan import plan_jobs, problem_folders, repeats
+from scbench_ci.plan import estimated_durations, plan_jobs, problem_folders, repeats, start_order
 from testing.problems import ProblemFolder
 
 
@@ -130,3 +130,15 @@ def test_a_repeated_job_runs_in_a_folder_of_its_own_each_time(repository: Path) 
         None,
         repeat=2,
     ).jobs == tuple(repeats(job, 2))
+
+
+def test_the_longest_start_first_by_the_durations_known(repository: Path) -> None:
+    """Unknown ones at the median of the known; ties and no durations keep the plan's order."""
+    jobs = plan_jobs(
+        (repository / "problems",), "all", "s/{problem}/{checkpoint}", repository, None
+    ).jobs
+    assert start_order(jobs, {}) == [0, 1, 2, 3, 4]
+    durations = {"alpha/two": 30.0, "beta/checkpoint_1": 5.0, "beta/checkpoint_3": 12.0}
+    # alpha/one and beta/checkpoint_2 are taken at 12 s, the median.
+    assert start_order(jobs, durations) == [1, 0, 3, 4, 2]
+    assert estimated_durations(jobs, {})["alpha/one"] == 10.0

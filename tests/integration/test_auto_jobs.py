@@ -108,6 +108,8 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
         output_dir=output,
         executor="docker",
         docker=DockerSettings(image=test_image),
+        # The second run is made, not the first one's signed result taken.
+        skip_existing=True,
     )
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
