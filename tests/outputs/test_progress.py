@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.engines.admission import Decision
 from scbench_ci.outputs.progress import FinishedLines, LiveStatus, finished_line
 from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.problem.model import Group
@@ -54,6 +55,39 @@ def test_a_live_status_line_on_a_terminal(jobs: list[Job]) -> None:
     text = stream.getvalue()
     assert "\r\x1b[K[1/3] demo / checkpoint_1: failed, Core 0/0" in text
     assert text.endswith("1/3 done: 0 passing, 1 failing, 1 running; 0:00 elapsed, ETA 0:00")
+
+
+def test_auto_says_how_many_run_and_why_no_more_start(jobs: list[Job]) -> None:
+    """In a CI log: a line for each extra start and for backing off, and after a finished line
+    how many run and why no more while some wait; on a terminal, the status line says it."""
+    stream = io.StringIO()
+    progress = FinishedLines(stream, 5, "core-cases")
+    progress.started(jobs[0])
+    progress.started(jobs[1])
+    progress.load(2, Decision(False, "CPU busy (12% idle, 50% needed)"))
+    progress.load(3, Decision(True, "the CPU was 93% idle for 5 s, 17.8 GiB free"))
+    progress.started(jobs[2])
+    progress.load(3, Decision(False, "backed off: a test of demo / checkpoint_1 used 60%"))
+    progress.load(3, Decision(False, "backed off: a test of demo / checkpoint_1 used 60%"))
+    progress.finished(jobs[0], _missing(jobs[0]))
+    progress.load(2, Decision(True))  # one the cores hold: no line
+    assert stream.getvalue().splitlines() == [
+        "3 side by side: one more started, the CPU was 93% idle for 5 s, 17.8 GiB free",
+        "no more extra jobs: backed off: a test of demo / checkpoint_1 used 60%",
+        "[1/5] demo / checkpoint_1: failed, Core 0/0, all 0/0, 0.0 s — missing: the submission "
+        "folder x does not exist · 2 running, no more: backed off: a test of demo / "
+        "checkpoint_1 used 60%",
+    ]
+    live = io.StringIO()
+    status = LiveStatus(live, 5, "core-cases")
+    status.started(jobs[0])
+    status.load(1, Decision(False, "at the cap of 8 (4 per core)\x1b[2J"))
+    assert live.getvalue().endswith(
+        "0/5 done: 0 passing, 0 failing, 1 running (no more: at the cap of 8 (4 per core)"
+        "\\x1b[2J); 0:00 elapsed, ETA -"
+    )
+    status.finished(jobs[0], _missing(jobs[0]))
+    assert " · " not in live.getvalue()
 
 
 def test_a_finished_line_says_what_was_skipped(jobs: list[Job]) -> None:
