@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from scbench_ci.options import (
     EvaluationOptions,
     check_shared_submission,
     checkpoint_choice,
+    commit_of,
     jobs_for,
     submission_template,
 )
@@ -149,6 +151,8 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         policy=args.policy,
         fail_on=args.fail_on,
         details=args.details,
+        history=args.history,
+        commit=commit_of(os.environ),
         pytest_args=tuple(args.pytest_args),
         jobs=jobs_for(args.jobs, run["executor"], run["docker"]),
         skip_existing=args.skip_existing,
