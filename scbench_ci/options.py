@@ -202,6 +202,13 @@ class SummaryOptions:
 
 
 @dataclass(frozen=True)
+class HistoryOptions:
+    """`history`."""
+
+    results: Path
+
+
+@dataclass(frozen=True)
 class CleanupOptions:
     """`cleanup`."""
 
