@@ -92,6 +92,9 @@ def check_history(document: Mapping[str, Any], where: str) -> None:
     tests = document["tests"]
     for key, ids in tests.items():
         _printable(key, join(f"{where}.tests", key))
+        problem, _, checkpoint = key.rpartition("/")
+        if not problem or not checkpoint:
+            raise JsonError(join(f"{where}.tests", key), "not a `problem/checkpoint` key")
         seen: set[str] = set()
         for number, test in enumerate(ids):
             at = f"{join(f'{where}.tests', key)}[{number}]"
