@@ -63,9 +63,7 @@ def nightly(tmp_path: Path, window: int = 30, nights: int = NIGHTS) -> RunResult
 def test_ten_nights_give_exactly_these_trends(tmp_path: Path) -> None:
     last = nightly(tmp_path)
     assert last.history is not None
-    assert [record.started_at for record in last.history.runs] == [
-        started(n) for n in range(1, 11)
-    ]
+    assert [record.started_at for record in last.history.runs] == [started(n) for n in range(1, 11)]
     assert [record.commit for record in last.history.runs] == [COMMIT, None] * 5
     found = trends(last.history)
     assert (found.runs, found.window) == (10, 30)
