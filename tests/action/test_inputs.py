@@ -200,7 +200,10 @@ def test_input_names_as_the_runner_writes_them() -> None:
             "input pids_limit: '²' is not a whole number",
         ),
         ({"problem": "p", "checkpoint": "c", "cache": "sometimes"}, "input cache: 'sometimes'"),
-        ({"problem": "p", "checkpoint": "c", "history": "101"}, "input history: must be at most 100"),
+        (
+            {"problem": "p", "checkpoint": "c", "history": "101"},
+            "input history: must be at most 100",
+        ),
         ({"problem": "p", "checkpoint": "c", "history": "all"}, "input history: 'all' is not a"),
     ],
 )
