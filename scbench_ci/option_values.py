@@ -23,12 +23,14 @@ def optional_text(option: str, value: str) -> str | None:
     return value or None
 
 
-def whole_number(option: str, value: str, least: int = 0) -> int:
+def whole_number(option: str, value: str, least: int = 0, most: int | None = None) -> int:
     """Digits only: no sign, no spaces."""
     if not (value.isascii() and value.isdigit()):
         raise BadValue(option, f"{value!r} is not a whole number")
     if int(value) < least:
         raise BadValue(option, f"must be at least {least}, got {value!r}")
+    if most is not None and int(value) > most:
+        raise BadValue(option, f"must be at most {most}, got {value!r}")
     return int(value)
 
 

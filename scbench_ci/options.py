@@ -8,6 +8,7 @@ so the CLI and the action cannot drift apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, problem_folders
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
+from scbench_ci.results.history import DEFAULT_WINDOW, MAX_COMMIT_CHARS
 from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
@@ -26,6 +28,17 @@ DEFAULT_JOBS: JobCount = AUTO
 DEFAULT_CHECK_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_COMMIT = re.compile(f"[0-9a-f]{{4,{MAX_COMMIT_CHARS}}}")
+
+
+def commit_of(env: Mapping[str, str]) -> str | None:
+    """The commit a run evaluates, which its history records: `GITHUB_SHA`, when it is set."""
+    sha = env.get("GITHUB_SHA", "")
+    if not sha:
+        return None
+    if not _COMMIT.fullmatch(sha):
+        raise UsageError(f"GITHUB_SHA: {sha[:80]!r} is not a commit hash (lowercase hex)")
+    return sha
 
 
 def is_template(submission: str) -> bool:
@@ -85,6 +98,10 @@ class EvaluationOptions:
     fail_on: str = DEFAULT_FAIL_ON
     details: str = DEFAULT_DETAILS
     """Which checkpoints get a section of their own in the summary (summary_view.DETAILS)."""
+    history: int = DEFAULT_WINDOW
+    """How many runs results.json's history keeps, this one included; 0: none."""
+    commit: str | None = None
+    """The commit evaluated, for the history (`commit_of`)."""
     pytest_args: tuple[str, ...] = ()
     jobs: JobCount = DEFAULT_JOBS
     """Evaluations side by side: a fixed count, or as many as the machine's load admits."""
@@ -146,6 +163,8 @@ class MergeOptions:
     artifact_name: str | None = None
     """The artifact the output folder is uploaded as, which summary.md names (None: it names
     the folder)."""
+    history: int = DEFAULT_WINDOW
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +195,13 @@ class SummaryOptions:
     fail_on: str = DEFAULT_FAIL_ON
     """The run's `--fail-on`, which the headline follows."""
     details: str = DEFAULT_DETAILS
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """`history`."""
+
+    results: Path
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def measure(pages: Sequence[tuple[str, str]]) -> Measures:
     with tempfile.TemporaryDirectory(prefix="github-page-") as scratch:
         page = Path(scratch) / "page.html"
         page.write_text(github_page(pages))
-        dom = _chromium(Path(scratch), "--dump-dom", page.as_uri()).stdout
+        dom = chromium(Path(scratch), "--dump-dom", page.as_uri()).stdout
     found = re.search(f'<pre id="{MEASURES_ID}" hidden="">(.*?)</pre>', dom, re.DOTALL)
     if found is None:
         raise RuntimeError(f"the page's script wrote no measures: {dom[-2000:]}")
@@ -153,7 +153,7 @@ def screenshot(markdown: str, name: str, output: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="github-page-") as scratch:
         page = Path(scratch) / "page.html"
         page.write_text(github_page([(name, markdown)]))
-        _chromium(
+        chromium(
             Path(scratch),
             f"--screenshot={output.resolve()}",
             f"--window-size={CONTENT_WIDTH_PX},{height}",
@@ -171,7 +171,8 @@ def browser() -> str:
     pytest.fail(f"no Chromium on PATH ({', '.join(BROWSERS)}): run {PROVISION}", pytrace=False)
 
 
-def _chromium(profile: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+def chromium(profile: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium run with `arguments`, its profile in the folder `profile`."""
     argv = [
         browser(),
         "--headless",

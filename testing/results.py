@@ -42,13 +42,14 @@ def make_run(
     version: int = 1,
     policy: str = "core-cases",
     duration_s: float = 1.0,
+    started_at: str = "2026-01-01T00:00:00+00:00",
 ) -> RunResult:
     """A run of one problem's checkpoints, as `evaluate` returns it."""
     return RunResult(
         policy=policy,
         executor="local",
         jobs=1,
-        started_at="2026-01-01T00:00:00+00:00",
+        started_at=started_at,
         duration_s=duration_s,
         problems=(ProblemResult(problem, f"/problems/{problem}", version, checkpoints),),
         tool_versions={"scbench-ci": "test"},

@@ -24,6 +24,7 @@ from scbench_ci.options import (
     PlanOptions,
     check_shared_submission,
     checkpoint_choice,
+    commit_of,
     is_template,
     job_count,
     submission_template,
@@ -32,6 +33,7 @@ from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS
 from scbench_ci.problem.model import real_path
 from scbench_ci.results.baseline import results_files
+from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 
 COMMANDS = ("evaluate", "plan", "merge", "check")
@@ -59,6 +61,7 @@ DEFAULTS: dict[str, str | None] = {
     "fail_on_policy": "true",
     "fail_on": DEFAULT_FAIL_ON,
     "details": DEFAULT_DETAILS,
+    "history": str(DEFAULT_WINDOW),
     "baseline": "",
     "baseline_branch": "",
     "reruns": "0",
@@ -213,6 +216,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         policy=policy,
         fail_on=fail_on,
         details=details,
+        history=parsed(partial(whole_number, most=MAX_WINDOW), "history"),
+        commit=commit_of(env),
         pytest_args=tuple(_split(value("pytest_args"))),
         jobs=parsed(job_count, "jobs"),
         skip_existing=parsed(boolean, "skip_existing"),
@@ -263,6 +268,8 @@ def merge_options(inputs: ActionInputs, artifact_name: str) -> MergeOptions:
         fail_on=inputs.options.fail_on,
         details=inputs.options.details,
         artifact_name=artifact_name,
+        history=inputs.options.history,
+        commit=inputs.options.commit,
     )
 
 

@@ -21,6 +21,7 @@ from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HEL
 from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS, DETAILS_HELP
 from scbench_ci.results.baseline import load_baseline
+from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 
 Value = TypeVar("Value")
 
@@ -143,6 +144,15 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_FAIL_ON,
         choices=FAIL_ON,
         help=f"what makes the exit code 1: {FAIL_ON_HELP} (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--history",
+        type=argument_type("--history", partial(whole_number, most=MAX_WINDOW)),
+        default=DEFAULT_WINDOW,
+        metavar="N",
+        help="how many runs results.json's history keeps, this one included, carried forward "
+        f"from the baseline's; the summary charts them (0: no history; at most {MAX_WINDOW}; "
+        "default: %(default)s)",
     )
     add_details_argument(parser)
 

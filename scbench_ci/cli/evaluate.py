@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from scbench_ci.options import (
     EvaluationOptions,
     check_shared_submission,
     checkpoint_choice,
+    commit_of,
     job_count,
     submission_template,
 )
@@ -151,6 +153,8 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
         policy=args.policy,
         fail_on=args.fail_on,
         details=args.details,
+        history=args.history,
+        commit=commit_of(os.environ),
         pytest_args=tuple(args.pytest_args),
         jobs=args.jobs,
         skip_existing=args.skip_existing,

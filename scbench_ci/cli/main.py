@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from scbench_ci import __version__
-from scbench_ci.cli import check, cleanup, evaluate, merge, plan, summary
+from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summary
 from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
 
@@ -17,6 +17,7 @@ COMMANDS = {
     "merge": merge,
     "check": check,
     "summary": summary,
+    "history": history,
     "cleanup": cleanup,
 }
 

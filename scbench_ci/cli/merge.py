@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file
 from scbench_ci.commands.merge import merge
-from scbench_ci.options import MergeOptions
+from scbench_ci.options import MergeOptions, commit_of
 from scbench_ci.outputs.console import render_report
 from scbench_ci.results.baseline import results_files
 
@@ -35,7 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options(args: argparse.Namespace) -> MergeOptions:
     files = tuple(file for path in args.results for file in results_files(path, "merge"))
-    return MergeOptions(files, args.output, fail_on=args.fail_on, details=args.details)
+    return MergeOptions(
+        files,
+        args.output,
+        fail_on=args.fail_on,
+        details=args.details,
+        history=args.history,
+        commit=commit_of(os.environ),
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
-"""`evaluate`: plan the jobs, run them, compare with the baseline, write results.json and
-summary.md."""
+"""`evaluate`: plan the jobs, run them, compare with the baseline, carry its history forward,
+write results.json and summary.md."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
+from scbench_ci.results.run_history import carried, with_history
 
 
 def evaluate(
@@ -34,7 +35,12 @@ def evaluate(
         run = evaluation.evaluate(
             options, plan, executor, stream, durations=baseline_durations(earlier)
         )
-    result = compared(run, earlier)
+    result = with_history(
+        compared(run, earlier),
+        options.history,
+        options.commit,
+        carried(earlier.run if earlier else None),
+    )
     results_path = write_run_files(
         result,
         options.output_dir,

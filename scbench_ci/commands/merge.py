@@ -1,6 +1,7 @@
 """`merge`: the results.json of many jobs (a matrix's shards) as one run, compared with the
-baseline, with each checkpoint's reports; then results.json, summary.md and SCBench's
-checkpoint_results.jsonl, as an evaluation of all of them writes them."""
+baseline, with the history the baseline (or else the shards) carried and each checkpoint's
+reports; then results.json, summary.md and SCBench's checkpoint_results.jsonl, as an evaluation
+of all of them writes them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.baseline import compared
+from scbench_ci.results.run_history import carried, carried_by_shards, with_history
 from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
     merged_checkpoint_results_rows,
@@ -23,7 +25,15 @@ from scbench_ci.trust.output_folder import prepare_output
 
 def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> Outcome:
     shards = load_shards(options.results)
-    result = compared(merge_runs(shards), baseline())
+    earlier = baseline()
+    before = (
+        carried(earlier.run)
+        if earlier is not None
+        else carried_by_shards(shard.run for shard in shards)
+    )
+    result = with_history(
+        compared(merge_runs(shards), earlier), options.history, options.commit, before
+    )
     output_dir = prepare_output(options.output_dir)
     copy_reports(shards, output_dir)
     write_checkpoint_results(

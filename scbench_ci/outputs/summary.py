@@ -4,7 +4,8 @@ It renders the typed results (`results.RunResult`), as `results.file.load_result
 them back from a results.json, so a results.json file gives the same summary. Its size follows
 what went wrong, not how much ran: a headline with the numbers that matter, an overview (with
 several problems, a matrix of problems x checkpoints that fits the page), the warnings once each,
-the changes since a baseline (templates/changes.md.j2), then a section only for each checkpoint
+the changes since a baseline (templates/changes.md.j2), the history of the last runs
+(templates/history.md.j2), then a section only for each checkpoint
 that `details` selects (by default those that failed or changed); summary_view.py makes what the
 template lays out.
 Every value that came from the submission or the tests passes one of the escaping filters
@@ -42,6 +43,8 @@ from scbench_ci.outputs.summary_view import (
     cell_label,
     checkpoint_changes,
     detailed,
+    history_date,
+    history_view,
     matrix,
     numbers,
     run_warnings,
@@ -58,6 +61,7 @@ from scbench_ci.results.model import (
     TestResult,
     why_failed,
 )
+from scbench_ci.results.trends import NEWLY_FLAKY_RUNS
 
 SUMMARY_FILE = "summary.md"
 TEMPLATE = "summary.md.j2"
@@ -297,6 +301,9 @@ def render_summary(
         "comparison": run.comparison,
         "changes": checkpoint_changes(run),
         "place": run.where,
+        "history": history_view(run),
+        "history_place": lambda key: run.where(*key.rsplit("/", 1)),
+        "newly_flaky_runs": NEWLY_FLAKY_RUNS,
         "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
         "flaky_meaning": flaky_meaning(run),
         "flaky_counting": flaky_counting(run),
@@ -418,6 +425,7 @@ def _environment() -> jinja2.Environment:
         delta=_delta,
         test_id=_test_id,
         cell_label=cell_label,
+        history_date=history_date,
     )
     environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)
     return environment

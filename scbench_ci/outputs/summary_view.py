@@ -1,16 +1,19 @@
 """What the job summary shows of a run, as plain data its template lays out: the numbers of its
 headline, the matrix of problems x checkpoints in tables that fit GitHub's width, the warnings
-once each, and which checkpoints get a section of their own (`details`)."""
+once each, which checkpoints get a section of their own (`details`), and the history's chart,
+table and trends."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from scbench_ci.problem.model import Group
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
+from scbench_ci.results.trends import FailingStreak, TestTrend, Trends, trends
 
 DETAILS = ("failed", "changed", "all")
 DEFAULT_DETAILS = "changed"
@@ -225,3 +228,83 @@ def checkpoint_changes(run: RunResult) -> list[CheckpointChanges]:
             )
         )
     return rows
+
+
+HISTORY_LISTED = 10
+"""How many tests each list of the history's section shows (flaky, newly flaky, failing)."""
+CHART_COLORS = {
+    Group.CORE: ("#0969da", "blue"),
+    Group.FUNCTIONALITY: ("#1a7f37", "green"),
+    Group.REGRESSION: ("#9a6700", "brown"),
+    Group.ERROR: ("#cf222e", "red"),
+}
+"""Each group's line in the chart, and its color's name for the legend (mermaid's xychart
+draws no legend of its own)."""
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    number: int
+    """1 for the oldest run."""
+    date: str
+    commit: str | None
+    """Its first 7 characters."""
+    rates: list[float | None]
+    """Per group, in the order of `Group`."""
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    group: str
+    color: str
+    color_name: str
+    percents: list[float]
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    """The summary's section on the run's history: a chart of each group's pass rate, run by
+    run, the same as a table, and what the trends single out."""
+
+    trends: Trends
+    rows: list[HistoryRow]
+    lines: list[ChartLine]
+    """The groups with tests in every run (a line cannot skip a run)."""
+    flaky: list[TestTrend]
+    newly_flaky: list[TestTrend]
+    failing: list[FailingStreak]
+
+
+def history_view(run: RunResult) -> HistoryView | None:
+    """None without a history of at least two runs."""
+    if run.history is None or len(run.history.runs) < 2:
+        return None
+    found = trends(run.history)
+    rows = [
+        HistoryRow(
+            number,
+            history_date(rates.started_at),
+            rates.commit[:7] if rates.commit else None,
+            [rates.rates[group] for group in Group],
+        )
+        for number, rates in enumerate(found.pass_rates, start=1)
+    ]
+    lines = []
+    for group in Group:
+        rates = [run_rates.rates[group] for run_rates in found.pass_rates]
+        percents = [round(100 * rate, 1) for rate in rates if rate is not None]
+        if len(percents) == len(rates):
+            lines.append(ChartLine(group.value, *CHART_COLORS[group], percents))
+    return HistoryView(
+        found,
+        rows,
+        lines,
+        list(found.flaky[:HISTORY_LISTED]),
+        list(found.newly_flaky[:HISTORY_LISTED]),
+        list(found.failing[:HISTORY_LISTED]),
+    )
+
+
+def history_date(started_at: str) -> str:
+    """A run's start as the history shows it: `2026-11-24 15:40` (UTC as it was written)."""
+    return datetime.fromisoformat(started_at).strftime("%Y-%m-%d %H:%M")

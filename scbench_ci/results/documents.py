@@ -20,6 +20,7 @@ from scbench_ci.results.findings import (
     finding_from_json,
     finding_to_json,
 )
+from scbench_ci.results.history_json import history_from_json, history_to_json
 from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
@@ -34,6 +35,7 @@ from scbench_ci.results.model import (
 )
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.schema import SCHEMA_VERSION
+from scbench_ci.results.trends import trends, trends_to_json
 from scbench_ci.trust.strict_json import JsonError
 
 
@@ -85,6 +87,8 @@ def run_header(run: RunResult) -> dict[str, Any]:
         "repeat": run.repeat,
         "flaky_passes": run.flaky_passes,
         "comparison": None if run.comparison is None else comparison_to_json(run.comparison),
+        "history": None if run.history is None else history_to_json(run.history),
+        "trends": run_trends(run),
         "totals": {
             "problems": len(run.problems),
             "checkpoints": len(checkpoints),
@@ -93,6 +97,11 @@ def run_header(run: RunResult) -> dict[str, Any]:
             "all": _counts_json(add_counts(totals.values())),
         },
     }
+
+
+def run_trends(run: RunResult) -> dict[str, Any] | None:
+    """What the run's history says (`trends`), as results.json holds it."""
+    return None if run.history is None else trends_to_json(trends(run.history))
 
 
 def _counts_json(counts: GroupCounts) -> dict[str, Any]:
@@ -227,6 +236,7 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
         comparison=None
         if document["comparison"] is None
         else comparison_from_json(document["comparison"]),
+        history=None if document["history"] is None else history_from_json(document["history"]),
     )
 
 

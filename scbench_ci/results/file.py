@@ -25,10 +25,12 @@ from scbench_ci.results.documents import (
     checkpoint_to_json,
     run_from_json,
     run_header,
+    run_trends,
     shown,
     test_from_json,
 )
 from scbench_ci.results.file_checks import check_checkpoint, check_run
+from scbench_ci.results.history_json import check_history
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult
 from scbench_ci.results.schema import (
     SCHEMA_FILES,
@@ -146,9 +148,13 @@ def _judged(path: Path, read: Callable[[], _T]) -> _T:
 
 def _run_from_checked(document: Mapping[str, Any], current: bool) -> RunResult:
     check_run(document)
+    if document["history"] is not None:
+        check_history(document["history"], "history")
     run = run_from_json(document)
     if current:
         agree(document["totals"], _derived_totals(run), "totals")
+        if document["trends"] != run_trends(run):
+            raise JsonError("trends", "not what its history gives")
     return run
 
 

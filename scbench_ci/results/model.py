@@ -14,6 +14,7 @@ from scbench_ci.results import policy
 from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.findings import CheckReport
+from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.seal import Broken, Seal
 
@@ -164,6 +165,8 @@ class RunResult:
     """Whether a flaky test counts as passed for the policy (else as failed)."""
     comparison: Comparison | None = None
     """The run against a baseline (`--baseline`), when it was given one."""
+    history: History | None = None
+    """The runs before it that its baseline carried, and this one last (`--history`)."""
 
     @property
     def passed(self) -> bool:

@@ -17,12 +17,13 @@ import jsonschema
 
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
     3: "results.v3.schema.json",
-    4: "results.schema.json",
+    4: "results.v4.schema.json",
+    5: "results.schema.json",
 }
 
 
@@ -45,6 +46,8 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v2(document)
     if version <= 3:
         document = _upgrade_v3(document)
+    if version <= 4:
+        document = _upgrade_v4(document)
     return document
 
 
@@ -130,7 +133,7 @@ def _upgrade_v3(document: Mapping[str, Any]) -> dict[str, Any]:
     warnings, where they stay."""
     return {
         **document,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 4,
         "problems": [
             {
                 **problem,
@@ -139,6 +142,11 @@ def _upgrade_v3(document: Mapping[str, Any]) -> dict[str, Any]:
             for problem in document["problems"]
         ],
     }
+
+
+def _upgrade_v4(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 4 document as version 5 has it: it carried no history."""
+    return {**document, "schema_version": SCHEMA_VERSION, "history": None, "trends": None}
 
 
 def _is_integer(_: object, value: object) -> bool:

@@ -52,8 +52,8 @@ def _workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _action(workspace: Path, **inputs: str) -> ActionInputs:
-    env = {"GITHUB_WORKSPACE": str(workspace)}
+def _action(workspace: Path, github_sha: str = "", **inputs: str) -> ActionInputs:
+    env = {"GITHUB_WORKSPACE": str(workspace), "GITHUB_SHA": github_sha}
     env |= {input_variable(name): value for name, value in inputs.items()}
     return read_inputs(env)
 
@@ -97,7 +97,10 @@ def _as_cli(from_action: EvaluationOptions) -> EvaluationOptions:
     return dataclasses.replace(from_action, own_output=False, confine_submissions_to=None)
 
 
-def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) -> None:
+def test_the_cli_and_the_action_make_the_same_default_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_SHA", raising=False)
     workspace = _workspace(tmp_path)
     from_cli = _cli(
         *("--problem", str(workspace / "problem"), "--checkpoint", "checkpoint_1"),
@@ -112,10 +115,15 @@ def test_the_cli_and_the_action_make_the_same_default_options(tmp_path: Path) ->
     assert from_cli == _as_cli(from_action)
 
 
-def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> None:
+def test_every_option_reaches_the_cli_and_the_action_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     workspace = _workspace(tmp_path)
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setenv("GITHUB_SHA", sha)
     from_action = _action(
         workspace,
+        github_sha=sha,
         problem="problem",
         checkpoint="all",
         submission="solutions/{checkpoint}",
@@ -134,6 +142,7 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         pass_policy="any-case",
         fail_on="regressions",
         details="all",
+        history="12",
         pytest_args="-k 'a and b' -x",
         jobs="3",
         skip_existing="true",
@@ -152,6 +161,7 @@ def test_every_option_reaches_the_cli_and_the_action_alike(tmp_path: Path) -> No
         *("--no-cache", "--test-network", "--timeout", "12", "--session-timeout", "600"),
         *("--policy", "any-case", "--fail-on", "regressions", "--jobs", "3", "--skip-existing"),
         *("--reruns", "2", "--repeat", "3", "--flaky-passes", "--details", "all"),
+        *("--history", "12"),
         *("--select", "problem/checkpoint_1", "--select", "problem/checkpoint_2"),
         *("--", "-k", "a and b", "-x"),
     )

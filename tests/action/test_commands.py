@@ -519,7 +519,7 @@ def test_an_artifact_that_cannot_be_read_is_a_warning(
     assert re.fullmatch(
         rf"no baseline to compare with: artifact {FOREIGN_NAME} \(id \d+\) of run "
         rf"{NIGHTLY_RUN_ID} on main, 2026-11-01 cannot be used: \S+/results\.json: "
-        r"schema_version 99 is not supported \(this scbench-ci reads versions 1 to 4\)",
+        r"schema_version 99 is not supported \(this scbench-ci reads versions 1 to 5\)",
         warning,
     )
 

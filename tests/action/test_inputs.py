@@ -51,6 +51,7 @@ def test_defaults(tmp_path: Path) -> None:
     )
     assert limits == ("4g", 2, 1024, "auto")
     assert options.docker.use_cache is True
+    assert (options.history, options.commit) == (30, None)
 
 
 def test_every_input(tmp_path: Path) -> None:
@@ -88,9 +89,11 @@ def test_every_input(tmp_path: Path) -> None:
             upload_artifact="0",
             artifact_name="my-results",
             retention_days="7",
+            history="12",
         ),
     )
     options = inputs.options
+    assert options.history == 12
     assert options.submission == str(tmp_path / "solutions/{checkpoint}")
     assert options.include_prior_tests is False
     assert options.environment == tmp_path / "env.yaml"
@@ -197,6 +200,11 @@ def test_input_names_as_the_runner_writes_them() -> None:
             "input pids_limit: '²' is not a whole number",
         ),
         ({"problem": "p", "checkpoint": "c", "cache": "sometimes"}, "input cache: 'sometimes'"),
+        (
+            {"problem": "p", "checkpoint": "c", "history": "101"},
+            "input history: must be at most 100",
+        ),
+        ({"problem": "p", "checkpoint": "c", "history": "all"}, "input history: 'all' is not a"),
     ],
 )
 def test_bad_inputs(tmp_path: Path, inputs: dict[str, str], message: str) -> None:
@@ -261,3 +269,12 @@ def test_several_problems_share_a_submission_only_when_asked(
         "has no {problem}, so each of the 2 problems would be evaluated against the same "
         "folder; put {problem} in it, or set same_submission: true if that is meant"
     )
+
+
+def test_the_commit_the_history_records_is_github_sha(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
+    env = _env(tmp_path, problem="p", checkpoint="c")
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert read_inputs({**env, "GITHUB_SHA": sha}).options.commit == sha
+    with pytest.raises(UsageError, match=r"^GITHUB_SHA: 'main' is not a commit hash"):
+        read_inputs({**env, "GITHUB_SHA": "main"})

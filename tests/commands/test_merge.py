@@ -15,6 +15,7 @@ from scbench_ci.action import main as action
 from scbench_ci.cli.main import main
 from scbench_ci.results.file import write_results
 from scbench_ci.results.findings import CheckReport
+from scbench_ci.results.run_history import carried, with_history
 from testing.results import make_checkpoint, make_run
 
 
@@ -108,3 +109,29 @@ def test_the_action_refuses_to_merge_a_check_run(tmp_path: Path) -> None:
     assert action.main(env, stdout) == 2
     assert f"{checked} is a `check` run's results; merge merges evaluations" in stdout.getvalue()
     assert not (tmp_path / ".scbench" / "results.json").exists()
+
+
+def test_merged_shards_keep_the_history_of_the_baseline_they_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shard carries the baseline's history and its own record; the merge, the same
+    history and its own record (of every checkpoint), with its baseline given or not."""
+    baseline = with_history(
+        make_run(make_checkpoint(), make_checkpoint(name="checkpoint_2")), 30, None, ()
+    )
+    for name in ("checkpoint_1", "checkpoint_2"):
+        shard = make_run(make_checkpoint(name=name), started_at="2026-01-02T00:00:00+00:00")
+        write_results(with_history(shard, 30, None, carried(baseline)), tmp_path / name)
+    write_results(baseline, tmp_path / "baseline")
+    for given in ([], ["--baseline", str(tmp_path / "baseline")]):
+        output = tmp_path / f"merged{len(given)}"
+        shards = [str(tmp_path / "checkpoint_1"), str(tmp_path / "checkpoint_2")]
+        assert main(["merge", *shards, *given, "--output", str(output), "--fail-on", "never"]) == 0
+        history = json.loads((output / "results.json").read_text())["history"]
+        runs = history["runs"]
+        assert [run["started_at"] for run in runs] == [
+            "2026-01-01T00:00:00+00:00",
+            "2026-01-02T00:00:00+00:00",
+        ]
+        assert list(runs[1]["checkpoints"]) == ["demo/checkpoint_1", "demo/checkpoint_2"]
+    capsys.readouterr()

@@ -6,6 +6,7 @@ import json
 import tracemalloc
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -41,6 +42,7 @@ SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_t
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
 SCHEMA_V2 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v2.schema.json").read_text())
 SCHEMA_V3 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v3.schema.json").read_text())
+SCHEMA_V4 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v4.schema.json").read_text())
 
 
 def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
@@ -195,7 +197,7 @@ def test_a_version_3_document_is_read_with_its_notices_among_its_warnings(
 ) -> None:
     warned = replace(checkpoint("checkpoint_1"), warnings=("the submission's tests was discarded",))
     run = make_run(warned)
-    document = json.loads(write_results(run, tmp_path).read_text())
+    document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     document["schema_version"] = 3
     for problem in document["problems"]:
         for entry in problem["checkpoints"]:
@@ -220,7 +222,7 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     tmp_path: Path,
 ) -> None:
     run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2"))
-    document = json.loads(write_results(run, tmp_path).read_text())
+    document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     for key in ("reruns", "repeat", "flaky_passes", "comparison"):
         del document[key]
     document["schema_version"] = 2
@@ -239,6 +241,21 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
         run,
         problems=(replace(run.problems[0], checkpoint_order=("checkpoint_1", "checkpoint_2")),),
     )
+
+
+def _version_4(document: dict[str, Any]) -> dict[str, Any]:
+    """A document this version wrote, as version 4 wrote it: without a history."""
+    del document["history"], document["trends"]
+    document["schema_version"] = 4
+    jsonschema.validate(document, SCHEMA_V4)
+    return document
+
+
+def test_a_version_4_document_is_read_without_a_history(tmp_path: Path) -> None:
+    run = make_run(checkpoint("checkpoint_1"))
+    path = tmp_path / "v4.json"
+    path.write_text(json.dumps(_version_4(json.loads(write_results(run, tmp_path).read_text()))))
+    assert load_results(path) == run
 
 
 def _drop_key(document: object, key: str) -> None:

@@ -1,0 +1,118 @@
+"""`scbench-ci history` and `evaluate --history`, through the real CLI: real runs of an example
+carry their history forward from the baseline, and the trends print for a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from scbench_ci.reports import Status
+from scbench_ci.results.file import write_results
+from scbench_ci.results.run_history import carried, with_history
+from testing.cli import run_cli
+from testing.paths import EXAMPLES
+from testing.results import make_checkpoint, make_run, make_test
+
+WORDSTAT = EXAMPLES / "wordstat"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _evaluate(submission: str, output: Path, *flags: str, sha: str = SHA) -> None:
+    done = run_cli(
+        *("evaluate", "--problem", WORDSTAT, "--checkpoint", "checkpoint_1"),
+        *("--submission", WORDSTAT / submission, "--executor", "local", "--quiet"),
+        *("--output", output, *flags),
+        env={**os.environ, "GITHUB_SHA": sha},
+    )
+    assert done.returncode in (0, 1), done.stderr
+
+
+def test_real_runs_carry_their_history_and_print_its_trends(tmp_path: Path) -> None:
+    _evaluate("solutions/checkpoint_1", tmp_path / "night1", sha="")
+    _evaluate("submissions/broken", tmp_path / "night2", "--baseline", str(tmp_path / "night1"))
+
+    results = json.loads((tmp_path / "night2" / "results.json").read_text())
+    runs = results["history"]["runs"]
+    assert [run["commit"] for run in runs] == [None, SHA]
+    assert [run["checkpoints"]["wordstat/checkpoint_1"]["passed"] for run in runs] == [True, False]
+    # The broken submission's 9 failing tests (an xfail is neither pass nor failure).
+    assert len(results["trends"]["failing"]) == 9
+    assert results["trends"]["pass_rates"][1]["rates"]["Core"] == 0.25
+
+    done = run_cli("history", tmp_path / "night2" / "results.json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("History: 2 runs of at most 30, ")
+    assert lines[5].split()[3:] == ["0123456", "25.0%", "0.0%", "75.0%", "0.0%"]
+    assert "Failing now: 9" in lines
+    assert any(
+        line.endswith(
+            "::test_counts_simple_file: failing since "
+            + runs[1]["started_at"][:10]
+            + " "
+            + runs[1]["started_at"][11:16]
+            + ", 1 run"
+        )
+        for line in lines
+    )
+
+
+def test_history_0_writes_none(tmp_path: Path) -> None:
+    _evaluate("solutions/checkpoint_1", tmp_path / "out", "--history", "0")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert (results["history"], results["trends"]) == (None, None)
+    done = run_cli("history", tmp_path / "out" / "results.json")
+    assert done.stdout.endswith(": no history (the run was made with --history 0, or is a check)\n")
+
+
+def test_bad_windows_and_commits_are_one_line(tmp_path: Path) -> None:
+    done = run_cli("evaluate", "--problem", WORDSTAT, "--checkpoint", "c", "--history", "101")
+    assert done.returncode == 2
+    assert "argument --history: must be at most 100, got '101'" in done.stderr
+    done = run_cli(
+        *("evaluate", "--problem", WORDSTAT, "--checkpoint", "checkpoint_1", "--executor"),
+        *("local", "--submission", WORDSTAT / "solutions" / "checkpoint_1"),
+        *("--output", tmp_path / "out"),
+        env={**os.environ, "GITHUB_SHA": "refs/heads/main\x1b[2J"},
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "scbench-ci: error: GITHUB_SHA: 'refs/heads/main\\x1b[2J' is not a commit hash "
+        "(lowercase hex)\n"
+    )
+
+
+def test_the_trends_print_as_a_terminal_shows_them(tmp_path: Path) -> None:
+    """A test id no history keeps (an OSC sequence in it) is in none of them."""
+    run = None
+    for day, status in enumerate([Status.PASSED, Status.FAILED, Status.PASSED, Status.FAILED], 1):
+        tonight = make_run(
+            make_checkpoint(make_test("flips", status), make_test("id\x1b]0;x\x07", status)),
+            started_at=f"2026-05-0{day}T01:30:00+00:00",
+        )
+        run = with_history(tonight, 10, None, carried(run))
+    assert run is not None
+    done = run_cli("history", write_results(run, tmp_path))
+    assert done.stdout == (
+        "History: 4 runs of at most 10, 2026-05-01 01:30 to 2026-05-04 01:30\n"
+        "\n"
+        "Pass rate per run, oldest first:\n"
+        "  run  started           commit            Core  Functionality          Error"
+        "     Regression\n"
+        "    1  2026-05-01 01:30  -               100.0%              -              -"
+        "              -\n"
+        "    2  2026-05-02 01:30  -                 0.0%              -              -"
+        "              -\n"
+        "    3  2026-05-03 01:30  -               100.0%              -              -"
+        "              -\n"
+        "    4  2026-05-04 01:30  -                 0.0%              -              -"
+        "              -\n"
+        "\n"
+        "Flaky (the outcome flipped at least twice): 1\n"
+        "  demo/checkpoint_1  tests/test_checkpoint_1.py::flips: failed 2 of 4, 3 flips\n"
+        "Newly flaky (every flip in the last 5 runs): 0\n"
+        "Failing now: 1\n"
+        "  demo/checkpoint_1  tests/test_checkpoint_1.py::flips: failing since 2026-05-04 01:30,"
+        " 1 run\n"
+    )

@@ -1,0 +1,118 @@
+"""Ten nightly runs, each compared with the night before as read back from its results.json:
+the history each carries forward, and exactly the trends it gives (flip rates, newly flaky
+tests, failing since)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from scbench_ci.problem.model import Group
+from scbench_ci.reports import Status
+from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.model import RunResult
+from scbench_ci.results.run_history import carried, with_history
+from scbench_ci.results.trends import FailingStreak, TestTrend, trends
+from testing.results import make_checkpoint, make_run, make_test
+
+P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+NIGHTS = 10
+# Each test's status night by night (None: the test did not exist yet).
+SCHEDULE: dict[str, list[Status | None]] = {
+    "steady": [P] * 10,
+    "flaky": [P, P, F, P, P, P, F, P, P, P],
+    "breaks": [P] * 7 + [F] * 3,
+    "newly_flaky": [P] * 6 + [F, P, F, P],
+    "skipped": [S] * 10,
+    "added_broken": [None] * 8 + [E, E],
+}
+KEY = "demo/checkpoint_1"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def night(number: int) -> RunResult:
+    tests = [
+        make_test(name, statuses[number - 1])
+        for name, statuses in SCHEDULE.items()
+        if statuses[number - 1] is not None
+    ]
+    return make_run(make_checkpoint(*tests), started_at=started(number))
+
+
+def started(number: int) -> str:
+    return f"2026-03-{number:02d}T02:00:00+00:00"
+
+
+def node_id(name: str) -> str:
+    return f"tests/test_checkpoint_1.py::{name}"
+
+
+def nightly(tmp_path: Path, window: int = 30, nights: int = NIGHTS) -> RunResult:
+    """Each night compared with the night before, read back from its results.json."""
+    baseline = None
+    for number in range(1, nights + 1):
+        run = with_history(night(number), window, COMMIT if number % 2 else None, carried(baseline))
+        folder = tmp_path / f"night{number}"
+        folder.mkdir()
+        baseline = load_results(write_results(run, folder))
+        assert baseline == run
+    assert baseline is not None
+    return baseline
+
+
+def test_ten_nights_give_exactly_these_trends(tmp_path: Path) -> None:
+    last = nightly(tmp_path)
+    assert last.history is not None
+    assert [record.started_at for record in last.history.runs] == [started(n) for n in range(1, 11)]
+    assert [record.commit for record in last.history.runs] == [COMMIT, None] * 5
+    found = trends(last.history)
+    assert (found.runs, found.window) == (10, 30)
+    assert found.flaky == (
+        TestTrend(KEY, node_id("flaky"), runs=10, failed=2, flips=4),
+        TestTrend(KEY, node_id("newly_flaky"), runs=10, failed=2, flips=4),
+    )
+    assert found.newly_flaky == (TestTrend(KEY, node_id("newly_flaky"), 10, 2, 4),)
+    assert found.failing == (
+        FailingStreak(KEY, node_id("breaks"), since=started(8), runs=3),
+        FailingStreak(KEY, node_id("added_broken"), since=started(9), runs=2),
+    )
+    core = [rates.rates[Group.CORE] for rates in found.pass_rates]
+    assert core == [0.8, 0.8, 0.6, 0.8, 0.8, 0.8, 0.4, 0.6, 0.3333, 0.5]
+    assert {rates.rates[Group.ERROR] for rates in found.pass_rates} == {None}
+
+
+def test_a_test_that_broke_once_is_failing_not_flaky(tmp_path: Path) -> None:
+    found = trends(nightly(tmp_path).history)  # type: ignore[arg-type]
+    assert node_id("breaks") not in {trend.test for trend in found.flaky}
+
+
+def test_the_window_keeps_the_last_runs_and_the_trends_follow_it(tmp_path: Path) -> None:
+    last = nightly(tmp_path, window=4)
+    assert last.history is not None
+    assert [r.started_at for r in last.history.runs] == [started(n) for n in range(7, 11)]
+    found = trends(last.history)
+    # Nights 7 to 10: `flaky` failed once then passed (one flip); `newly_flaky` flipped 3 times,
+    # all of them in the last five runs, but it had no outcome before them.
+    assert found.flaky == (TestTrend(KEY, node_id("newly_flaky"), 4, 2, 3),)
+    assert found.newly_flaky == ()
+    assert found.failing[0] == FailingStreak(KEY, node_id("breaks"), started(8), 3)
+
+
+def test_a_baseline_without_a_history_is_its_first_run(tmp_path: Path) -> None:
+    old = replace(night(1), history=None)
+    run = with_history(night(2), 30, None, carried(old))
+    assert run.history is not None
+    assert [r.started_at for r in run.history.runs] == [started(1), started(2)]
+
+
+def test_no_history_with_a_window_of_0(tmp_path: Path) -> None:
+    baseline = nightly(tmp_path, nights=2)
+    assert with_history(night(3), 0, None, carried(baseline)).history is None
+
+
+def test_tests_a_history_cannot_keep_are_left_out() -> None:
+    odd = replace(make_test("x", P), id="tests/test_checkpoint_1.py::x[\x1b]")
+    long = replace(make_test("y", P), id="tests/test_checkpoint_1.py::" + "y" * 600)
+    run = with_history(make_run(make_checkpoint(odd, long, make_test("z", F))), 30, None, ())
+    assert run.history is not None
+    assert dict(run.history.runs[0].checkpoints[KEY].outcomes) == {node_id("z"): F}
