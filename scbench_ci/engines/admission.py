@@ -4,10 +4,12 @@ load (`--jobs auto`).
 `auto` starts one evaluation per core, as a fixed count the cores hold would, and admits one more
 only when the CPU has stayed idle for a while since the last one started (evaluations whose tests
 start a server and wait on it leave the cores idle), memory holds another container at its limit,
-and the cap is not reached. It never admits while the CPU is busy. Extra evaluations are the only
-thing `auto` adds over the fixed count, and they must not move a verdict: a test that used much
-of its timeout while extras ran beside it stops all further extras (`back_off`), and a checkpoint
-that timed out while extras ran is run again at the cores' count (`engines/pool.py` `Slot`).
+and the cap is not reached; the place an evaluation leaves at that level is filled again at once
+while the CPU is idle, and the level falls when it is not. It never admits while the CPU is busy.
+Extra evaluations are the only thing `auto` adds over the fixed count, and they must not move a
+verdict: a test that used much of its timeout while extras ran beside it stops all further extras
+(`back_off`), and a checkpoint that timed out while extras ran is run again at the cores' count
+(`engines/pool.py` `Slot`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ UNLIMITED_JOB_MEMORY = GIB
 class Thresholds:
     idle_share: float = 0.5
     """The share of the CPU's time that must stay idle to admit one more evaluation."""
-    idle_for_s: float = 5.0
+    idle_for_s: float = 3.0
     """For how long, measured after the last evaluation started (its start-up is CPU work)."""
     sample_every_s: float = 1.0
     per_core: int = 4
@@ -131,6 +133,9 @@ class ByLoad:
         self.clock = clock
         self._samples: deque[tuple[float, CpuTimes]] = deque()
         self._last_start = clock()
+        self._level = self.base
+        """How many the load has shown room for: a place one of them leaves is filled again
+        without a new wait, while the CPU stays idle."""
         self._backed_off: str | None = None
         self._lock = threading.Lock()
 
@@ -156,9 +161,6 @@ class ByLoad:
             return Decision(
                 False, f"at the cap of {self.most} ({self.thresholds.per_core} per core)"
             )
-        idle = self._idle()
-        if isinstance(idle, str):
-            return Decision(False, idle)
         available = self.probe.memory()
         needed = self.memory_per_job + self.thresholds.memory_reserve
         if available is None or available < needed:
@@ -166,6 +168,15 @@ class ByLoad:
             return Decision(
                 False, f"memory: {free} free, one more job needs {_gib(needed)} with its reserve"
             )
+        if running < self._level:
+            latest = self._latest_idle()
+            if latest is not None and latest >= self.thresholds.idle_share:
+                return Decision(True)
+            self._level = running
+        idle = self._idle()
+        if isinstance(idle, str):
+            return Decision(False, idle)
+        self._level = running + 1
         return Decision(
             True, f"the CPU was {idle:.0%} idle for {self._window_s()}, {_gib(available)} free"
         )
@@ -181,6 +192,12 @@ class ByLoad:
         keep_from = now - 2 * self.thresholds.idle_for_s
         while len(self._samples) > 2 and self._samples[1][0] <= keep_from:
             self._samples.popleft()
+
+    def _latest_idle(self) -> float | None:
+        """The idle share over the last interval measured."""
+        if len(self._samples) < 2:
+            return None
+        return self._samples[-1][1].idle_share_since(self._samples[-2][1])
 
     def _idle(self) -> float | str:
         """The least idle share of the intervals measured over the last `idle_for_s`, all after

@@ -41,7 +41,9 @@ class Machine:
             self.times = CpuTimes(self.times.idle + round(200 * share), self.times.total + 200)
 
     def by_load(self, cores: int = 2, memory_per_job: int = 4 * GIB) -> ByLoad:
-        return ByLoad(cores, memory_per_job, probe=self, thresholds=Thresholds(), clock=self.clock)
+        return ByLoad(
+            cores, memory_per_job, probe=self, thresholds=Thresholds(idle_for_s=5), clock=self.clock
+        )
 
 
 def _watch(admission: ByLoad, machine: Machine, running: int, seconds: int) -> list[bool]:
@@ -67,12 +69,12 @@ def test_one_more_after_the_cpu_stayed_idle_for_the_window_since_the_last_start(
     machine = Machine(idle_share=0.9)
     auto = machine.by_load()
     auto.started()
-    answers = _watch(auto, machine, running=2, seconds=8)
-    assert answers == [False] * 5 + [True] * 3  # samples at 0..5 s: the window is whole at 5 s
-    decision = auto.decide(2, holding=False)
+    answers = _watch(auto, machine, running=2, seconds=6)
+    assert answers == [False] * 5 + [True]  # samples at 0..5 s: the window is whole at 5 s
+    decision = auto.decide(3, holding=False)  # the third has not started yet
     assert decision.reason == "the CPU was 90% idle for 5 s, 20.0 GiB free"
     auto.started()  # the new one's start-up is CPU work: measure anew
-    assert _watch(auto, machine, running=3, seconds=6) == [False] * 5 + [True]
+    assert _watch(auto, machine, running=4, seconds=6) == [False] * 5 + [True]
 
 
 def test_never_while_the_cpu_is_busy_even_for_a_second() -> None:
@@ -161,3 +163,26 @@ def test_a_fixed_count_never_more_than_there_are_jobs() -> None:
     fixed = FixedCount(2)
     assert [fixed.decide(n, holding=False).admit for n in range(4)] == [True, True, False, False]
     assert isinstance(make_admission(AUTO, 5, None), ByLoad)
+
+
+def test_a_place_left_at_the_level_reached_is_filled_at_once_while_the_cpu_is_idle() -> None:
+    """Three ran (one extra); one ends: the next starts without a new wait. When the CPU is
+    busy, the level falls to what runs."""
+    machine = Machine(idle_share=0.9)
+    auto = machine.by_load()
+    auto.started()
+    assert _watch(auto, machine, running=2, seconds=6)[-1]
+    auto.started()  # the third
+    machine.advance(1)
+    decision = auto.decide(2, holding=False)  # one of the three ended
+    assert (decision.admit, decision.reason) == (True, "")
+    auto.started()
+    machine.advance(1, idle_share=0.1)
+    assert not auto.decide(2, holding=False).admit  # busy: the level falls to 2
+    machine.advance(1)
+    assert not auto.decide(2, holding=False).admit  # and rises again only after the window
+    assert _watch(auto, machine, running=2, seconds=6)[-1]
+
+
+def test_auto_waits_three_seconds_by_default() -> None:
+    assert Thresholds().idle_for_s == 3
