@@ -13,7 +13,7 @@ from scbench_ci.action.inputs import read_inputs
 from scbench_ci.action.publish import Step, default_artifact_name
 from scbench_ci.commands.channels import Outcome
 from scbench_ci.errors import ExitCode
-from scbench_ci.outputs.github.annotations import error_annotations
+from scbench_ci.outputs.github.annotations import error_annotations, run_annotations
 from scbench_ci.outputs.summary import render_summary
 from testing.results import make_checkpoint, make_run
 
@@ -43,7 +43,7 @@ def test_the_summary_the_outputs_and_the_annotations(tmp_path: Path) -> None:
     run = make_run(make_checkpoint())
     results = tmp_path / ".scbench" / "results.json"
     step.publish(
-        Outcome(run, results, ExitCode.PASSED), "scbench-demo", render_summary, error_annotations
+        Outcome(run, results, ExitCode.PASSED), "scbench-demo", render_summary, run_annotations
     )
     # Not uploaded: the summary points to the .scbench/ folder, relative to the workspace.
     summary = (tmp_path / "summary").read_text()
@@ -61,7 +61,7 @@ def test_nothing_to_check_passes(tmp_path: Path) -> None:
     step = _step(tmp_path, annotations="false", job_summary="false")
     run = replace(make_run(), problems=())
     step.publish(
-        Outcome(run, None, ExitCode.PASSED), "scbench-check", render_summary, error_annotations
+        Outcome(run, None, ExitCode.PASSED), "scbench-check", render_summary, run_annotations
     )
     assert _outputs(tmp_path / "outputs") == {"passed": "true", "infrastructure_failure": "false"}
     assert (tmp_path / "summary").read_text() == ""
