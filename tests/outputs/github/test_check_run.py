@@ -51,7 +51,8 @@ def check(annotations: list[Annotation], **fields: object) -> CheckRun:
 
 
 def test_every_annotation_in_batches_of_fifty(double: RestDouble) -> None:
-    annotations = failing(120) + [Annotation("warning", "passed on attempt 2", "Flaky", None, None)]
+    flaky = Annotation("warning", "passed on attempt 2", "Flaky", None, None)
+    annotations = [*failing(120), flaky]
     result = publish_check_run(check(annotations), double.environment(), WRITE_TOKEN, retry=FAST)
     assert (result.warning, result.annotations) == (None, 121)
     (created,) = double.check_runs_on(SHA)
