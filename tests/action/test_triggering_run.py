@@ -129,24 +129,29 @@ def test_a_pull_request_from_the_repository_is_checked_against_the_event(
     assert not double.requests_to("/pulls/")
 
 
+OTHER_HEAD = "c3" * 20
+
+
 @pytest.mark.parametrize(
     ("claim", "refusal"),
     [
-        (PullRequestRef(8, HEAD), "the repository has no such pull request"),
+        (PullRequestRef(9, HEAD), "the repository has no such pull request"),
+        (PullRequestRef(8, HEAD), f"that pull request's head is {OTHER_HEAD}"),
         (PullRequestRef(PR, "b2" * 20), f"ran at {HEAD}"),
     ],
-    ids=["another-pull-request", "another-commit"],
+    ids=["no-such-pull-request", "another-pull-request", "another-commit"],
 )
 def test_a_claim_that_is_not_the_run_s_own_is_refused(
     double: RestDouble, workspace: Path, claim: PullRequestRef, refusal: str
 ) -> None:
+    double.state.pull_requests[8] = OTHER_HEAD
     run = fork_run(double, workspace, claim)
     code, log, _ = publish(double, workspace, run)
     assert code == 2
     (error,) = re.findall(r"^::error title=scbench-ci::(.*)$", log, re.MULTILINE)
     assert error.startswith(f"the artifact's pull request #{claim.number} at {claim.head_sha}")
     assert refusal in error
-    assert double.comments_on(PR) == [] and double.comments_on(8) == []
+    assert [double.comments_on(n) for n in (PR, 8, 9)] == [[], [], []]
     # The Check Run says why, on the triggering run's commit.
     (check,) = double.check_runs_on(HEAD)
     assert (check.conclusion, check.summary) == ("failure", error.replace("%0A", "\n"))
