@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_the_default_artifact_name(tmp_path: Path) -> None:
     assert name == "scbench-demo-checkpoint_1-solutions-checkpoint"
 
 
-def _double_step(tmp_path: Path, double: RestDouble, event: dict[str, object]) -> Step:
+def _double_step(tmp_path: Path, double: RestDouble, event: Mapping[str, object]) -> Step:
     (tmp_path / "event.json").write_text(json.dumps(event))
     env = double.environment(
         GITHUB_WORKSPACE=str(tmp_path),
