@@ -4,7 +4,8 @@ The package, its layers top to bottom (DESIGN.md "Layers"); a layer imports only
 it, and `.importlinter` holds it to that:
 
 front ends   cli/             the command line: arguments in, a command's core called, exit code out
-             action/          the GitHub Action: INPUT_* in, a command's core called, then published
+             action/          the GitHub Action: INPUT_* in, a command's core called, then
+                              published (`publish`: a `workflow_run` event's triggering run)
              __main__.py      `python -m scbench_ci`, the CLI
 commands     commands/        one core per command (evaluate, check, merge, plan, summary, cleanup):
                               typed options in, a result and a written output folder out
@@ -16,7 +17,7 @@ pipeline     options.py       one options type per command, built once by either
   below it)  matrix.py        GitHub's `strategy.matrix`: one entry per checkpoint, or timed shards
              outputs/         what people and workflows read: summary, console report, progress,
                               exit status; github/: workflow commands, annotations, the REST API,
-                              artifacts, the pull request comment
+                              artifacts, the pull request comment, the Check Run, the event
              results/         each checkpoint's result, policy and verdict; results.json written and
                               read back; a baseline and the comparison with it; check's findings;
                               SCBench's own result files

@@ -6,7 +6,16 @@ workflow_runs}`; a run's artifacts filtered by `name`, as `{total_count, artifac
 zip as a 302 to a short-lived signed URL (410 once it has expired), served by a "blob" route that,
 like a pre-signed storage URL, refuses a request that carries an Authorization header; an issue's
 comments oldest first, created (201 with Location), edited, deleted (204), with the 65,536
-character limit answered as a 422. Lists take `per_page` (default 30, at most 100) and `page`
+character limit answered as a 422; a pull request (its head); check runs created (201) and updated,
+as the checks API documents them: `name` and `head_sha` required, `status` and `conclusion` from
+their lists (a completed run needs a conclusion), `output.title` and `output.summary` required,
+`output.summary` and `output.text` at most 65,535 characters, at most 50 annotations a request
+(each with `path`, `start_line`, `end_line`, `annotation_level` notice, warning or failure, and
+`message`; a `title` of at most 255 characters), appended by each update, all of them read back
+(`check_runs`, and GET .../annotations); a 422 for anything else, and a token without `checks:
+write` gets the 403. The payload of a `workflow_run` event for a run is made as GitHub sends it
+(`workflow_run_event`): its `pull_requests` list the run's pull request, unless that comes from a
+fork, for which GitHub lists none. Lists take `per_page` (default 30, at most 100) and `page`
 and answer a `Link` header with `prev`, `next`, `last` and `first` whose URLs, as GitHub's do,
 name the repository by id (`/repositories/{id}/...`). Errors are `{message, documentation_url,
 status}`. Tokens are checked: none or an unknown one is a 401, a token without the permission a 403
@@ -30,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 REPOSITORY = "scbench/demo"
@@ -40,6 +50,23 @@ WRITE_TOKEN = "ghs_write0000000000000000000000000000000"
 READ_TOKEN = "ghs_read00000000000000000000000000000000"
 """The job token of a pull request from a fork: it reads, and every write is a 403."""
 COMMENT_LIMIT = 65_536
+CHECK_OUTPUT_LIMIT = 65_535
+ANNOTATIONS_PER_REQUEST = 50
+ANNOTATION_TITLE_LIMIT = 255
+CHECK_STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+CONCLUSIONS = (
+    "action_required",
+    "cancelled",
+    "failure",
+    "neutral",
+    "success",
+    "skipped",
+    "stale",
+    "timed_out",
+)
+ANNOTATION_LEVELS = ("notice", "warning", "failure")
+FORK = "contributor/demo"
+"""A fork of the repository, where pull requests come from."""
 NOT_ACCESSIBLE = "Resource not accessible by integration"
 _DOCS = "https://docs.github.com/rest"
 _EPOCH = datetime(2026, 11, 1, tzinfo=UTC)
@@ -64,6 +91,8 @@ class Grant:
     """Read workflow runs and artifacts (`actions: read`)."""
     write: bool = True
     """Create, edit and delete comments (`pull-requests: write`)."""
+    checks: bool = True
+    """Create and update check runs (`checks: write`)."""
     user: User = BOT
 
 
@@ -78,6 +107,8 @@ class Run:
     event: str = "push"
     head_repository: str = REPOSITORY
     head_sha: str = "0" * 40
+    pull_request: int | None = None
+    """The pull request the run was for (event `pull_request`)."""
 
 
 @dataclass
@@ -101,17 +132,39 @@ class Comment:
 
 
 @dataclass
+class CheckRun:
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    title: str
+    summary: str
+    text: str | None
+    created_at: str
+    annotations: list[dict[str, object]] = field(default_factory=list)
+    """Every annotation of every request, in order."""
+    requests: int = 1
+    """The create, then each update."""
+
+
+@dataclass
 class State:
     """The repository as the tests set it up; the double reads and changes it under its lock."""
 
     default_branch: str = "main"
     workflows: set[str] = field(default_factory=lambda: {WORKFLOW})
-    pull_requests: set[int] = field(default_factory=lambda: {7})
+    pull_requests: dict[int, str] = field(default_factory=lambda: {7: "7" * 40})
+    """Each pull request's number and head commit."""
     runs: list[Run] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
+    check_runs: list[CheckRun] = field(default_factory=list)
     tokens: dict[str, Grant] = field(
-        default_factory=lambda: {WRITE_TOKEN: Grant(), READ_TOKEN: Grant(write=False)}
+        default_factory=lambda: {
+            WRITE_TOKEN: Grant(),
+            READ_TOKEN: Grant(write=False, checks=False),
+        }
     )
 
 
@@ -223,6 +276,21 @@ class RestDouble:
                 (comment for comment in self.state.comments if comment.issue == issue),
                 key=lambda comment: comment.id,
             )
+
+    def check_runs_on(self, head_sha: str) -> list[CheckRun]:
+        with self._lock:
+            return [run for run in self.state.check_runs if run.head_sha == head_sha]
+
+    def workflow_run_event(self, run: Run) -> dict[str, object]:
+        """The payload of the `workflow_run` event GitHub sends when `run` completes."""
+        with self._lock:
+            return {
+                "action": "completed",
+                "workflow_run": self._run_json(run),
+                "workflow": {"id": 161335, "name": "Nightly", "path": run.workflow},
+                "repository": self._repository(),
+                "sender": {"login": BOT.login, "id": BOT.id, "type": BOT.type},
+            }
 
     def fail_next(
         self,
@@ -362,6 +430,10 @@ class RestDouble:
             return self._actions(rest, query)
         if rest.startswith("/issues/"):
             return self._issues(method, rest, query, grant, body)
+        if rest.startswith("/check-runs"):
+            return self._check_runs(method, rest, query, grant, body)
+        if (match := re.fullmatch(r"/pulls/(\d+)", rest)) and method == "GET":
+            return 200, self._pull_request_json(int(match[1])), {}
         raise _Answer(404, _NOT_FOUND)
 
     # --- actions ---
@@ -460,6 +532,80 @@ class RestDouble:
                 return 204, None, {}
         raise _Answer(404, _NOT_FOUND)
 
+    # --- check runs ---
+
+    def _check_runs(
+        self, method: str, rest: str, query: Mapping[str, str], grant: Grant, body: bytes
+    ) -> tuple[int, object, dict[str, str]]:
+        if rest == "/check-runs" and method == "POST":
+            self._check_checks(grant)
+            request = _json_object(body)
+            for name in ("name", "head_sha"):
+                if not isinstance(request.get(name), str) or not request[name]:
+                    raise _Answer(422, f'Invalid request.\n\n"{name}" wasn\'t supplied.')
+            if not re.fullmatch(r"[0-9a-f]{40}", request["head_sha"]):
+                raise _Answer(422, f"No commit found for SHA: {request['head_sha']}")
+            status, conclusion = _status(request, "queued", None)
+            run = CheckRun(
+                next(self._ids),
+                request["name"],
+                request["head_sha"],
+                status,
+                conclusion,
+                "",
+                "",
+                None,
+                self._now(),
+            )
+            if "output" in request:
+                _apply_output(run, request["output"], creating=True)
+            self.state.check_runs.append(run)
+            return 201, run, {}
+        if match := re.fullmatch(r"/check-runs/(\d+)", rest):
+            run = self._check_run(int(match[1]))
+            if method == "GET":
+                return 200, run, {}
+            if method == "PATCH":
+                self._check_checks(grant)
+                request = _json_object(body)
+                status, conclusion = _status(request, run.status, run.conclusion)
+                if "output" in request:
+                    _apply_output(run, request["output"], creating=False)
+                run.status, run.conclusion = status, conclusion
+                if isinstance(request.get("name"), str) and request["name"]:
+                    run.name = request["name"]
+                run.requests += 1
+                return 200, run, {}
+        if (match := re.fullmatch(r"/check-runs/(\d+)/annotations", rest)) and method == "GET":
+            return self._list(rest, query, self._check_run(int(match[1])).annotations, None)
+        raise _Answer(404, _NOT_FOUND)
+
+    def _check_run(self, check_run_id: int) -> CheckRun:
+        for run in self.state.check_runs:
+            if run.id == check_run_id:
+                return run
+        raise _Answer(404, _NOT_FOUND)
+
+    @staticmethod
+    def _check_checks(grant: Grant) -> None:
+        if not grant.checks:
+            raise _Answer(403, NOT_ACCESSIBLE)
+
+    # --- pull requests ---
+
+    def _pull_request_json(self, number: int) -> dict[str, object]:
+        head = self.state.pull_requests.get(number)
+        if head is None:
+            raise _Answer(404, _NOT_FOUND)
+        return {
+            "id": 9000 + number,
+            "number": number,
+            "state": "open",
+            "html_url": f"https://github.com/{REPOSITORY}/pull/{number}",
+            "head": {"ref": "feature", "sha": head, "repo": {"full_name": FORK}},
+            "base": {"ref": self.state.default_branch, "repo": {"full_name": REPOSITORY}},
+        }
+
     def _comment(self, comment_id: int) -> Comment:
         for comment in self.state.comments:
             if comment.id == comment_id:
@@ -507,6 +653,8 @@ class RestDouble:
             return self._artifact_json(answer)
         if isinstance(answer, Comment):
             return self._comment_json(answer)
+        if isinstance(answer, CheckRun):
+            return self._check_run_json(answer)
         return answer
 
     def _repository(self) -> dict[str, object]:
@@ -545,7 +693,23 @@ class RestDouble:
             "run_started_at": run.created_at,
             "repository": {"id": REPOSITORY_ID, "full_name": REPOSITORY},
             "head_repository": {**head, "full_name": run.head_repository},
+            "pull_requests": self._run_pull_requests(run),
         }
+
+    def _run_pull_requests(self, run: Run) -> list[dict[str, object]]:
+        """The run's pull request, as GitHub lists it: never one from a fork."""
+        if run.pull_request is None or run.head_repository != REPOSITORY:
+            return []
+        repo = {"id": REPOSITORY_ID, "url": f"{self.url}/repos/{REPOSITORY}", "name": "demo"}
+        return [
+            {
+                "id": 9000 + run.pull_request,
+                "number": run.pull_request,
+                "url": f"{self.url}/repos/{REPOSITORY}/pulls/{run.pull_request}",
+                "head": {"ref": run.head_branch, "sha": run.head_sha, "repo": repo},
+                "base": {"ref": self.state.default_branch, "sha": "b" * 40, "repo": repo},
+            }
+        ]
 
     def _artifact_json(self, artifact: Artifact) -> dict[str, object]:
         run = next(run for run in self.state.runs if run.id == artifact.run_id)
@@ -584,6 +748,33 @@ class RestDouble:
             "created_at": comment.created_at,
             "updated_at": comment.updated_at,
             "author_association": "NONE" if comment.user.type == "Bot" else "MEMBER",
+        }
+
+    def _check_run_json(self, run: CheckRun) -> dict[str, object]:
+        url = f"{self.url}/repos/{REPOSITORY}/check-runs/{run.id}"
+        return {
+            "id": run.id,
+            "head_sha": run.head_sha,
+            "node_id": f"CR_kwDO{run.id}",
+            "external_id": "",
+            "url": url,
+            "html_url": f"https://github.com/{REPOSITORY}/runs/{run.id}",
+            "details_url": f"https://github.com/{REPOSITORY}/runs/{run.id}",
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "started_at": run.created_at,
+            "completed_at": run.created_at if run.status == "completed" else None,
+            "output": {
+                "title": run.title or None,
+                "summary": run.summary or None,
+                "text": run.text,
+                "annotations_count": len(run.annotations),
+                "annotations_url": f"{url}/annotations",
+            },
+            "name": run.name,
+            "check_suite": {"id": 5000 + run.id},
+            "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
+            "pull_requests": [],
         }
 
     @staticmethod
@@ -630,6 +821,95 @@ def _comment_body(raw: bytes) -> str:
         }
         raise _Answer(422, "Validation Failed", errors=[error])
     return body
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(raw)
+    except ValueError:
+        raise _Answer(400, "Problems parsing JSON") from None
+    if not isinstance(request, dict):
+        raise _Answer(400, "Problems parsing JSON")
+    return request
+
+
+def _invalid(field: str, message: str) -> _Answer:
+    error = {"resource": "CheckRun", "code": "invalid", "field": field, "message": message}
+    return _Answer(422, "Validation Failed", errors=[error])
+
+
+def _missing(name: str) -> _Answer:
+    return _Answer(422, f'Invalid request.\n\n"{name}" wasn\'t supplied.')
+
+
+def _status(
+    request: Mapping[str, Any], status: str, conclusion: str | None
+) -> tuple[str, str | None]:
+    """The status and conclusion a request leaves a check run with: a conclusion completes
+    it, and a completed one needs a conclusion."""
+    status = request.get("status", status)
+    conclusion = request.get("conclusion", conclusion)
+    if status not in CHECK_STATUSES:
+        raise _invalid("status", f"status is not included in the list: {status!r}")
+    if conclusion is not None and conclusion not in CONCLUSIONS:
+        raise _invalid("conclusion", f"conclusion is not included in the list: {conclusion!r}")
+    if conclusion is not None:
+        status = "completed"
+    if status == "completed" and conclusion is None:
+        raise _invalid("conclusion", "conclusion can't be blank when status is completed")
+    return status, conclusion
+
+
+def _apply_output(run: CheckRun, output: object, *, creating: bool) -> None:
+    """Check the request's `output` whole, then take it; its annotations are appended."""
+    if not isinstance(output, dict):
+        raise _invalid("output", "output is not an object")
+    title, summary, text = output.get("title"), output.get("summary"), output.get("text")
+    if creating and not isinstance(title, str):
+        raise _missing("title")
+    if not isinstance(summary, str):
+        raise _missing("summary")
+    for name, value in (("summary", summary), ("text", text)):
+        if isinstance(value, str) and len(value) > CHECK_OUTPUT_LIMIT:
+            raise _invalid(
+                name, f"output.{name} is too long (maximum is {CHECK_OUTPUT_LIMIT} characters)"
+            )
+    annotations = output.get("annotations", [])
+    if not isinstance(annotations, list):
+        raise _invalid("annotations", "annotations is not an array")
+    if len(annotations) > ANNOTATIONS_PER_REQUEST:
+        raise _invalid(
+            "annotations",
+            f"Only {ANNOTATIONS_PER_REQUEST} annotations are allowed per request, "
+            f"{len(annotations)} were given",
+        )
+    for annotation in annotations:
+        _check_annotation(annotation)
+    if isinstance(title, str):
+        run.title = title
+    run.summary = summary
+    if isinstance(text, str):
+        run.text = text
+    run.annotations.extend(annotations)
+
+
+def _check_annotation(annotation: object) -> None:
+    if not isinstance(annotation, dict):
+        raise _invalid("annotations", "an annotation is not an object")
+    for name in ("path", "message"):
+        if not isinstance(annotation.get(name), str) or not annotation[name]:
+            raise _missing(name)
+    for name in ("start_line", "end_line"):
+        if type(annotation.get(name)) is not int:
+            raise _missing(name)
+    level = annotation.get("annotation_level")
+    if level not in ANNOTATION_LEVELS:
+        raise _invalid("annotation_level", f"annotation_level is not in the list: {level!r}")
+    title = annotation.get("title")
+    if title is not None and (not isinstance(title, str) or len(title) > ANNOTATION_TITLE_LIMIT):
+        raise _invalid("title", f"title is too long (maximum is {ANNOTATION_TITLE_LIMIT})")
+    if annotation["end_line"] < annotation["start_line"]:
+        raise _invalid("end_line", "end_line is before start_line")
 
 
 def _number(value: str | None, default: int) -> int:

@@ -36,7 +36,9 @@ from scbench_ci.results.baseline import results_files
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 
-COMMANDS = ("evaluate", "plan", "merge", "check")
+COMMANDS = ("evaluate", "plan", "merge", "check", "publish")
+WITHOUT_PROBLEMS = ("merge", "publish")
+"""The commands that read results, not problems."""
 MERGED_ARTIFACT = "scbench-merged"
 CHECK_ARTIFACT = "scbench-check"
 ARTIFACT_BASELINE = "artifact:"
@@ -75,6 +77,7 @@ DEFAULTS: dict[str, str | None] = {
     "changed_since": "",
     "oracle_policy": DEFAULT_ORACLE_POLICY,
     "comment": "false",
+    "check_run": "false",
     "github_token": UNEXPANDED_TOKEN,
     "job_summary": "true",
     "annotations": "true",
@@ -104,6 +107,7 @@ class ActionInputs:
     repeat_given: bool
     """Whether `repeat` was given (`check` repeats twice when it was not)."""
     comment: bool
+    check_run: bool
     github_token: str
     job_summary: bool
     annotations: bool
@@ -150,20 +154,25 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     if command not in COMMANDS:
         raise UsageError(f"input command: {command!r} is not one of {', '.join(COMMANDS)}")
     checkpoint = value("checkpoint") or ("all" if command in ("plan", "check") else "")
-    if command != "merge" and not checkpoint:
+    if command not in WITHOUT_PROBLEMS and not checkpoint:
         raise UsageError(f"input checkpoint: is required (command {command})")
     if checkpoint:
         checkpoint_choice("input checkpoint", checkpoint)
     problems = tuple(
         path("problem", line.strip()) for line in value("problem").splitlines() if line.strip()
     )
-    if command != "merge" and not problems:
+    if command not in WITHOUT_PROBLEMS and not problems:
         raise UsageError(f"input problem: is required (command {command})")
     results = tuple(
         path("results", line.strip()) for line in value("results").splitlines() if line.strip()
     )
     if command == "merge" and not results:
         raise UsageError("input results: is required (command merge)")
+    if command == "publish" and not text("artifact_name"):
+        raise UsageError(
+            "input artifact_name: is required (command publish: the artifact of the "
+            "triggering run to publish)"
+        )
     fail_on = value("fail_on")
     if fail_on not in FAIL_ON:
         raise UsageError(f"input fail_on: {fail_on!r} is not one of {', '.join(FAIL_ON)}")
@@ -242,11 +251,13 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         oracle_policy=oracle_policy,
         repeat_given=text("repeat") is not None,
         comment=parsed(boolean, "comment"),
+        check_run=parsed(boolean, "check_run"),
         # Not expanded: the image was run as a step of its own (`uses: docker://...`).
         github_token="" if token == UNEXPANDED_TOKEN else token,
         job_summary=parsed(boolean, "job_summary"),
         annotations=parsed(boolean, "annotations"),
-        upload_artifact=parsed(boolean, "upload_artifact"),
+        # `publish` uploads nothing: its results are the triggering run's artifact.
+        upload_artifact=parsed(boolean, "upload_artifact") and command != "publish",
         artifact_name=text("artifact_name"),
         retention_days=optional(whole_number, "retention_days"),
     )

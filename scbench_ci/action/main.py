@@ -20,7 +20,8 @@ from scbench_ci.action.inputs import (
     read_inputs,
     workspace_of,
 )
-from scbench_ci.action.publish import Step, default_artifact_name, write_step_outputs
+from scbench_ci.action.publish import Step, Target, default_artifact_name, write_step_outputs
+from scbench_ci.action.triggering_run import publish_triggering_run
 from scbench_ci.commands.check import check
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.commands.merge import merge
@@ -31,13 +32,17 @@ from scbench_ci.executors.base import REPORTS_DIR
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report
-from scbench_ci.outputs.github.annotations import error_annotations, finding_annotations
+from scbench_ci.outputs.github.annotations import check_annotations, run_annotations
+from scbench_ci.outputs.github.check_run import CheckRun
 from scbench_ci.outputs.github.workflow import command
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.model import RunResult
 
 
 def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> int:
+    steps: list[Step] = []
+    """The step, once its inputs are read."""
+
     def report(ending: Ending) -> None:
         message = "the evaluation was cancelled" if ending.cancelled else ending.message
         stdout.write(command("error", message, title="scbench-ci") + "\n")
@@ -45,21 +50,36 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
             infrastructure = ending.exit_code == ExitCode.INFRASTRUCTURE
             outputs = {"passed": "false", "infrastructure_failure": str(infrastructure).lower()}
             write_step_outputs(env, outputs)
+            if steps and steps[0].inputs.check_run:
+                _failed_check_run(steps[0], message)
+
+    def run() -> int:
+        steps.append(Step(read_inputs(env), env, stdout))
+        return _run(steps[0])
 
     # Cancelled, the step ends as SIGTERM ends it, whichever signal came.
     crash_folder = workspace_of(env) / REPORTS_DIR
-    return handle_errors(lambda: _run(env, stdout), report, crash_folder, interrupted=TERMINATED)
+    return handle_errors(run, report, crash_folder, interrupted=TERMINATED)
 
 
-def _run(env: Mapping[str, str], stdout: TextIO) -> int:
-    inputs = read_inputs(env)
-    step = Step(inputs, env, stdout)
+def _failed_check_run(step: Step, message: str) -> None:
+    """The step ended before it published: its Check Run fails, with the reason."""
+    title = "❌ FAILED: the step could not finish"
+    name = step.inputs.artifact_name or f"scbench-ci {step.inputs.command}"
+    head_sha = Target.of_event(step.env).head_sha or ""
+    step.check_run(CheckRun(name, head_sha, False, title, message, message, ()))
+
+
+def _run(step: Step) -> int:
+    inputs, env, stdout = step.inputs, step.env, step.stdout
     if inputs.command == "plan":
         matrix = plan(plan_options(inputs), baseline=baseline_source(step))
         text = json.dumps(matrix, separators=(",", ":"))
         step.say(f"matrix: {text}")
         write_step_outputs(env, {"matrix": text})
         return ExitCode.PASSED
+    if inputs.command == "publish":
+        return publish_triggering_run(step)
     if inputs.command == "check":
         artifact_name = inputs.artifact_name or CHECK_ARTIFACT
         outcome = check(
@@ -70,7 +90,7 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
         )
         fail_on = inputs.options.fail_on
         render = partial(render_check_summary, fail_on=fail_on)
-        step.publish(outcome, artifact_name, render, finding_annotations)
+        step.publish(outcome, artifact_name, render, check_annotations)
         shown = step.shown(outcome.results_path)
         stdout.write(render_check_report(outcome.result, shown, fail_on=fail_on))
         return outcome.exit_code
@@ -92,6 +112,6 @@ def _run(env: Mapping[str, str], stdout: TextIO) -> int:
         artifact_name = named(outcome.result)
     fail_on = inputs.options.fail_on
     render = partial(render_summary, fail_on=fail_on, details=inputs.options.details)
-    step.publish(outcome, artifact_name, render, error_annotations)
+    step.publish(outcome, artifact_name, render, run_annotations)
     stdout.write(render_report(outcome.result, step.shown(outcome.results_path), fail_on=fail_on))
     return outcome.exit_code

@@ -1,6 +1,7 @@
 """What a step of the action publishes once its command's core has written the output folder:
-the artifact, the job summary, the pull request comment, the step outputs and the annotations;
-and the log lines and warnings it writes on the way."""
+the artifact (with the pull request it is for, on a pull request), the job summary, the pull
+request comment, the step outputs, the annotations and the Check Run; and the log lines and
+warnings it writes on the way."""
 
 from __future__ import annotations
 
@@ -15,18 +16,18 @@ from typing import TextIO
 
 from scbench_ci.action.inputs import ActionInputs
 from scbench_ci.commands.channels import Echo, Outcome
+from scbench_ci.errors import ExitCode
+from scbench_ci.outputs.exit_status import run_headline
+from scbench_ci.outputs.github.annotations import Annotate, workflow_commands
 from scbench_ci.outputs.github.artifact_service import ArtifactUploadError
 from scbench_ci.outputs.github.artifacts import (
     FORBIDDEN_IN_NAME,
     UploadedArtifact,
     upload_artifact,
 )
-from scbench_ci.outputs.github.pr_comment import (
-    COMMENT_LIMIT,
-    comment_tag,
-    pull_request_number,
-    upsert_comment,
-)
+from scbench_ci.outputs.github.check_run import OUTPUT_LIMIT, CheckRun, publish_check_run
+from scbench_ci.outputs.github.event import head_sha, pull_request, pull_request_number
+from scbench_ci.outputs.github.pr_comment import COMMENT_LIMIT, comment_tag, upsert_comment
 from scbench_ci.outputs.github.workflow import (
     append_summary,
     command,
@@ -34,6 +35,7 @@ from scbench_ci.outputs.github.workflow import (
     group,
     write_outputs,
 )
+from scbench_ci.results.file import write_pull_request
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.terminal import inert
@@ -41,6 +43,19 @@ from scbench_ci.trust.terminal import inert
 COMMENT_BYTES = COMMENT_LIMIT - 1024
 """The summary's size in a comment: GitHub's limit (in characters, each at most a byte of UTF-8
 here), less room for the tag."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the comment and the Check Run go: a pull request (None: none) and a commit."""
+
+    pull_request: int | None
+    head_sha: str | None
+
+    @classmethod
+    def of_event(cls, env: Mapping[str, str]) -> Target:
+        """This run's own: its event's pull request, and its head commit or GITHUB_SHA."""
+        return cls(pull_request_number(env), head_sha(env))
 
 
 @dataclass(frozen=True)
@@ -78,11 +93,18 @@ class Step:
         outcome: Outcome,
         artifact_name: str,
         render: Callable[..., str],
-        annotate: Callable[[RunResult, Path], list[str]],
+        annotate: Annotate,
+        target: Target | None = None,
     ) -> None:
         """The artifact, the job summary (as `render` makes it), the pull request comment, the
-        outputs, the annotations (as `annotate` makes them)."""
+        outputs, the annotations (as `annotate` makes them) and the Check Run; the comment and
+        the Check Run go to `target` (None: this run's own)."""
         inputs, result = self.inputs, outcome.result
+        own = pull_request(self.env)
+        if target is None and own is not None and outcome.results_path is not None:
+            # What a `workflow_run` workflow needs to publish this run (`command: publish`).
+            write_pull_request(own, outcome.results_path.parent)
+        target = target or Target.of_event(self.env)
         artifact = self._upload(artifact_name, inputs.options.output_dir)
         summary = partial(
             render,
@@ -96,24 +118,52 @@ class Step:
             append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), summary())
         if inputs.comment:
             # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
-            self._comment(summary(max_bytes=COMMENT_BYTES), artifact_name)
+            self._comment(summary(max_bytes=COMMENT_BYTES), artifact_name, target)
         shown = self.shown(outcome.results_path)
         if shown is None:
             write_step_outputs(self.env, {"passed": "true", "infrastructure_failure": "false"})
         else:
             write_step_outputs(self.env, step_outputs(result, shown, artifact))
         if inputs.annotations:
-            for line in annotate(result, inputs.workspace):
+            for line in workflow_commands(annotate(result, inputs.workspace)):
                 self.stdout.write(line + "\n")
+        if inputs.check_run:
+            headline = run_headline(result, inputs.options.fail_on)
+            self.check_run(
+                CheckRun(
+                    name=artifact_name,
+                    head_sha=target.head_sha or "",
+                    passed=outcome.exit_code == ExitCode.PASSED,
+                    title=headline.heading,
+                    summary=headline.text,
+                    text=summary(max_bytes=OUTPUT_LIMIT),
+                    annotations=annotate(result, inputs.workspace),
+                )
+            )
 
-    def _comment(self, summary: str, artifact_name: str) -> None:
-        if pull_request_number(self.env) is None:
+    def check_run(self, check: CheckRun) -> None:
+        """Create `check`; a line of the log, or a warning."""
+        if not check.head_sha:
+            self.warn("no Check Run: neither the event nor GITHUB_SHA names a commit")
+            return
+        created = publish_check_run(check, self.env, self.inputs.github_token)
+        if created.warning:
+            # Created, it keeps what it has; its annotations stop where GitHub refused more.
+            self.warn(created.warning if created.url else f"no Check Run: {created.warning}")
+        elif created.url:
+            annotations = f"{created.annotations} annotation{'s' * (created.annotations != 1)}"
+            self.say(f"Check Run {check.name} ({annotations}): {created.url}")
+
+    def _comment(self, summary: str, artifact_name: str, target: Target) -> None:
+        if target.pull_request is None:
             # Nothing is wrong: one workflow often runs on pushes and pull requests alike.
             event = self.env.get("GITHUB_EVENT_NAME") or "unknown"
             self.say(f"No pull request comment: this run (event {event}) is not for a pull request")
             return
         tag = comment_tag(self.env, artifact_name)
-        outcome = upsert_comment(summary, tag, self.env, self.inputs.github_token)
+        outcome = upsert_comment(
+            summary, tag, self.env, self.inputs.github_token, number=target.pull_request
+        )
         if outcome.warning:
             self.warn(f"no pull request comment: {outcome.warning}")
         elif outcome.url:

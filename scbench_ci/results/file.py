@@ -32,6 +32,12 @@ from scbench_ci.results.documents import (
 from scbench_ci.results.file_checks import check_checkpoint, check_run
 from scbench_ci.results.history_json import check_history
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult
+from scbench_ci.results.pull_request import (
+    PULL_REQUEST_FILE,
+    PullRequestRef,
+    pull_request_from_json,
+    pull_request_to_json,
+)
 from scbench_ci.results.schema import (
     SCHEMA_FILES,
     SCHEMA_VERSION,
@@ -49,6 +55,10 @@ from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree, UntrustedTreeEr
 _T = TypeVar("_T")
 LIMITS = JsonLimits()
 """What a results.json may hold: its size, depth, string and list lengths, numbers."""
+PULL_REQUEST_LIMITS = JsonLimits(
+    max_bytes=4096, max_containers=1, max_depth=1, max_string_chars=100, max_items=2
+)
+"""What a pull_request.json may hold: one small object."""
 RESULTS_FILE = "results.json"
 CHECKPOINT_RESULT_FILE = "result.json"
 """Each checkpoint's entry of results.json, alone, in the checkpoint's folder."""
@@ -75,6 +85,12 @@ def write_results(run: RunResult, output_dir: Path) -> Path:
     validator("envelope").validate({**header, "problems": []})
     chunks = (chunk.encode() for chunk in _results_text(header, run))
     return write_file(output_dir, RESULTS_FILE, chunks)
+
+
+def write_pull_request(reference: PullRequestRef, output_dir: Path) -> Path:
+    """pull_request.json beside results.json."""
+    document = pull_request_to_json(reference)
+    return write_file(output_dir, PULL_REQUEST_FILE, _dumps(document).encode())
 
 
 def _results_text(header: dict[str, Any], run: RunResult) -> Iterator[str]:
@@ -130,6 +146,13 @@ def load_results(path: Path) -> RunResult:
     _check(path, document, schema(version))
     document = upgraded(document, version)
     return _judged(path, lambda: _run_from_checked(document, version == SCHEMA_VERSION))
+
+
+def load_pull_request(path: Path) -> PullRequestRef:
+    """The pull_request.json an artifact carries beside its results.json; a ResultsError
+    naming the file and the field for anything else."""
+    document = _read_json(path, PULL_REQUEST_LIMITS)
+    return _judged(path, lambda: pull_request_from_json(document))
 
 
 def read_checkpoint(path: Path, policy_name: str, flaky_passes: bool) -> CheckpointResult:
@@ -200,7 +223,7 @@ class StoredTests(Sequence[TestResult]):
         return f"StoredTests({str(self.path)!r}, {self._count})"
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, limits: JsonLimits = LIMITS) -> Any:
     """The file's JSON, read through the guard of untrusted files: its folder as the user gave
     it, the file itself regular and never through a link, within the limits."""
     try:
@@ -210,8 +233,8 @@ def _read_json(path: Path) -> Any:
                 raise ResultsError(f"{path}: no such file")
             if kind is Kind.FOLDER:
                 raise ResultsError(f"{path}: a folder, not a results file")
-            data = folder.read_file(path.name, LIMITS.max_bytes)
-        return parse(data, LIMITS)
+            data = folder.read_file(path.name, limits.max_bytes)
+        return parse(data, limits)
     except UntrustedTreeError as error:
         raise ResultsError(f"{path}: {error.reason}") from None
     except JsonError as error:

@@ -448,6 +448,7 @@ def test_every_input_set(
         "changed_since": "origin/main",
         "oracle_policy": "all-cases",
         "comment": "false",
+        "check_run": "false",
         "github_token": "ghs_not-used",
         "job_summary": "true",
         "annotations": "false",

@@ -6,11 +6,13 @@ from this repository (a fork's pull request run can carry a branch of the same n
 run with an artifact of exactly that name that has not expired gives it; its zip is extracted with
 every member checked first. Whatever goes wrong is a warning: a comparison without a baseline is
 still an evaluation.
+
+`command: publish` takes its results the same way from the artifact of one run, the one that
+triggered its `workflow_run` event (`download_run_artifact`).
 """
 
 from __future__ import annotations
 
-import json
 import stat
 import tempfile
 import zipfile
@@ -21,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 from urllib.parse import quote
 
+from scbench_ci.outputs.github.event import event_payload
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
 
@@ -53,11 +56,11 @@ class UnsafeZipError(Exception):
 
 
 @dataclass(frozen=True)
-class BaselineDownload:
+class ArtifactDownload:
     results: Path | None
     """The extracted results.json, or None."""
     warning: str | None
-    """Why there is no baseline (a warning, never a failure)."""
+    """Why there are no results (for a baseline, a warning, never a failure)."""
     source: str
     """What was looked for or found, e.g. "artifact scbench-results (id 42) of run 1234 on
     main, 2026-11-20"."""
@@ -80,19 +83,19 @@ def download_baseline(
     *,
     retry: RetryPolicy = DEFAULT_RETRY,
     limits: ZipLimits = DEFAULT_LIMITS,
-) -> BaselineDownload:
+) -> ArtifactDownload:
     """Find the artifact `name` of the last successful run and extract it into `target`."""
     wanted = f"artifact {name}"
     workflow = workflow_file(env)
     if workflow is None:
-        return BaselineDownload(
+        return ArtifactDownload(
             None,
             f"GITHUB_WORKFLOW_REF does not name a workflow file, so the runs that "
             f"made {wanted} cannot be listed",
             wanted,
         )
     if not token:
-        return BaselineDownload(None, f"there is no GitHub token to download {wanted} with", wanted)
+        return ArtifactDownload(None, f"there is no GitHub token to download {wanted} with", wanted)
     source = wanted
     try:
         with GitHubRest.from_env(env, token, retry=retry) as api:
@@ -100,27 +103,27 @@ def download_baseline(
             source = f"{wanted} of workflow {workflow} on {branch}"
             found, warning = _find(api, name, workflow, branch, env.get("GITHUB_RUN_ID", ""))
             if found is None:
-                return BaselineDownload(None, warning, source)
+                return ArtifactDownload(None, warning, source)
             source = (
                 f"artifact {name} (id {found.artifact_id}) of run {found.run_id} on {branch}, "
                 f"{found.created_at[:10]}"
             )
             if found.size > limits.max_bytes:
-                return BaselineDownload(
+                return ArtifactDownload(
                     None,
                     f"{source} is {found.size} bytes, over the {limits.max_bytes} bytes allowed",
                     source,
                 )
             results = _download(api, found.artifact_id, target, limits)
     except GitHubApiError as error:
-        return BaselineDownload(None, _api_warning(source, error), source)
+        return ArtifactDownload(None, _api_warning(source, error), source)
     except GitHubError as error:
-        return BaselineDownload(None, str(error), source)
+        return ArtifactDownload(None, str(error), source)
     except (UnsafeZipError, OSError) as error:
-        return BaselineDownload(None, f"{source} cannot be used: {error}", source)
+        return ArtifactDownload(None, f"{source} cannot be used: {error}", source)
     if results is None:
-        return BaselineDownload(None, f"{source} has no {RESULTS_FILE}", source)
-    return BaselineDownload(results, None, source)
+        return ArtifactDownload(None, f"{source} has no {RESULTS_FILE}", source)
+    return ArtifactDownload(results, None, source)
 
 
 def workflow_file(env: Mapping[str, str]) -> str | None:
@@ -134,16 +137,10 @@ def workflow_file(env: Mapping[str, str]) -> str | None:
 
 def _default_branch(env: Mapping[str, str], api: GitHubRest) -> str:
     """From the event payload when it has the repository, else asked of the API."""
-    event_path = env.get("GITHUB_EVENT_PATH", "")
-    if event_path:
-        try:
-            event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            event = None
-        repository = event.get("repository") if isinstance(event, dict) else None
-        branch = repository.get("default_branch") if isinstance(repository, dict) else None
-        if isinstance(branch, str) and branch:
-            return branch
+    repository = (event_payload(env) or {}).get("repository")
+    branch = repository.get("default_branch") if isinstance(repository, dict) else None
+    if isinstance(branch, str) and branch:
+        return branch
     answer = api.get(api.repo_path())
     branch = answer.get("default_branch") if isinstance(answer, dict) else None
     if not isinstance(branch, str) or not branch:
@@ -171,12 +168,7 @@ def _find(
         if looked_at == MAX_RUNS:
             break
         looked_at += 1
-        path = api.repo_path(f"/actions/runs/{run_id}/artifacts")
-        artifacts = [
-            artifact
-            for artifact in api.paginate(path, {"name": name}, items="artifacts")
-            if artifact.get("name") == name and isinstance(artifact.get("id"), int)
-        ]
+        artifacts = _artifacts(api, run_id, name)
         live = [
             _found(artifact, run_id)
             for artifact in artifacts
@@ -195,6 +187,62 @@ def _find(
             f"({expired} found); run the workflow on {branch} again to make a new one"
         )
     return None, f"none of {last} of {runs_text} has an artifact named {name}"
+
+
+def download_run_artifact(
+    name: str,
+    run_id: int,
+    env: Mapping[str, str],
+    token: str,
+    target: Path,
+    *,
+    retry: RetryPolicy = DEFAULT_RETRY,
+    limits: ZipLimits = DEFAULT_LIMITS,
+) -> ArtifactDownload:
+    """The newest artifact `name` of run `run_id` that has not expired, extracted into `target`
+    with the same checks as a baseline's."""
+    source = f"artifact {name} of run {run_id}"
+    if not token:
+        return ArtifactDownload(None, f"there is no GitHub token to download {source} with", source)
+    try:
+        with GitHubRest.from_env(env, token, retry=retry) as api:
+            artifacts = _artifacts(api, run_id, name)
+            live = [
+                _found(artifact, run_id)
+                for artifact in artifacts
+                if artifact.get("expired") is not True
+            ]
+            if not live:
+                why = "has expired" if artifacts else "does not exist"
+                return ArtifactDownload(None, f"{source} {why}", source)
+            found = max(live, key=lambda found: (found.created_at, found.artifact_id))
+            source = f"artifact {name} (id {found.artifact_id}) of run {run_id}"
+            if found.size > limits.max_bytes:
+                return ArtifactDownload(
+                    None,
+                    f"{source} is {found.size} bytes, over the {limits.max_bytes} bytes allowed",
+                    source,
+                )
+            results = _download(api, found.artifact_id, target, limits)
+    except GitHubApiError as error:
+        return ArtifactDownload(None, _api_warning(source, error), source)
+    except GitHubError as error:
+        return ArtifactDownload(None, str(error), source)
+    except (UnsafeZipError, OSError) as error:
+        return ArtifactDownload(None, f"{source} cannot be used: {error}", source)
+    if results is None:
+        return ArtifactDownload(None, f"{source} has no {RESULTS_FILE}", source)
+    return ArtifactDownload(results, None, source)
+
+
+def _artifacts(api: GitHubRest, run_id: int, name: str) -> list[dict[str, object]]:
+    """The run's artifacts named exactly `name`."""
+    path = api.repo_path(f"/actions/runs/{run_id}/artifacts")
+    return [
+        artifact
+        for artifact in api.paginate(path, {"name": name}, items="artifacts")
+        if artifact.get("name") == name and isinstance(artifact.get("id"), int)
+    ]
 
 
 def _found(artifact: Mapping[str, object], run_id: int) -> _Found:

@@ -12,12 +12,11 @@ failure is a warning.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
+from scbench_ci.outputs.github.event import pull_request_number
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
 
@@ -71,35 +70,18 @@ def comment_body(body: str, tag: str) -> str:
     return kept + ending
 
 
-def pull_request_number(env: Mapping[str, str]) -> int | None:
-    """From the event payload: `pull_request.number`, or `issue.number` of a pull request's
-    issue (issue_comment events)."""
-    try:
-        event = json.loads(Path(env.get("GITHUB_EVENT_PATH", "")).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(event, dict):
-        return None
-    pull_request, issue = event.get("pull_request"), event.get("issue")
-    if isinstance(pull_request, dict):
-        number = pull_request.get("number")
-    elif isinstance(issue, dict) and isinstance(issue.get("pull_request"), dict):
-        number = issue.get("number")
-    else:
-        return None
-    return number if isinstance(number, int) and not isinstance(number, bool) else None
-
-
 def upsert_comment(
     body: str,
     tag: str,
     env: Mapping[str, str],
     token: str,
     *,
+    number: int | None = None,
     retry: RetryPolicy = DEFAULT_RETRY,
 ) -> CommentResult:
-    """Write `body` as the pull request's comment with `tag`, editing it when there is one."""
-    number = pull_request_number(env)
+    """Write `body` as the comment with `tag` of pull request `number` (None: the event's),
+    editing it when there is one."""
+    number = pull_request_number(env) if number is None else number
     if number is None:
         event = env.get("GITHUB_EVENT_NAME") or "unknown"
         return CommentResult(

@@ -15,7 +15,7 @@ import pytest
 
 from scbench_ci.outputs.github.baseline_artifact import (
     DEFAULT_LIMITS,
-    BaselineDownload,
+    ArtifactDownload,
     UnsafeZipError,
     ZipLimits,
     download_baseline,
@@ -72,7 +72,7 @@ def download(
     *,
     branch: str | None = None,
     token: str = WRITE_TOKEN,
-) -> BaselineDownload:
+) -> ArtifactDownload:
     return download_baseline(NAME, branch, env, token, target, retry=FAST)
 
 
@@ -102,7 +102,7 @@ def test_the_newest_successful_run_of_this_workflow_and_branch_is_picked(
     target = tmp_path / "baseline"
     found = download(env, target)
 
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         target / "results.json", None, source_of(double, good, artifact.id)
     )
     assert json.loads((target / "results.json").read_text()) == {"label": "good"}
@@ -182,7 +182,7 @@ def test_only_expired_artifacts_is_a_warning_that_says_so(
         double.add_artifact(double.add_run(), NAME, b"gone", expired=True)
     double.add_run()  # a run without the artifact
     found = download(env, tmp_path / "baseline")
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"the artifacts named {NAME} of the last 3 successful runs of workflow "
         "nightly.yml on branch main have all expired (2 found); run the workflow on main again "
@@ -198,7 +198,7 @@ def test_no_successful_earlier_run_is_a_warning(
     double.add_artifact(double.add_run(id=CURRENT_RUN), NAME, make_zip({"results.json": b"{}"}))
     double.add_artifact(double.add_run(conclusion="failure"), NAME, make_zip({"results.json": b""}))
     found = download(env, tmp_path / "baseline")
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         "no successful earlier run of workflow nightly.yml on branch main",
         LOOKED_FOR,
@@ -210,7 +210,7 @@ def test_runs_without_the_artifact_is_a_warning(
 ) -> None:
     double.add_artifact(double.add_run(), "something-else", make_zip({"results.json": b"{}"}))
     found = download(env, tmp_path / "baseline")
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         "none of the last successful run of workflow nightly.yml on branch main "
         f"has an artifact named {NAME}",
@@ -239,7 +239,7 @@ def test_a_token_without_actions_read_is_a_warning(
     double.state.tokens["ghs_noactions"] = Grant(actions=False)
     double.add_artifact(double.add_run(), NAME, make_zip({"results.json": b"{}"}))
     found = download(env, tmp_path / "baseline", token="ghs_noactions")
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"cannot read {LOOKED_FOR}: the token may not read workflow runs and "
         "artifacts (the job needs `permissions: actions: read`): "
@@ -269,7 +269,7 @@ def test_no_token_is_a_warning_without_a_request(
     double: RestDouble, env: dict[str, str], tmp_path: Path
 ) -> None:
     found = download(env, tmp_path / "baseline", token="")
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"there is no GitHub token to download artifact {NAME} with",
         f"artifact {NAME}",
@@ -370,7 +370,7 @@ def test_several_results_at_one_depth_is_a_warning(
     found = download(env, tmp_path / "baseline")
     run = double.state.runs[0]
     source = source_of(double, run, artifact.id)
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"{source} cannot be used: it holds several results.json: a/results.json, b/results.json",
         source,
@@ -384,7 +384,7 @@ def test_no_results_json_is_a_warning(
     artifact = double.add_artifact(run, NAME, make_zip({"summary.md": b"# hi\n"}))
     found = download(env, tmp_path / "baseline")
     source = source_of(double, run, artifact.id)
-    assert found == BaselineDownload(None, f"{source} has no results.json", source)
+    assert found == ArtifactDownload(None, f"{source} has no results.json", source)
 
 
 def test_a_path_that_leaves_the_folder_is_refused(
@@ -396,7 +396,7 @@ def test_a_path_that_leaves_the_folder_is_refused(
     target = tmp_path / "deep" / "baseline"
     found = download(env, target)
     source = source_of(double, run, artifact.id)
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"{source} cannot be used: the member '../escaped.txt' leaves the folder",
         source,
@@ -441,7 +441,7 @@ def test_an_artifact_that_expires_before_its_download_is_a_warning(
     found = download(env, tmp_path / "baseline")
     source = source_of(double, run, artifact.id)
     path = f"/repos/{REPOSITORY}/actions/artifacts/{artifact.id}/zip"
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"{source} expired before it could be downloaded: "
         f"GET {path} failed: Artifact has expired (HTTP 410)",
@@ -468,7 +468,7 @@ def test_a_bad_zip_is_a_warning(double: RestDouble, env: dict[str, str], tmp_pat
     artifact = double.add_artifact(run, NAME, b"this is not a zip")
     found = download(env, tmp_path / "baseline")
     source = source_of(double, run, artifact.id)
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None,
         f"{source} cannot be used: it is not a readable zip: File is not a zip file",
         source,
@@ -485,7 +485,7 @@ def test_an_artifact_over_the_size_limit_is_not_downloaded(
     )
     source = source_of(double, run, artifact.id)
     size = len(artifact.content)
-    assert found == BaselineDownload(
+    assert found == ArtifactDownload(
         None, f"{source} is {size} bytes, over the 50 bytes allowed", source
     )
     assert double.requests_to("/zip") == []
