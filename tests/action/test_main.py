@@ -435,6 +435,7 @@ def test_every_input_set(
         "fail_on_policy": "false",
         "fail_on": "policy",
         "details": "all",
+        "history": "30",
         "baseline": "ci/first-run-has-no-baseline.json",
         "baseline_branch": "main",
         "reruns": "1",
@@ -589,10 +590,10 @@ def test_an_unexpected_exception_is_exit_3_with_outputs_and_a_crash_log(
 ) -> None:
     """A bug in scbench-ci never reads as a failing verdict: outputs say infrastructure."""
 
-    def broken(env: object, stdout: object) -> int:
+    def broken(env: object) -> object:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(action, "_run", broken)
+    monkeypatch.setattr(action, "read_inputs", broken)
     outputs = tmp_path / "outputs"
     outputs.touch()
     stdout = io.StringIO()
