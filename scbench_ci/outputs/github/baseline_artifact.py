@@ -108,19 +108,26 @@ def download_baseline(
                 f"artifact {name} (id {found.artifact_id}) of run {found.run_id} on {branch}, "
                 f"{found.created_at[:10]}"
             )
-            if found.size > limits.max_bytes:
-                return ArtifactDownload(
-                    None,
-                    f"{source} is {found.size} bytes, over the {limits.max_bytes} bytes allowed",
-                    source,
-                )
-            results = _download(api, found.artifact_id, target, limits)
+            return _fetched(api, found, source, target, limits)
     except GitHubApiError as error:
         return ArtifactDownload(None, _api_warning(source, error), source)
     except GitHubError as error:
         return ArtifactDownload(None, str(error), source)
     except (UnsafeZipError, OSError) as error:
         return ArtifactDownload(None, f"{source} cannot be used: {error}", source)
+
+
+def _fetched(
+    api: GitHubRest, found: _Found, source: str, target: Path, limits: ZipLimits
+) -> ArtifactDownload:
+    """The artifact `found` downloaded into `target`, unless it is over the size allowed."""
+    if found.size > limits.max_bytes:
+        return ArtifactDownload(
+            None,
+            f"{source} is {found.size} bytes, over the {limits.max_bytes} bytes allowed",
+            source,
+        )
+    results = _download(api, found.artifact_id, target, limits)
     if results is None:
         return ArtifactDownload(None, f"{source} has no {RESULTS_FILE}", source)
     return ArtifactDownload(results, None, source)
@@ -217,22 +224,13 @@ def download_run_artifact(
                 return ArtifactDownload(None, f"{source} {why}", source)
             found = max(live, key=lambda found: (found.created_at, found.artifact_id))
             source = f"artifact {name} (id {found.artifact_id}) of run {run_id}"
-            if found.size > limits.max_bytes:
-                return ArtifactDownload(
-                    None,
-                    f"{source} is {found.size} bytes, over the {limits.max_bytes} bytes allowed",
-                    source,
-                )
-            results = _download(api, found.artifact_id, target, limits)
+            return _fetched(api, found, source, target, limits)
     except GitHubApiError as error:
         return ArtifactDownload(None, _api_warning(source, error), source)
     except GitHubError as error:
         return ArtifactDownload(None, str(error), source)
     except (UnsafeZipError, OSError) as error:
         return ArtifactDownload(None, f"{source} cannot be used: {error}", source)
-    if results is None:
-        return ArtifactDownload(None, f"{source} has no {RESULTS_FILE}", source)
-    return ArtifactDownload(results, None, source)
 
 
 def _artifacts(api: GitHubRest, run_id: int, name: str) -> list[dict[str, object]]:
