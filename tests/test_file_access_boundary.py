@@ -102,8 +102,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     "names, two levels at most",
     ("scbench_ci.plan", ".iterdir"): "lists the problem folders of a folder the user names",
     ("scbench_ci.outputs.github.workflow", ".open"): "GitHub's step summary and output files",
-    ("scbench_ci.outputs.github.pr_comment", ".read_text"): "GitHub's event file",
-    ("scbench_ci.outputs.github.baseline_artifact", ".read_text"): "GitHub's event file",
+    ("scbench_ci.outputs.github.event", ".read_text"): "GitHub's event file",
+    ("scbench_ci.engines.load", ".read_text"): "the kernel's /proc/stat and /proc/meminfo",
     (
         "scbench_ci.outputs.github.baseline_artifact",
         "zipfile.ZipFile",
