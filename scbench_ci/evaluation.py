@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import io
 import platform
-import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,22 +17,21 @@ from typing import TextIO
 
 from scbench_ci import __version__
 from scbench_ci.command import build_command, per_test_timeout
-from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission, make_admission
+from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import Environment, default_environment, load_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     PYTEST_LOG,
-    REPORTS_DIR,
     SETUP_LOG,
     ExecutionRequest,
-    Executor,
     TestCommand,
 )
 from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
+from scbench_ci.placement import Placement
 from scbench_ci.plan import Job, Plan, plan_jobs, start_order
 from scbench_ci.problem.model import real_path
 from scbench_ci.reports import FAILING, Status, read_reports
@@ -76,8 +74,6 @@ from scbench_ci.trust.seal import (
     PYTEST_REPORT,
     ReportFiles,
     Seal,
-    check_seal,
-    read_report_files,
 )
 from scbench_ci.trust.terminal import terminal_text
 from scbench_ci.workspace import stage_workspace
@@ -107,7 +103,7 @@ def plan_evaluation(options: EvaluationOptions) -> Plan:
 def evaluate(
     options: EvaluationOptions,
     plan: Plan,
-    executor: Executor,
+    placement: Placement,
     echo: TextIO | None,
     durations: Mapping[str, float] | None = None,
 ) -> RunResult:
@@ -118,7 +114,7 @@ def evaluate(
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    evaluations = run_evaluations(options, plan.jobs, executor, echo, durations=durations)
+    evaluations = run_evaluations(options, plan.jobs, placement, echo, durations=durations)
     for job, result in evaluations.results:
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
@@ -127,7 +123,7 @@ def evaluate(
     write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
     return RunResult(
         policy=options.policy,
-        executor=executor.name,
+        executor=placement.executor.name,
         jobs=evaluations.side_by_side,
         started_at=started_at,
         duration_s=time.monotonic() - started,
@@ -160,7 +156,7 @@ class Evaluations:
 def run_evaluations(
     options: EvaluationOptions,
     jobs: Sequence[Job],
-    executor: Executor,
+    placement: Placement,
     echo: TextIO | None,
     *,
     stream: bool = True,
@@ -178,12 +174,12 @@ def run_evaluations(
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
     for name in RUN_FILES:
         remove(output_dir, name)
-    preflight = _Preflight(executor, environment_file.image if environment_file else None, echo)
+    preflight = _Preflight(placement, environment_file.image if environment_file else None, echo)
     # Before any job, so that a place that cannot run them is one error, not one per job; with
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    admission = admission or make_admission(options.jobs, len(jobs), executor.memory_limit())
+    admission = admission or placement.admission(options.jobs, len(jobs))
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 
@@ -191,7 +187,7 @@ def run_evaluations(
         job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
     ) -> CheckpointResult:
         return _run_job(
-            run_options, job, output_dir, environment_file, executor, preflight, streamed, notices
+            run_options, job, output_dir, environment_file, placement, preflight, streamed, notices
         )
 
     def work(job: Job, slot: Slot) -> CheckpointResult:
@@ -212,7 +208,7 @@ def run_evaluations(
             return run(job, (RUN_AGAIN_NOTICE,), replace(options, skip_existing=False))
 
     order = start_order(jobs, durations or {})
-    ran = run_jobs([jobs[index] for index in order], work, admission, progress, executor.cancel)
+    ran = run_jobs([jobs[index] for index in order], work, admission, progress, placement.cancel)
     by_index = dict(zip(order, ran.results, strict=True))
     runs: dict[str, list[CheckpointResult]] = {}
     firsts: dict[str, Job] = {}
@@ -248,8 +244,8 @@ class _Preflight:
     """The executor's pre-flight, run once, by the first to call it; its failure is then every
     caller's (each job that needs the executor calls it, so side by side jobs all stop)."""
 
-    def __init__(self, executor: Executor, image: str | None, echo: TextIO | None) -> None:
-        self._executor = executor
+    def __init__(self, placement: Placement, image: str | None, echo: TextIO | None) -> None:
+        self._placement = placement
         self._image = image
         self._echo = echo
         self._lock = threading.Lock()
@@ -261,7 +257,7 @@ class _Preflight:
             if not self._ran:
                 self._ran = True
                 try:
-                    self._executor.preflight(self._image, self._echo)
+                    self._placement.preflight(self._image, self._echo)
                 except InfrastructureError as error:
                     self._failure = str(error)
             if self._failure is not None:
@@ -293,7 +289,7 @@ def _run_job(
     job: Job,
     output_dir: Path,
     environment_file: Environment | None,
-    executor: Executor,
+    placement: Placement,
     preflight: Callable[[], None],
     echo: TextIO | None,
     notices: tuple[str, ...] = (),
@@ -312,7 +308,7 @@ def _run_job(
         result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
     else:
         result = _evaluate_checkpoint(
-            options, job, output_dir, environment, entrypoint, executor, preflight, echo
+            options, job, output_dir, environment, entrypoint, placement, preflight, echo
         )
         if result.reused:
             return result
@@ -362,7 +358,7 @@ def _evaluate_checkpoint(
     output_dir: Path,
     environment: Environment,
     entrypoint: str,
-    executor: Executor,
+    placement: Placement,
     preflight: Callable[[], None],
     echo: TextIO | None,
 ) -> CheckpointResult:
@@ -384,7 +380,7 @@ def _evaluate_checkpoint(
             problem,
             checkpoint,
             entrypoint=entrypoint,
-            workspace_dir=executor.workspace_dir(workspace.root),
+            workspace_dir=placement.executor.workspace_dir(workspace.root),
             environment_env=environment.env,
             test_timeout_s=options.test_timeout_s,
             pytest_args=(*options.pytest_args, *job.pytest_args),
@@ -404,16 +400,14 @@ def _evaluate_checkpoint(
             for warning in warnings:
                 echo.write(terminal_text(f"warning: {warning}") + "\n")
         artifacts_dir = fresh_folder(output_dir, job.artifacts)
-        seal_key = secrets.token_hex(32)
         try:
-            execution = executor.execute(
+            sealed = placement.run(
                 ExecutionRequest(
                     workspace=workspace.root,
                     log_dir=log_dir,
                     setup_commands=environment.setup_commands,
                     command=command,
                     session_timeout_s=options.session_timeout_s,
-                    seal_key=seal_key,
                     echo=echo,
                     image=environment.image,
                     default_environment=environment.source == "default",
@@ -425,11 +419,9 @@ def _evaluate_checkpoint(
             return replace(
                 result, fingerprint=fingerprint, phases=phases, notices=workspace.notices
             )
+        execution, files, seal = sealed.execution, sealed.files, sealed.seal
         phases.update(execution.phases)
         clock = time.monotonic()
-        # Read once, never through a link: the bytes that are sealed are the bytes parsed.
-        files = read_report_files(workspace.root / REPORTS_DIR)
-        seal = check_seal(log_dir / PYTEST_LOG, files, seal_key, execution.exit_code)
         if isinstance(seal, Seal):
             execution = replace(
                 execution, leftover_processes=execution.leftover_processes + seal.killed

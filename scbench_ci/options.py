@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.errors import UsageError
@@ -25,6 +26,10 @@ from scbench_ci.results.policy import DEFAULT_POLICY
 
 DEFAULT_SESSION_TIMEOUT_S = 1800.0
 DEFAULT_JOBS: JobCount = AUTO
+ENGINES = ("local", "ray")
+Engine = Literal["local", "ray"]
+DEFAULT_RAY_ADDRESS = "auto"
+"""Ray's own default: the cluster this machine is a node of (RAY_ADDRESS when set)."""
 DEFAULT_CHECK_REPEAT = 2
 DEFAULT_ORACLE_POLICY = "all-cases"
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -105,6 +110,9 @@ class EvaluationOptions:
     pytest_args: tuple[str, ...] = ()
     jobs: JobCount = DEFAULT_JOBS
     """Evaluations side by side: a fixed count, or as many as the machine's load admits."""
+    engine: Engine = "local"
+    """Where the runs take place: this machine, or a Ray cluster's nodes (`placement.py`)."""
+    ray_address: str = DEFAULT_RAY_ADDRESS
     skip_existing: bool = False
     reruns: int = 0
     """Rerun a failing test up to this many times in its session; one that then passes is
@@ -125,6 +133,16 @@ class EvaluationOptions:
     def executor_settings(self) -> dict[str, object]:
         """How the tests are run: what makes two runs of the same files comparable."""
         return {"executor": self.executor, **self.docker.fingerprinted()}
+
+
+_RAY_ADDRESS = re.compile(r"(ray://)?[A-Za-z0-9._\-\[\]:]{1,200}:[0-9]{1,5}")
+
+
+def ray_address(option: str, value: str) -> str:
+    """`auto`, or HOST:PORT of a Ray cluster's head (ray://HOST:PORT through Ray Client)."""
+    if value != DEFAULT_RAY_ADDRESS and not _RAY_ADDRESS.fullmatch(value):
+        raise BadValue(option, f"{value[:200]!r} is not auto or HOST:PORT of a Ray cluster's head")
+    return value
 
 
 def job_count(option: str, value: str) -> JobCount:

@@ -68,6 +68,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
+    ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
+    "on the node",
+    ("scbench_ci.executors.shipped", "tarfile.open"): "the workspace archive `ship` packed "
+    "through the guarded reader, in memory",
+    ("scbench_ci.executors.shipped", ".extractall"): "that archive, into a scratch folder of "
+    "the node's own",
     ("scbench_ci.executors.output", ".open"): "the run's log file the evaluator writes",
     ("scbench_ci.executors.docker.transfer", "os.scandir"): "the top of the staged workspace; each "
     "entry is packed by archive.add_tree through the guard",

@@ -16,7 +16,12 @@ from scbench_ci.commands.channels import BaselineSource, Echo
 from scbench_ci.executors import EXECUTOR_NAMES
 from scbench_ci.executors.docker.settings import DockerSettings, settings
 from scbench_ci.option_values import BadValue, seconds, whole_number
-from scbench_ci.options import DEFAULT_SESSION_TIMEOUT_S
+from scbench_ci.options import (
+    DEFAULT_RAY_ADDRESS,
+    DEFAULT_SESSION_TIMEOUT_S,
+    ENGINES,
+    ray_address,
+)
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON, FAIL_ON_HELP
 from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS, DETAILS_HELP
@@ -86,6 +91,23 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="where the tests run: docker, local, or auto (docker when a daemon answers, else "
         "local) (default: %(default)s)",
     )
+    cluster = parser.add_argument_group("where the runs take place")
+    cluster.add_argument(
+        "--engine",
+        default="local",
+        choices=ENGINES,
+        help="local: this machine, --jobs side by side; ray: each run a task on a Ray cluster, "
+        "run by the Docker executor of the node it lands on (needs scbench-ci[ray]) "
+        "(default: %(default)s)",
+    )
+    cluster.add_argument(
+        "--ray-address",
+        default=DEFAULT_RAY_ADDRESS,
+        type=argument_type("--ray-address", ray_address),
+        metavar="ADDRESS",
+        help="the Ray cluster to join with --engine ray: HOST:PORT of its head, or auto (the "
+        "cluster this machine is a node of, or RAY_ADDRESS) (default: %(default)s)",
+    )
     container = parser.add_argument_group("docker executor")
     defaults = DockerSettings()
     for name, setting in settings():
@@ -123,6 +145,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "entrypoint": args.entrypoint,
         "environment": args.environment,
         "executor": args.executor,
+        "engine": args.engine,
+        "ray_address": args.ray_address,
         "docker": DockerSettings(**{name: getattr(args, name) for name, _ in settings()}),
         "test_timeout_s": args.timeout,
         "session_timeout_s": args.session_timeout,

@@ -14,12 +14,12 @@ from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn
 from scbench_ci.evaluation import now, run_evaluations, tool_versions
-from scbench_ci.executors import REVIEW_CACHE_SCOPE, make_executor
-from scbench_ci.executors.base import Executor
+from scbench_ci.executors import REVIEW_CACHE_SCOPE
 from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.placement import Placement, make_placement
 from scbench_ci.plan import problem_folders
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.files import scratch_folder
@@ -32,9 +32,12 @@ def check(
     """`echo` gets a progress line per run; `artifact_name` as `evaluate`'s. A
     run without problems: `changed_since` selected none."""
     runs = options.runs
-    executor = make_executor(runs.executor, runs.docker, warn, REVIEW_CACHE_SCOPE)
-    with echo() as stream:
-        result = _checked(options, executor, stream)
+    placement = make_placement(runs, warn, REVIEW_CACHE_SCOPE)
+    try:
+        with echo() as stream:
+            result = _checked(options, placement, stream)
+    finally:
+        placement.close()
     results_path = write_run_files(
         result,
         runs.output_dir,
@@ -44,7 +47,7 @@ def check(
     return Outcome(result, results_path, exit_code(result, runs.fail_on))
 
 
-def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> RunResult:
+def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -> RunResult:
     started_at = now()
     started = time.monotonic()
     runs = options.runs
@@ -73,10 +76,10 @@ def _checked(options: CheckOptions, executor: Executor, echo: TextIO | None) -> 
         ]
         # Progress, not the runs' output: the empty submission's expected failures would drown
         # the findings (each run's output is in its log).
-        evaluations = run_evaluations(runs, jobs, executor, echo, stream=False)
+        evaluations = run_evaluations(runs, jobs, placement, echo, stream=False)
     return RunResult(
         policy=runs.policy,
-        executor=executor.name,
+        executor=placement.executor.name,
         jobs=evaluations.side_by_side,
         started_at=started_at,
         duration_s=time.monotonic() - started,

@@ -8,11 +8,12 @@ from functools import partial
 
 from scbench_ci import evaluation
 from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline
-from scbench_ci.executors import make_executor
+from scbench_ci.executors import EVALUATION_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import render_summary
+from scbench_ci.placement import make_placement
 from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
@@ -30,11 +31,14 @@ def evaluate(
     problems are known (summary.md names it; None: it names the folder)."""
     plan = evaluation.plan_evaluation(options)
     earlier = baseline()
-    executor = make_executor(options.executor, options.docker, warn)
-    with echo() as stream:
-        run = evaluation.evaluate(
-            options, plan, executor, stream, durations=baseline_durations(earlier)
-        )
+    placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
+    try:
+        with echo() as stream:
+            run = evaluation.evaluate(
+                options, plan, placement, stream, durations=baseline_durations(earlier)
+            )
+    finally:
+        placement.close()
     result = with_history(
         compared(run, earlier),
         options.history,

@@ -54,8 +54,6 @@ class ExecutionRequest:
     setup_commands: tuple[str, ...]
     command: TestCommand
     session_timeout_s: float
-    seal_key: str
-    """The secret the test runner seals its reports with; only the test process gets it."""
     echo: TextIO | None
     """Where output is streamed live as it arrives, if anywhere."""
     image: str | None = None
@@ -65,6 +63,9 @@ class ExecutionRequest:
     requirements.txt`, from environment.default_environment): a container executor may then
     give the workspace what they make of its requirements.txt from a cache, where that is
     provably the same."""
+    seal_key: str = ""
+    """The secret the test runner seals its reports with; only the test process gets it. Set by
+    `sealed.run_sealed` on the machine that runs the request, never before."""
 
 
 @dataclass(frozen=True)

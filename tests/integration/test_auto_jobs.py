@@ -13,6 +13,7 @@ from scbench_ci.evaluation import RUN_AGAIN_NOTICE, run_evaluations
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.options import EvaluationOptions
+from scbench_ci.placement import OnThisMachine
 from scbench_ci.plan import plan_jobs
 from scbench_ci.results.file import read_checkpoint
 from testing.cli import run_cli
@@ -113,8 +114,8 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     )
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
-    executor = DockerExecutor(options.docker)
-    evaluations = run_evaluations(options, plan.jobs, executor, None, admission=crowd)
+    placement = OnThisMachine(DockerExecutor(options.docker))
+    evaluations = run_evaluations(options, plan.jobs, placement, None, admission=crowd)
 
     results = {job.checkpoint.name: result for job, result in evaluations.results}
     assert evaluations.side_by_side == 3

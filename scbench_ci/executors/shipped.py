@@ -1,0 +1,128 @@
+"""A job's run sent to another machine and its outcome sent back, as bytes (`--engine ray`).
+
+Nothing assumes a shared filesystem: the staged workspace travels as a tar archive with the run's
+settings; on the node that runs it, it is unpacked into a scratch folder, run by the Docker
+executor there with a seal secret made there (`sealed.run_sealed`), and what comes back is the
+execution, the reports as read and sealed on that node, and the logs. The driver writes the logs
+into the job's own log folder and judges the run as a local one.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import tarfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from scbench_ci import __version__
+from scbench_ci.errors import InfrastructureError
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest
+from scbench_ci.executors.docker import archive
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.executors.sealed import SealedRun, run_sealed
+from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.output_folder import write_file
+
+_WORKSPACE = "workspace"
+_LOGS = (SETUP_LOG, PYTEST_LOG)
+_POLL_S = 0.2
+
+
+@dataclass(frozen=True)
+class ShippedJob:
+    """A run as it travels: its request without the local paths, the workspace as a tar
+    archive, and how the node's Docker executor is to run it."""
+
+    request: ExecutionRequest
+    """Its workspace and log folder are the driver's, and mean nothing on the node."""
+    workspace: bytes
+    docker: DockerSettings
+    cache_scope: str
+    version: str = __version__
+    """The driver's scbench-ci: a node running another refuses the job."""
+
+
+@dataclass(frozen=True)
+class ShippedRun:
+    """What comes back: the sealed run, or the node's infrastructure failure; the logs either
+    way, and which node ran it."""
+
+    sealed: SealedRun | None
+    failure: str | None
+    logs: dict[str, bytes]
+    node: str
+
+
+def ship(request: ExecutionRequest, docker: DockerSettings, cache_scope: str) -> ShippedJob:
+    """Pack the request's workspace (through the guarded tree reader, links as links)."""
+    buffer = io.BytesIO()
+    with archive.open_writer(buffer) as tar:
+        archive.add_tree(tar, request.workspace, _WORKSPACE, 0, 0)
+    return ShippedJob(replace(request, echo=None), buffer.getvalue(), docker, cache_scope)
+
+
+def run_shipped(job: ShippedJob) -> ShippedRun:
+    """On the node: unpack, run sealed, send back. Any InfrastructureError (the node's Docker
+    daemon or image, another scbench-ci version) is the returned failure."""
+    node = socket.gethostname()
+    if job.version != __version__:
+        mismatch = f"node {node} runs scbench-ci {__version__}, the driver {job.version}"
+        return ShippedRun(None, mismatch, {}, node)
+    with scratch_folder("scbench-shipped-") as scratch:
+        with tarfile.open(fileobj=io.BytesIO(job.workspace), mode="r:") as tar:
+            # Our own archive, made by `ship`: links are kept as links, nothing lands outside.
+            tar.extractall(scratch, filter="tar")
+        log_dir = scratch / "logs"
+        log_dir.mkdir()
+        request = replace(job.request, workspace=scratch / _WORKSPACE, log_dir=log_dir)
+        executor = DockerExecutor(job.docker, cache_scope=job.cache_scope)
+        sealed: SealedRun | None = None
+        failure: str | None = None
+        try:
+            sealed = _cancellable(executor, request)
+        except InfrastructureError as error:
+            failure = f"on node {node}: {error}"
+        logs = {name: (log_dir / name).read_bytes() for name in _LOGS if (log_dir / name).is_file()}
+    return ShippedRun(sealed, failure, logs, node)
+
+
+def _cancellable(executor: DockerExecutor, request: ExecutionRequest) -> SealedRun:
+    """The run in a thread of its own while this one waits in short steps: Ray cancels a task
+    by raising KeyboardInterrupt in its thread at its next Python instruction, which a run
+    blocked in a socket read would not reach until its tests end. Cancelled, it kills this
+    process's containers, waits for the run to remove them, and lets the interrupt go on."""
+    outcome: list[SealedRun | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(run_sealed(executor, request))
+        except BaseException as error:  # handed to the waiting thread, raised there
+            outcome.append(error)
+
+    runner = threading.Thread(target=run, name="scbench-shipped-run", daemon=True)
+    runner.start()
+    try:
+        while runner.is_alive():
+            runner.join(_POLL_S)
+    except BaseException:
+        executor.cancel()
+        runner.join()
+        raise
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def landed(run: ShippedRun, log_dir: Path) -> SealedRun:
+    """Back on the driver: the logs into the job's log folder; the sealed run, or the node's
+    failure as InfrastructureError."""
+    for name, content in run.logs.items():
+        if name in _LOGS:
+            write_file(log_dir, name, content)
+    if run.sealed is None:
+        raise InfrastructureError(run.failure or f"node {run.node} sent back no run")
+    return run.sealed

@@ -1,0 +1,112 @@
+"""Where the jobs' runs take place: on this machine, by its executor (`--engine local`), or as
+tasks on a Ray cluster, each run by the Docker executor of the node it lands on (`--engine ray`).
+
+Either way a job is staged, fingerprinted and judged here; only the run itself, sealed where it
+runs (`executors/sealed.py`), is placed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, TextIO
+
+from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
+from scbench_ci.engines.ray_cluster import RayCluster
+from scbench_ci.errors import UsageError
+from scbench_ci.executors import make_executor
+from scbench_ci.executors.base import ExecutionRequest, Executor
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.sealed import SealedRun, run_sealed
+from scbench_ci.executors.shipped import landed, run_shipped, ship
+from scbench_ci.options import EvaluationOptions
+
+
+class Placement(Protocol):
+    @property
+    def executor(self) -> Executor:
+        """The executor the runs use (on a cluster: each node's own, set up alike)."""
+        ...
+
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        """Once, before the first run: whether runs can take place at all; else
+        InfrastructureError."""
+        ...
+
+    def admission(self, jobs: JobCount, count: int) -> Admission:
+        """How many of `count` jobs run side by side."""
+        ...
+
+    def run(self, request: ExecutionRequest) -> SealedRun:
+        """The request run and sealed where it is placed; InfrastructureError when it could
+        not run."""
+        ...
+
+    def cancel(self) -> None:
+        """From another thread: stop every run in progress; none starts after this."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class OnThisMachine:
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        self.executor.preflight(image, echo)
+
+    def admission(self, jobs: JobCount, count: int) -> Admission:
+        return make_admission(jobs, count, self.executor.memory_limit())
+
+    def run(self, request: ExecutionRequest) -> SealedRun:
+        return run_sealed(self.executor, request)
+
+    def cancel(self) -> None:
+        self.executor.cancel()
+
+    def close(self) -> None:
+        pass
+
+
+class OnRayCluster:
+    """Each run a task asking for `--cpus` CPUs. `--jobs auto` keeps as many in flight as the
+    live nodes hold when the run starts; `--jobs N`, N (Ray queues what does not fit)."""
+
+    def __init__(self, executor: DockerExecutor, cluster: RayCluster) -> None:
+        self.executor = executor
+        self.cluster = cluster
+
+    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+        # Each node's Docker executor makes sure of its daemon and image as it runs a job.
+        self.cluster.connect()
+        self.cluster.check_placeable()
+
+    def admission(self, jobs: JobCount, count: int) -> Admission:
+        if jobs != AUTO:
+            return FixedCount(max(1, min(jobs, count)))
+        self.cluster.connect()
+        return FixedCount(max(1, min(self.cluster.capacity(), count)))
+
+    def run(self, request: ExecutionRequest) -> SealedRun:
+        shipped = ship(request, self.executor.settings, self.executor.cache_scope)
+        return landed(self.cluster.call(run_shipped, shipped), request.log_dir)
+
+    def cancel(self) -> None:
+        self.cluster.cancel()
+
+    def close(self) -> None:
+        self.cluster.close()
+
+
+def make_placement(
+    options: EvaluationOptions, warn: Callable[[str], None], cache_scope: str
+) -> Placement:
+    if options.engine == "local":
+        return OnThisMachine(make_executor(options.executor, options.docker, warn, cache_scope))
+    if options.executor == "local":
+        raise UsageError(
+            "--engine ray runs the tests with each node's Docker executor: "
+            "--executor local cannot be used with it"
+        )
+    executor = DockerExecutor(options.docker, cache_scope=cache_scope)
+    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))
