@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+import io
 import subprocess
 import sys
 import tempfile
@@ -171,11 +172,18 @@ def test_the_submission_is_unchanged(unkept: Any) -> None:
 
 
 def test_check_gives_the_problem_s_findings_and_leaves_nothing(
-    docker_client: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    docker_client: object,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    checked = scbench_ci.check_problems([EXAMPLES / "jsonlog"], repeat=1, **IN_DOCKER)
+    echo = io.StringIO()
+    checked = scbench_ci.check_problems([EXAMPLES / "jsonlog"], repeat=1, echo=echo, **IN_DOCKER)
     assert list(tmp_path.iterdir()) == []
+    # Its progress goes to `echo`, and nothing to the process's own output.
+    assert "jsonlog / checkpoint_1" in echo.getvalue()
+    assert capfd.readouterr() == ("", "")
     assert checked.exit_code == ExitCode.PASSED and checked.results_path is None
     (problem,) = checked.run.problems
     assert problem.check is not None and problem.check.passed
@@ -316,6 +324,7 @@ def test_the_reward_example_prints_each_submission_s_reward(docker_client: objec
          TEST_IMAGE],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    # The broken submission passes 2 of checkpoint_1's 8 Core tests (testing/examples.EXPECTED).
+    assert (run.returncode, run.stderr) == (0, "")
+    # Nothing but the rewards: the API prints nothing without `echo`. The broken submission
+    # passes 2 of checkpoint_1's 8 Core tests (testing/examples.EXPECTED).
     assert run.stdout.splitlines() == [f"1.000 {solution}", f"0.250 {BROKEN}"]
