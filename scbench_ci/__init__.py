@@ -7,6 +7,8 @@ front ends   cli/             the command line: arguments in, a command's core c
              action/          the GitHub Action: INPUT_* in, a command's core called, then
                               published (`publish`: a `workflow_run` event's triggering run)
              __main__.py      `python -m scbench_ci`, the CLI
+             api.py           the Python API: plain values in, a command's core called, typed
+                              results out (its names re-exported here, imported when first used)
 commands     commands/        one core per command (evaluate, check, merge, plan, summary, cleanup):
                               typed options in, a result and a written output folder out
 pipeline     options.py       one options type per command, built once by either front end
@@ -44,4 +46,83 @@ base         error_handler.py the one catch-all: an error as its exit code and o
                               subreaper): they import nothing of the package
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+# The API's names (docs/api.md), each imported from its module when first used: every
+# `scbench_ci.<module>` import and every CLI run imports this package, and should not pay for
+# the whole pipeline and the Docker SDK that the API imports.
+__all__ = [
+    "CheckReport",
+    "CheckResult",
+    "CheckpointResult",
+    "EvaluationResult",
+    "ExitCode",
+    "Failure",
+    "FailureKind",
+    "Finding",
+    "Group",
+    "GroupCounts",
+    "InfrastructureError",
+    "ProblemResult",
+    "RepeatCount",
+    "RunResult",
+    "ScbenchError",
+    "Severity",
+    "Stage",
+    "Status",
+    "Target",
+    "TestResult",
+    "UsageError",
+    "__version__",
+    "check_problems",
+    "evaluate",
+]
+_HOMES = {
+    "scbench_ci.api": ("CheckResult", "EvaluationResult", "check_problems", "evaluate"),
+    "scbench_ci.errors": ("ExitCode", "InfrastructureError", "ScbenchError", "UsageError"),
+    "scbench_ci.plan": ("Target",),
+    "scbench_ci.problem.model": ("Group",),
+    "scbench_ci.reports": ("Status",),
+    "scbench_ci.results.findings": ("CheckReport", "Finding", "Severity", "Stage"),
+    "scbench_ci.results.model": (
+        "CheckpointResult",
+        "Failure",
+        "FailureKind",
+        "ProblemResult",
+        "RepeatCount",
+        "RunResult",
+        "TestResult",
+    ),
+    "scbench_ci.results.policy": ("GroupCounts",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+if TYPE_CHECKING:
+    from scbench_ci.api import CheckResult, EvaluationResult, check_problems, evaluate
+    from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
+    from scbench_ci.plan import Target
+    from scbench_ci.problem.model import Group
+    from scbench_ci.reports import Status
+    from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
+    from scbench_ci.results.model import (
+        CheckpointResult,
+        Failure,
+        FailureKind,
+        ProblemResult,
+        RepeatCount,
+        RunResult,
+        TestResult,
+    )
+    from scbench_ci.results.policy import GroupCounts
+
+
+def __getattr__(name: str) -> object:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scbench_ci' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

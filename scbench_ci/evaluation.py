@@ -32,7 +32,7 @@ from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.placement import Placement
-from scbench_ci.plan import Job, Plan, plan_jobs, start_order
+from scbench_ci.plan import Job, Plan, plan_jobs, plan_targets, start_order
 from scbench_ci.problem.model import real_path
 from scbench_ci.reports import FAILING, Status, read_reports
 from scbench_ci.results.file import (
@@ -88,6 +88,13 @@ RUN_AGAIN_NOTICE = (
 
 def plan_evaluation(options: EvaluationOptions) -> Plan:
     """The jobs of the evaluation; a UsageError naming all that is wrong with the options."""
+    if options.targets:
+        return plan_targets(
+            options.targets,
+            real_path(options.output_dir),
+            options.include_prior_tests,
+            repeat=options.repeat,
+        )
     return plan_jobs(
         options.problems,
         options.checkpoint,

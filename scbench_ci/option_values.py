@@ -49,6 +49,13 @@ def seconds(option: str, value: str) -> float:
     return positive_number(option, value, "a number of seconds", " seconds")
 
 
+def choice(option: str, value: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`, as it is."""
+    if value not in choices:
+        raise BadValue(option, f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
 def boolean(option: str, value: str) -> bool:
     if value.lower() in _TRUE:
         return True

@@ -19,7 +19,7 @@ from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue, whole_number
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, problem_folders
+from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_COMMIT_CHARS
 from scbench_ci.results.policy import DEFAULT_POLICY
@@ -129,6 +129,9 @@ class EvaluationOptions:
     is trusted either way."""
     confine_submissions_to: Path | None = None
     """Every job's submission folder must be inside this folder (the action's workspace)."""
+    targets: tuple[Target, ...] = ()
+    """Explicit jobs (the Python API's), evaluated instead of problems x checkpoint x
+    submission, which are then not read (`plan.plan_targets`)."""
 
     def executor_settings(self) -> dict[str, object]:
         """How the tests are run: what makes two runs of the same files comparable."""

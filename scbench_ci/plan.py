@@ -1,4 +1,5 @@
-"""Plan a run: problems x checkpoints -> jobs, each one checkpoint with its submission folder.
+"""Plan a run: problems x checkpoints -> jobs, each one checkpoint with its submission folder; or
+explicit targets (the Python API's), each one job.
 
 Everything the user can get wrong is found here, before any test runs, and reported all at once:
 problems that do not load, checkpoints that do not exist, test files that are missing, two
@@ -64,6 +65,16 @@ class Job:
         if self.role:
             label += f", {self.role}"
         return f"{label} (run {self.run}/{self.runs})" if self.runs > 1 else label
+
+
+@dataclass(frozen=True)
+class Target:
+    """One evaluation named outright: a problem folder, one of its checkpoints, and the
+    submission folder evaluated against it."""
+
+    problem: Path
+    checkpoint: str
+    submission: Path
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,60 @@ def plan_jobs(
         _raise_all(errors)
     if confine_submissions_to is not None:
         _confine(jobs, submission_template, confine_submissions_to)
+    return Plan(problems=tuple(problems), jobs=tuple(jobs))
+
+
+def plan_targets(
+    targets: tuple[Target, ...],
+    output_dir: Path,
+    include_prior_tests: bool | None,
+    repeat: int = 1,
+) -> Plan:
+    """A job for each target, refused as `plan_jobs` refuses its problems and checkpoints; the
+    jobs problem by problem (in the order the targets first name them), each problem's
+    checkpoints in their order. A checkpoint given twice for one problem is refused: the output
+    folder and results.json keep one result per checkpoint of a problem."""
+    folders = tuple(dict.fromkeys(real_path(Path(target.problem)) for target in targets))
+    problems, errors = _load_problems(folders)
+    by_folder = {problem.root: problem for problem in problems}
+    chosen: dict[tuple[Path, str], Path] = {}
+    for number, target in enumerate(targets):
+        problem = by_folder.get(real_path(Path(target.problem)))
+        if problem is None:
+            continue
+        try:
+            problem.checkpoint(target.checkpoint)
+        except ProblemError as error:
+            errors.append(error)
+            continue
+        key = (problem.root, target.checkpoint)
+        if key in chosen:
+            errors.append(
+                UsageError(
+                    f"targets[{number}]: {problem.root.name}/{target.checkpoint} is already a "
+                    "target: a run keeps one result per checkpoint of a problem; evaluate the "
+                    "other submission in a run of its own"
+                )
+            )
+            continue
+        chosen[key] = real_path(Path(target.submission))
+    jobs: list[Job] = []
+    for problem in problems:
+        for checkpoint in problem.checkpoints:
+            submission = chosen.get((problem.root, checkpoint.name))
+            if submission is None:
+                continue
+            include = (
+                checkpoint.include_prior_tests
+                if include_prior_tests is None
+                else include_prior_tests
+            )
+            errors += _missing_tests(problem, checkpoint, include)
+            folder = f"{problem.root.name}/{checkpoint.name}"
+            jobs += repeats(Job(problem, checkpoint, include, submission, artifacts=folder), repeat)
+    errors += _output_conflicts(jobs, output_dir)
+    if errors:
+        _raise_all(errors)
     return Plan(problems=tuple(problems), jobs=tuple(jobs))
 
 

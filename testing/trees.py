@@ -1,7 +1,9 @@
-"""What the tree threat tests share: the real CLI in Docker, a planted secret, deep folders."""
+"""What the tree tests share: the real CLI in Docker, a planted secret, deep folders, and a
+tree's entries as they are (`snapshot`)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -60,3 +62,22 @@ def assert_no_secret(run: subprocess.CompletedProcess[str], output: Path) -> Non
 def assert_no_crash(run: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode != 3, run.stderr
+
+
+def snapshot(root: Path, skip: Path | None = None) -> dict[str, str]:
+    """Every entry under `root`, never following a link or opening anything but a file."""
+    entries = {}
+    for folder, folders, files in os.walk(root):
+        here = Path(folder)
+        folders[:] = [name for name in folders if here / name != skip]
+        for name in folders + files:
+            path = here / name
+            info = path.lstat()
+            if path.is_symlink():
+                kind = f"link to {os.readlink(path)}"
+            elif path.is_file():
+                kind = "file " + hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                kind = "folder" if path.is_dir() else "special"
+            entries[str(path.relative_to(root))] = f"{kind}, mode {info.st_mode:o}"
+    return entries

@@ -13,6 +13,7 @@ from scbench_ci.executors.docker.settings import size
 from scbench_ci.option_values import (
     BadValue,
     boolean,
+    choice,
     optional_text,
     positive_number,
     seconds,
@@ -32,6 +33,7 @@ from scbench_ci.option_values import (
         (size, "512m", "512m"),
         (optional_text, "", None),
         (optional_text, "python:3.12", "python:3.12"),
+        (partial(choice, choices=("a", "b")), "b", "b"),
     ],
 )
 def test_what_each_takes(parse: Callable[[str, str], Any], text: str, value: object) -> None:
@@ -52,6 +54,7 @@ def test_what_each_takes(parse: Callable[[str, str], Any], text: str, value: obj
         (boolean, "maybe", "'maybe' is not a boolean (use true or false)"),
         (size, "lots", "not a size like 512m or 4g: 'lots'"),
         (size, "0", "not a size like 512m or 4g: '0'"),
+        (partial(choice, choices=("a", "b")), "c", "'c' is not one of a, b"),
     ],
 )
 def test_what_each_refuses_names_the_option_as_its_caller_spells_it(

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.plan import estimated_durations, plan_jobs, problem_folders, repeats, start_order
+from scbench_ci.plan import (
+    Target,
+    estimated_durations,
+    plan_jobs,
+    plan_targets,
+    problem_folders,
+    repeats,
+    start_order,
+)
 from testing.problems import ProblemFolder
 
 
@@ -142,3 +150,48 @@ def test_the_longest_start_first_by_the_durations_known(repository: Path) -> Non
     # alpha/one and beta/checkpoint_2 are taken at 12 s, the median.
     assert start_order(jobs, durations) == [1, 0, 3, 4, 2]
     assert estimated_durations(jobs, {})["alpha/one"] == 10.0
+
+
+def test_targets_are_jobs_problem_by_problem_each_with_its_submission(repository: Path) -> None:
+    problems = repository / "problems"
+    plan = plan_targets(
+        (
+            Target(problems / "beta", "checkpoint_2", repository / "b2"),
+            Target(problems / "alpha", "two", repository / "a2"),
+            Target(problems / "beta", "checkpoint_1", repository / "b1"),
+        ),
+        repository / "out",
+        None,
+        repeat=2,
+    )
+    assert [(job.label, job.submission.name) for job in plan.jobs] == [
+        ("beta / checkpoint_1 (run 1/2)", "b1"),
+        ("beta / checkpoint_1 (run 2/2)", "b1"),
+        ("beta / checkpoint_2 (run 1/2)", "b2"),
+        ("beta / checkpoint_2 (run 2/2)", "b2"),
+        ("alpha / two (run 1/2)", "a2"),
+        ("alpha / two (run 2/2)", "a2"),
+    ]
+    assert [problem.root.name for problem in plan.problems] == ["beta", "alpha"]
+
+
+def test_bad_targets_are_reported_at_once(repository: Path) -> None:
+    problems = repository / "problems"
+    with pytest.raises(UsageError) as raised:
+        plan_targets(
+            (
+                Target(problems / "alpha", "three", repository / "a"),
+                Target(problems / "beta", "checkpoint_1", repository / "b"),
+                Target(problems / "beta", "checkpoint_1", repository / "c"),
+                Target(problems / "gamma", "one", repository / "g"),
+                Target(problems / "alpha", "one", repository / "out/a"),
+            ),
+            repository / "out",
+            None,
+        )
+    message = str(raised.value)
+    assert message.startswith("4 problems with the run:")
+    assert "checkpoints: no checkpoint 'three' (known: one, two)" in message
+    assert "targets[2]: beta/checkpoint_1 is already a target" in message
+    assert "gamma" in message
+    assert "--output: " in message and "would write over the submission" in message

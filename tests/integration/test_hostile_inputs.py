@@ -9,7 +9,6 @@ tests folder: a symlink out of the problem that reaches them would load without 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import resource
@@ -25,6 +24,7 @@ import pytest
 
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
 from testing.paths import EXAMPLES, REPO_ROOT
+from testing.trees import snapshot
 
 HOSTILE_INPUTS = REPO_ROOT / "tests/hostile/inputs"
 WORDSTAT = EXAMPLES / "wordstat"
@@ -123,25 +123,6 @@ def lay_over(source: Path, target: Path) -> None:
             shutil.copytree(entry, existing, symlinks=True)
         else:
             shutil.copy2(entry, existing, follow_symlinks=False)
-
-
-def snapshot(root: Path, skip: Path | None = None) -> dict[str, str]:
-    """Every entry under `root`, never following a link or opening anything but a file."""
-    entries = {}
-    for folder, folders, files in os.walk(root):
-        here = Path(folder)
-        folders[:] = [name for name in folders if here / name != skip]
-        for name in folders + files:
-            path = here / name
-            info = path.lstat()
-            if path.is_symlink():
-                kind = f"link to {os.readlink(path)}"
-            elif path.is_file():
-                kind = "file " + hashlib.sha256(path.read_bytes()).hexdigest()
-            else:
-                kind = "folder" if path.is_dir() else "special"
-            entries[str(path.relative_to(root))] = f"{kind}, mode {info.st_mode:o}"
-    return entries
 
 
 def _limits() -> None:
