@@ -7,7 +7,11 @@ runs (`executors/sealed.py`), is placed.
 
 from __future__ import annotations
 
+import statistics
+import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TextIO
 
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
@@ -68,13 +72,39 @@ class OnThisMachine:
         pass
 
 
+@dataclass
+class Traffic:
+    """What the runs on a cluster cost beyond the runs themselves."""
+
+    tasks: int = 0
+    sent: int = 0
+    """Bytes of workspace archives sent."""
+    back: int = 0
+    """Bytes of reports and logs sent back."""
+    added_s: list[float] = field(default_factory=list)
+    """Per task: its time seen from here less the node's own (packing, placing, moving)."""
+    nodes: set[str] = field(default_factory=set)
+
+    def line(self) -> str:
+        return (
+            f"Ray: {self.tasks} task(s) on {len(self.nodes)} node(s); "
+            f"{_size(self.sent // self.tasks)} sent and {_size(self.back // self.tasks)} back a "
+            f"task on average; Ray added {statistics.median(self.added_s):.2f} s a task (median)"
+        )
+
+
 class OnRayCluster:
     """Each run a task asking for `--cpus` CPUs. `--jobs auto` keeps as many in flight as the
     live nodes hold when the run starts; `--jobs N`, N (Ray queues what does not fit)."""
 
-    def __init__(self, executor: DockerExecutor, cluster: RayCluster) -> None:
+    def __init__(
+        self, executor: DockerExecutor, cluster: RayCluster, say: Callable[[str], None]
+    ) -> None:
         self.executor = executor
         self.cluster = cluster
+        self.traffic = Traffic()
+        self._say = say
+        self._counting = threading.Lock()
 
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
         # Each node's Docker executor makes sure of its daemon and image as it runs a job.
@@ -88,14 +118,31 @@ class OnRayCluster:
         return FixedCount(max(1, min(self.cluster.capacity(), count)))
 
     def run(self, request: ExecutionRequest) -> SealedRun:
+        started = time.monotonic()
         shipped = ship(request, self.executor.settings, self.executor.cache_scope)
-        return landed(self.cluster.call(run_shipped, shipped), request.log_dir)
+        outcome = self.cluster.call(run_shipped, shipped)
+        added_s = max(0.0, time.monotonic() - started - outcome.seconds)
+        with self._counting:
+            self.traffic.tasks += 1
+            self.traffic.sent += len(shipped.workspace)
+            self.traffic.back += outcome.size()
+            self.traffic.added_s.append(added_s)
+            self.traffic.nodes.add(outcome.node)
+        sealed = landed(outcome, request.log_dir)
+        phases = {**sealed.execution.phases, "ray": added_s}
+        return replace(sealed, execution=replace(sealed.execution, phases=phases))
 
     def cancel(self) -> None:
         self.cluster.cancel()
 
     def close(self) -> None:
         self.cluster.close()
+        if self.traffic.tasks:
+            self._say(self.traffic.line())
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024:.1f} KiB" if count < 1024**2 else f"{count / 1024**2:.1f} MiB"
 
 
 def make_placement(
@@ -109,4 +156,4 @@ def make_placement(
             "--executor local cannot be used with it"
         )
     executor = DockerExecutor(options.docker, cache_scope=cache_scope)
-    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))
+    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus), warn)

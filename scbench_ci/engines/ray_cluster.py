@@ -16,6 +16,7 @@ import contextlib
 import logging
 import math
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ UNPLACEABLE_S = 30.0
 it is an infrastructure failure."""
 CANCEL_WAIT_S = 60.0
 """How long a cancelled run may take to stop and remove its container."""
+CONNECT_S = 10.0
 _TICK_S = 1.0
 _MESSAGE_CHARS = 300
 INSTALL_HINT = "--engine ray needs Ray on this machine: pip install 'scbench-ci[ray]'"
@@ -57,6 +59,7 @@ class RayCluster:
             if self._connected:
                 return
             ray = _ray()
+            self._reachable()
             # Ray's driver takes SIGTERM for its own exit; the run's handler (every cleanup
             # runs, then exit 143) is put back.
             sigterm = signal.getsignal(signal.SIGTERM)
@@ -76,6 +79,19 @@ class RayCluster:
                 if threading.current_thread() is threading.main_thread():
                     signal.signal(signal.SIGTERM, sigterm)
             self._connected = True
+
+    def _reachable(self) -> None:
+        """A head given as HOST:PORT answers on its port, else InfrastructureError now: Ray's
+        own connection retries for minutes."""
+        host, _, port = self.address.removeprefix("ray://").rpartition(":")
+        if not port.isdigit():
+            return  # auto: Ray finds this machine's cluster, or says at once there is none
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S).close()
+        except OSError as error:
+            raise InfrastructureError(
+                f"--ray-address {self.address}: no Ray cluster answers there ({error})"
+            ) from None
 
     def capacity(self) -> int:
         """How many tasks the live nodes hold at once (0: none can hold even one)."""

@@ -13,6 +13,7 @@ import io
 import socket
 import tarfile
 import threading
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -54,6 +55,14 @@ class ShippedRun:
     failure: str | None
     logs: dict[str, bytes]
     node: str
+    seconds: float = 0.0
+    """How long the node took, from the archive's arrival to the run's outcome."""
+
+    def size(self) -> int:
+        """The bytes of the reports and logs sent back."""
+        files = self.sealed.files if self.sealed else None
+        reports = (files.ctrf, files.pytest) if files else ()
+        return sum(map(len, self.logs.values())) + sum(len(r) for r in reports if r)
 
 
 def ship(request: ExecutionRequest, docker: DockerSettings, cache_scope: str) -> ShippedJob:
@@ -67,6 +76,7 @@ def ship(request: ExecutionRequest, docker: DockerSettings, cache_scope: str) ->
 def run_shipped(job: ShippedJob) -> ShippedRun:
     """On the node: unpack, run sealed, send back. Any InfrastructureError (the node's Docker
     daemon or image, another scbench-ci version) is the returned failure."""
+    started = time.monotonic()
     node = socket.gethostname()
     if job.version != __version__:
         mismatch = f"node {node} runs scbench-ci {__version__}, the driver {job.version}"
@@ -86,7 +96,7 @@ def run_shipped(job: ShippedJob) -> ShippedRun:
         except InfrastructureError as error:
             failure = f"on node {node}: {error}"
         logs = {name: (log_dir / name).read_bytes() for name in _LOGS if (log_dir / name).is_file()}
-    return ShippedRun(sealed, failure, logs, node)
+    return ShippedRun(sealed, failure, logs, node, time.monotonic() - started)
 
 
 def _cancellable(executor: DockerExecutor, request: ExecutionRequest) -> SealedRun:
