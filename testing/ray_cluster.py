@@ -141,11 +141,13 @@ class LocalRayCluster:
     _owners: set[str] = field(init=False, default_factory=set)
     """Owner labels of the Docker executor in killed nodes: what they left is removed."""
 
+    def __post_init__(self) -> None:
+        # Short: Ray's sockets live below it, and a socket path has at most 107 bytes.
+        self._temp_dir = Path(tempfile.mkdtemp(prefix=f"scbray-{self.cluster_id}-", dir="/tmp"))
+
     def start(self) -> RayCluster:
         image = node_image(self.client, self.say)
         started = time.monotonic()
-        # Short: Ray's sockets live below it, and a socket path has at most 107 bytes.
-        self._temp_dir = Path(tempfile.mkdtemp(prefix=f"scbray-{self.cluster_id}-", dir="/tmp"))
         ip = bridge_gateway(self.client)
         address = f"{ip}:{_free_port(ip)}"
         self._start_process("head", ["--head", f"--port={address.rpartition(':')[2]}"], ip)
@@ -172,22 +174,29 @@ class LocalRayCluster:
 
     def stop(self) -> None:
         """Stop what this cluster started, and only that; then remove what the Docker executor in
-        a killed node left (by its owner labels)."""
-        kinds: tuple[NodeKind, ...] = ("host", "head")
-        for kind in kinds:
-            process = self._processes.pop(kind, None)
-            if process is not None:
-                _stop_session(process)
-        if self._container is not None:
-            self._owners.update(self._container_owners(self._container.name or ""))
+        a killed node left (by its owner labels). Each step runs even if one before it failed."""
+        with contextlib.ExitStack() as steps:
+            steps.callback(shutil.rmtree, self._temp_dir, ignore_errors=True)
+            steps.callback(self._remove_leftovers)
+            steps.callback(self._remove_container)
+            for process in self._processes.values():
+                steps.callback(_stop_session, process)
+            self._processes.clear()
+
+    def _remove_container(self) -> None:
+        if self._container is None:
+            return
+        self._owners.update(self._container_owners(self._container.name or ""))
+        label = f"{CONTAINER_LABEL}={self.cluster_id}"
         for container in self.client.containers.list(
-            all=True, filters={"label": f"{CONTAINER_LABEL}={self.cluster_id}"}
+            all=True, ignore_removed=True, filters={"label": label}
         ):
             with contextlib.suppress(NotFound):
                 container.remove(force=True)
+
+    def _remove_leftovers(self) -> None:
         for owner in sorted(self._owners):
             remove_leftovers(owner=owner, everything=False, volumes=False, say=lambda _: None)
-        shutil.rmtree(self._temp_dir, ignore_errors=True)
 
     def _arguments(self, kind: NodeKind, cpus: int) -> list[str]:
         return [
@@ -273,10 +282,20 @@ class LocalRayCluster:
                 }
                 if len(found) == len(kinds):
                     return tuple(self._node(kind, found[kind]) for kind in kinds)
+                for kind in kinds:
+                    if not self._running(kind):
+                        self._failure(kind, "exited")
                 if time.monotonic() > deadline:
                     missing = next(kind for kind in kinds if kind not in found)
                     self._failure(missing, f"did not join in {START_TIMEOUT_S:.0f} s")
                 time.sleep(0.2)
+
+    def _running(self, kind: NodeKind) -> bool:
+        if kind != "container":
+            return self._processes[kind].poll() is None
+        assert self._container is not None
+        self._container.reload()
+        return self._container.status in ("created", "running")
 
     def _node(self, kind: NodeKind, listed: Mapping[str, Any]) -> RayNode:
         if kind == "container":
@@ -301,7 +320,9 @@ class LocalRayCluster:
     def _container_owners(self, hostname: str) -> set[str]:
         """Owners of what the Docker executor made from the node container (its hostname is
         the cluster's own, so nothing of another process matches)."""
-        found = self.client.containers.list(all=True, filters={"label": OWNER_LABEL})
+        found = self.client.containers.list(
+            all=True, ignore_removed=True, filters={"label": OWNER_LABEL}
+        )
         values = {container.labels.get(OWNER_LABEL, "") for container in found}
         volumes = self.client.volumes.list(filters={"label": OWNER_LABEL})
         values |= {(volume.attrs.get("Labels") or {}).get(OWNER_LABEL, "") for volume in volumes}

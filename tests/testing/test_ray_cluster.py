@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import docker
+import pytest
 import ray
 from docker.errors import NotFound
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -159,7 +160,23 @@ def _assert_nothing_left(client: docker.DockerClient, nodes: LocalRayCluster) ->
         if isinstance(node.pid_or_container, int):
             assert session_members(node.pid_or_container) == set(), node.kind
     label = f"{CONTAINER_LABEL}={nodes.cluster_id}"
-    assert client.containers.list(all=True, filters={"label": label}) == []
+    assert client.containers.list(all=True, ignore_removed=True, filters={"label": label}) == []
     hostname = nodes.cluster.node("container").hostname
-    left = client.containers.list(all=True, filters={"label": OWNER_LABEL})
+    left = client.containers.list(all=True, ignore_removed=True, filters={"label": OWNER_LABEL})
     assert [c.name for c in left if c.labels[OWNER_LABEL].startswith(f"{hostname}/")] == []
+
+
+def test_a_node_that_does_not_come_up_fails_naming_it_with_its_log(
+    docker_client: docker.DockerClient,
+) -> None:
+    nodes = LocalRayCluster(docker_client, cpus=-1)  # ray start refuses it: the workers exit
+    try:
+        with pytest.raises(pytest.fail.Exception) as failure:
+            nodes.start()
+    finally:
+        nodes.stop()
+    message = str(failure.value)
+    assert message.startswith("the Ray host node exited:\n"), message[:300]
+    assert "Resource quantities must be nonnegative" in message, message[-1000:]
+    label = f"{CONTAINER_LABEL}={nodes.cluster_id}"
+    assert docker_client.containers.list(all=True, filters={"label": label}) == []
