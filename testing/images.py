@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from docker.errors import BuildError
+
 from scbench_ci.executors.docker.settings import DEFAULT_IMAGE
 
 # Image names are configurable so a machine with a registry can use the public images; where
@@ -20,3 +22,9 @@ ACTION_IMAGE = "scbench-ci-action:test"
 
 
 PROVISION = "scripts/provision-docker.sh"
+
+
+def build_log(error: BuildError, chars: int = 3000) -> str:
+    """The last `chars` of a failed build's log, for the failure message."""
+    log = "".join(str(entry.get("stream") or entry.get("error") or "") for entry in error.build_log)
+    return log[-chars:]

@@ -11,12 +11,13 @@ import pytest
 import requests
 from docker.errors import BuildError, DockerException, ImageNotFound
 
-from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE
+from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 
-# The artifact service double and its Azurite, for the action and the artifact tests.
-pytest_plugins = ["testing.azurite"]
+# The artifact service double and its Azurite, for the action and the artifact tests; a Ray
+# cluster of real nodes for the tests of `--engine ray`.
+pytest_plugins = ["testing.azurite", "testing.ray_cluster"]
 
 
 @pytest.fixture
@@ -69,8 +70,7 @@ def action_image(docker_client: docker.DockerClient) -> str:
             forcerm=True,
         )
     except BuildError as error:
-        log = "".join(
-            str(entry.get("stream") or entry.get("error") or "") for entry in error.build_log
+        pytest.fail(
+            f"the action image did not build: {error.msg}\n{build_log(error)}", pytrace=False
         )
-        pytest.fail(f"the action image did not build: {error.msg}\n{log[-3000:]}", pytrace=False)
     return ACTION_IMAGE
