@@ -51,6 +51,10 @@ class Placement(Protocol):
 
     def close(self) -> None: ...
 
+    def report(self) -> str | None:
+        """A line on what placing the runs cost, for the run's log (None: nothing to say)."""
+        ...
+
 
 class OnThisMachine:
     def __init__(self, executor: Executor) -> None:
@@ -70,6 +74,9 @@ class OnThisMachine:
 
     def close(self) -> None:
         pass
+
+    def report(self) -> str | None:
+        return None
 
 
 @dataclass
@@ -97,13 +104,10 @@ class OnRayCluster:
     """Each run a task asking for `--cpus` CPUs. `--jobs auto` keeps as many in flight as the
     live nodes hold when the run starts; `--jobs N`, N (Ray queues what does not fit)."""
 
-    def __init__(
-        self, executor: DockerExecutor, cluster: RayCluster, say: Callable[[str], None]
-    ) -> None:
+    def __init__(self, executor: DockerExecutor, cluster: RayCluster) -> None:
         self.executor = executor
         self.cluster = cluster
         self.traffic = Traffic()
-        self._say = say
         self._counting = threading.Lock()
 
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
@@ -137,8 +141,9 @@ class OnRayCluster:
 
     def close(self) -> None:
         self.cluster.close()
-        if self.traffic.tasks:
-            self._say(self.traffic.line())
+
+    def report(self) -> str | None:
+        return self.traffic.line() if self.traffic.tasks else None
 
 
 def _size(count: int) -> str:
@@ -156,4 +161,4 @@ def make_placement(
             "--executor local cannot be used with it"
         )
     executor = DockerExecutor(options.docker, cache_scope=cache_scope)
-    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus), warn)
+    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))

@@ -34,3 +34,9 @@ class Outcome:
 
 def no_baseline() -> None:
     return None
+
+
+def say(stream: TextIO | None, line: str | None) -> None:
+    """`line`, when there is one, where the runs' output goes (nowhere when not shown)."""
+    if stream is not None and line is not None:
+        stream.write(line + "\n")

@@ -12,7 +12,7 @@ from scbench_ci.check.changed import changed_problems
 from scbench_ci.check.jobs import check_jobs
 from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
-from scbench_ci.commands.channels import Echo, Outcome, Warn
+from scbench_ci.commands.channels import Echo, Outcome, Warn, say
 from scbench_ci.evaluation import now, run_evaluations, tool_versions
 from scbench_ci.executors import REVIEW_CACHE_SCOPE
 from scbench_ci.options import CheckOptions
@@ -33,11 +33,12 @@ def check(
     run without problems: `changed_since` selected none."""
     runs = options.runs
     placement = make_placement(runs, warn, REVIEW_CACHE_SCOPE)
-    try:
-        with echo() as stream:
+    with echo() as stream:
+        try:
             result = _checked(options, placement, stream)
-    finally:
-        placement.close()
+        finally:
+            placement.close()
+        say(stream, placement.report())
     results_path = write_run_files(
         result,
         runs.output_dir,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 
 from scbench_ci import evaluation
-from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline
+from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline, say
 from scbench_ci.executors import EVALUATION_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
@@ -32,13 +32,14 @@ def evaluate(
     plan = evaluation.plan_evaluation(options)
     earlier = baseline()
     placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
-    try:
-        with echo() as stream:
+    with echo() as stream:
+        try:
             run = evaluation.evaluate(
                 options, plan, placement, stream, durations=baseline_durations(earlier)
             )
-    finally:
-        placement.close()
+        finally:
+            placement.close()
+        say(stream, placement.report())
     result = with_history(
         compared(run, earlier),
         options.history,

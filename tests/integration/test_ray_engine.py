@@ -1,0 +1,186 @@
+"""`--engine ray` on a real cluster started by the test (a head, a worker on this host, a worker in
+a container with its own filesystem): the same results as a local run, test by test; the Python
+API on the cluster; a task no node can hold; Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import docker
+import jsonschema
+
+import scbench_ci
+from scbench_ci.executors.docker.container import RUN_LABEL
+from testing.cli import run_cli
+from testing.examples import SCHEMA
+from testing.paths import EXAMPLES
+from testing.problems import ProblemFolder
+from testing.ray_cluster import LocalRayCluster
+
+VOLATILE = {
+    "started_at",
+    "since",
+    "duration_s",
+    "phases",
+    "jobs",
+    "tool_versions",
+    "executor",
+    "submission",
+    "artifacts",
+}
+
+
+def comparable(document: object) -> object:
+    """A results.json without what differs between two runs of the same tests: times, jobs,
+    where its folders were."""
+    if isinstance(document, dict):
+        return {k: comparable(v) for k, v in document.items() if k not in VOLATILE}
+    if isinstance(document, list):
+        return [comparable(item) for item in document]
+    return document
+
+
+def _examples(output: Path, test_image: str, *extra: object) -> subprocess.CompletedProcess[str]:
+    return run_cli(
+        *("evaluate", "--problem", EXAMPLES, "--checkpoint", "all"),
+        *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}", "--output", output),
+        *("--executor", "docker", "--image", test_image, "--cpus", "1"),
+        *extra,
+    )
+
+
+def test_the_examples_on_the_cluster_are_the_local_run_test_by_test(
+    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+) -> None:
+    address = ray_cluster.cluster.address
+    on_ray = _examples(tmp_path / "ray", test_image, "--engine", "ray", "--ray-address", address)
+    local = _examples(tmp_path / "local", test_image, "--jobs", "2")
+    assert on_ray.returncode == local.returncode == 1, on_ray.stderr  # marks/checkpoint_2 fails
+    ray_results = json.loads((tmp_path / "ray/results.json").read_text())
+    local_results = json.loads((tmp_path / "local/results.json").read_text())
+    jsonschema.validate(ray_results, SCHEMA)
+    assert comparable(ray_results) == comparable(local_results)
+    # Four tasks of one CPU in flight on two workers of two CPUs: both workers ran some.
+    assert ray_results["jobs"] == 4
+    assert "on 2 node(s)" in on_ray.stdout, on_ray.stdout
+    for problem in ray_results["problems"]:
+        for checkpoint in problem["checkpoints"]:
+            assert checkpoint["phases"]["ray"] >= 0
+            folder = tmp_path / "ray" / checkpoint["artifacts"]
+            assert (folder / "pytest-report.json").is_file()
+            assert (folder / "pytest.log").is_file()
+
+
+def test_the_api_runs_on_the_cluster(
+    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+) -> None:
+    targets = [
+        scbench_ci.Target(EXAMPLES / "wordstat", name, EXAMPLES / f"wordstat/solutions/{name}")
+        for name in ("checkpoint_1", "checkpoint_2")
+    ]
+    options = {"image": test_image, "cpus": 1, "executor": "docker"}
+    on_ray = scbench_ci.evaluate(
+        targets, engine="ray", ray_address=ray_cluster.cluster.address, **options
+    )
+    local = scbench_ci.evaluate(targets, jobs=2, **options)
+    assert on_ray.exit_code == local.exit_code == 0
+    assert [_outcomes(c) for c in on_ray.checkpoints] == [_outcomes(c) for c in local.checkpoints]
+    assert all("ray" in c.phases for c in on_ray.checkpoints)
+
+
+def _outcomes(checkpoint: scbench_ci.CheckpointResult) -> list[tuple[str, str, str]]:
+    return [(test.id, test.group.value, test.status.value) for test in checkpoint.tests]
+
+
+def test_a_task_no_node_can_hold_is_an_infrastructure_failure(
+    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+) -> None:
+    run = _examples(
+        tmp_path / "out",
+        test_image,
+        *("--engine", "ray", "--ray-address", ray_cluster.cluster.address, "--cpus", "3"),
+    )
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "no live node of the Ray cluster" in run.stderr
+    assert "has 3 CPUs for the task (--cpus); the largest has 2" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_no_cluster_there_is_an_infrastructure_failure_at_once(tmp_path: Path) -> None:
+    started = time.monotonic()
+    run = _examples(tmp_path / "out", "unused", "--engine", "ray", "--ray-address", "127.0.0.1:9")
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "--ray-address 127.0.0.1:9: no Ray cluster answers there" in run.stderr
+    assert time.monotonic() - started < 30
+
+
+HANGING = "import time\n\n\ndef test_waits():\n    time.sleep(600)\n"
+
+
+def test_ctrl_c_cancels_every_task_and_leaves_no_container(
+    ray_cluster: LocalRayCluster,
+    tmp_path: Path,
+    test_image: str,
+    docker_client: docker.DockerClient,
+) -> None:
+    names = [f"checkpoint_{n}" for n in range(1, 5)]
+    problem = ProblemFolder(
+        tmp_path / "problem",
+        {"name": "hangs", "entry_file": "main", "checkpoints": {name: {} for name in names}},
+    )
+    for name in names:
+        problem.write(f"tests/test_{name}.py", HANGING)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "main.py").write_text("print('hello')\n")
+    output = tmp_path / "out"
+    before = _run_containers(docker_client)
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+            *("--checkpoint", "all", "--submission", str(submission), "--output", str(output)),
+            *("--engine", "ray", "--ray-address", ray_cluster.cluster.address),
+            *("--cpus", "1", "--image", test_image),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ours = _wait_for(lambda: _run_containers(docker_client) - before, count=4)
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        out, err = process.communicate(timeout=90)
+    finally:
+        process.kill()
+    assert time.monotonic() - stopped < 30
+    assert process.returncode == 130, out + err
+    assert err.strip().endswith("interrupted"), err
+    assert "Traceback" not in err
+    assert not (output / "results.json").exists()
+    assert not ours & _run_containers(docker_client, every=True)
+
+
+def _run_containers(client: docker.DockerClient, every: bool = False) -> set[str]:
+    """The ids of the evaluation containers on the daemon (running ones, or every one)."""
+    found = client.containers.list(all=every, ignore_removed=True, filters={"label": RUN_LABEL})
+    return {container.id for container in found if container.id}
+
+
+def _wait_for(containers: object, count: int, timeout_s: float = 120) -> set[str]:
+    """Until `containers()` names `count` containers (each run has one while its tests run)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found: set[str] = containers()  # type: ignore[operator]
+        if len(found) >= count:
+            time.sleep(5)  # in their tests, past setup
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"fewer than {count} evaluation containers started in {timeout_s} s")
