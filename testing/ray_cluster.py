@@ -133,6 +133,8 @@ class LocalRayCluster:
     client: docker.DockerClient
     cpus: int = DEFAULT_CPUS
     say: Callable[[str], None] = print
+    kinds: tuple[NodeKind, ...] = ("head", "host", "container")
+    """The nodes started: the tests' three, or a head and the host worker (the benchmark)."""
     cluster: RayCluster = field(init=False)
     cluster_id: str = field(init=False, default_factory=lambda: secrets.token_hex(4))
     _temp_dir: Path = field(init=False)
@@ -146,7 +148,7 @@ class LocalRayCluster:
         self._temp_dir = Path(tempfile.mkdtemp(prefix=f"scbray-{self.cluster_id}-", dir="/tmp"))
 
     def start(self) -> RayCluster:
-        image = node_image(self.client, self.say)
+        image = node_image(self.client, self.say) if "container" in self.kinds else None
         started = time.monotonic()
         ip = bridge_gateway(self.client)
         address = f"{ip}:{_free_port(ip)}"
@@ -154,7 +156,8 @@ class LocalRayCluster:
         if not _listening(address, self._processes["head"]):
             self._failure("head", "did not listen")
         self._start_process("host", [f"--address={address}"], ip)
-        self._start_container(image, address)
+        if image is not None:
+            self._start_container(image, address)
         self.cluster = RayCluster(address, self._wait_for_nodes(address))
         self.say(f"Ray cluster {self.cluster_id} up in {time.monotonic() - started:.1f} s")
         return self.cluster
@@ -270,7 +273,7 @@ class LocalRayCluster:
 
     def _wait_for_nodes(self, address: str) -> tuple[RayNode, ...]:
         deadline = time.monotonic() + START_TIMEOUT_S
-        kinds: tuple[NodeKind, ...] = ("head", "host", "container")
+        kinds = self.kinds
         with connected(RayCluster(address, ())):
             while True:
                 found = {
@@ -331,9 +334,12 @@ class LocalRayCluster:
 
 @contextlib.contextmanager
 def local_ray_cluster(
-    client: docker.DockerClient, cpus: int = DEFAULT_CPUS, say: Callable[[str], None] = print
+    client: docker.DockerClient,
+    cpus: int = DEFAULT_CPUS,
+    say: Callable[[str], None] = print,
+    kinds: tuple[NodeKind, ...] = ("head", "host", "container"),
 ) -> Iterator[LocalRayCluster]:
-    nodes = LocalRayCluster(client, cpus, say)
+    nodes = LocalRayCluster(client, cpus, say, kinds)
     try:
         nodes.start()
         yield nodes

@@ -52,6 +52,9 @@ class RayCluster:
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._connected = False
+        self._owned = False
+        """Whether this joined the cluster (and leaves it on `close`), or found this process
+        already connected (a driver of its own, or a Ray task calling the Python API)."""
 
     def connect(self) -> None:
         """Join the cluster as its driver, once; InfrastructureError when none answers there."""
@@ -59,6 +62,9 @@ class RayCluster:
             if self._connected:
                 return
             ray = _ray()
+            if ray.is_initialized():
+                self._connected = True
+                return
             self._reachable()
             # Ray's driver takes SIGTERM for its own exit; the run's handler (every cleanup
             # runs, then exit 143) is put back.
@@ -78,7 +84,7 @@ class RayCluster:
             finally:
                 if threading.current_thread() is threading.main_thread():
                     signal.signal(signal.SIGTERM, sigterm)
-            self._connected = True
+            self._connected = self._owned = True
 
     def _reachable(self) -> None:
         """A head given as HOST:PORT answers on its port, else InfrastructureError now: Ray's
@@ -139,9 +145,12 @@ class RayCluster:
 
     def close(self) -> None:
         with self._lock:
-            if self._connected:
+            if self._owned:
                 _ray().shutdown()
-                self._connected = False
+            self._connected = self._owned = False
+        self._owned = False
+        """Whether this joined the cluster (and leaves it on `close`), or found this process
+        already connected (a driver of its own, or a Ray task calling the Python API)."""
 
     def _value(self, task: Any) -> Any:
         ray = _ray()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import docker
 import jsonschema
+import ray
 
 import scbench_ci
 from scbench_ci.executors.docker.container import RUN_LABEL
@@ -20,7 +21,7 @@ from testing.cli import run_cli
 from testing.examples import SCHEMA
 from testing.paths import EXAMPLES
 from testing.problems import ProblemFolder
-from testing.ray_cluster import LocalRayCluster
+from testing.ray_cluster import LocalRayCluster, connected, resource
 
 VOLATILE = {
     "started_at",
@@ -184,3 +185,26 @@ def _wait_for(containers: object, count: int, timeout_s: float = 120) -> set[str
             return found
         time.sleep(0.5)
     raise AssertionError(f"fewer than {count} evaluation containers started in {timeout_s} s")
+
+
+def test_a_ray_task_computes_a_reward_through_the_api(
+    ray_cluster: LocalRayCluster, test_image: str
+) -> None:
+    """The RL case: a task on the cluster evaluates a rollout's submission with the API, which
+    keeps the task's own connection and sends the run as a task of its own."""
+    with connected(ray_cluster.cluster):
+        reward = ray.get(
+            _reward.options(resources={resource("host"): 1}).remote(str(EXAMPLES), test_image)
+        )
+    assert reward == 1.0
+
+
+@ray.remote(num_cpus=0)
+def _reward(examples: str, image: str) -> float | None:
+    import scbench_ci as api
+
+    wordstat = Path(examples) / "wordstat"
+    target = api.Target(wordstat, "checkpoint_1", wordstat / "solutions/checkpoint_1")
+    evaluation = api.evaluate([target], engine="ray", executor="docker", image=image, cpus=1)
+    (result,) = evaluation.checkpoints
+    return 1.0 if result.passed else None
