@@ -26,6 +26,7 @@ from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.options import CleanupOptions, EvaluationOptions
+from scbench_ci.placement import OnThisMachine
 from scbench_ci.reports import Status
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 from testing.problems import ProblemFolder
@@ -133,7 +134,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
     )
 
     executor = DockerExecutor(DockerSettings(image=test_image))
-    result = evaluate(options, plan_evaluation(options), executor, echo=None)
+    result = evaluate(options, plan_evaluation(options), OnThisMachine(executor), echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert result.executor == "docker"
