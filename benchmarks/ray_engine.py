@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.load import generate_cpu
 from testing.images import TEST_IMAGE
 from testing.paths import EXAMPLES
-from testing.ray_cluster import local_ray_cluster
+from testing.ray_cluster import environment, local_ray_cluster
 
 SCBENCH_CI = Path(sys.executable).with_name("scbench-ci")
 OUTPUT_TAIL = 3000
@@ -121,7 +121,6 @@ def main() -> None:
     parser.add_argument("--cpu-tests", type=int, default=3)
     parser.add_argument("--cpu-seconds", type=float, default=4.0)
     args = parser.parse_args()
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     root = args.root or Path(tempfile.mkdtemp(prefix="scbench-ray-bench-"))
     sets = {}
     for name in args.sets.split(","):
@@ -139,7 +138,8 @@ def main() -> None:
             sys.exit(f"--sets: unknown set {name!r} (examples, cpu)")
     cores = os.cpu_count() or 1
     runs: list[Run] = []
-    with local_ray_cluster(docker.from_env(), cpus=cores, kinds=("head", "host")) as nodes:
+    cluster = local_ray_cluster(docker.from_env(), cpus=cores, kinds=("head", "host"))
+    with cluster as nodes, environment(nodes.env):
         address = nodes.cluster.address
         for set_name, problems in sets.items():
             evaluate(set_name, problems, "ray", address, root / f"{set_name}-warm")

@@ -16,6 +16,8 @@ The fixture `ray_cluster` (tests/conftest.py loads this module as a plugin) give
 its own cluster; `connected(cluster)` makes the test process its driver.
 """
 
+# ruff: noqa: E402 (Ray is imported once its authentication is in the environment)
+
 from __future__ import annotations
 
 import contextlib
@@ -37,6 +39,16 @@ from typing import Any, Literal
 
 import docker
 import pytest
+
+# Every cluster the suite starts, and this process as their driver, use Ray's token
+# authentication, with a token of this test session's: an evaluation container, which reaches the
+# head on the bridge, cannot join or send a task. Set before Ray is imported, which reads it then.
+AUTHENTICATION = {
+    "RAY_AUTH_MODE": "token",
+    "RAY_AUTH_TOKEN": os.environ.get("RAY_AUTH_TOKEN") or secrets.token_hex(32),
+}
+os.environ.update(AUTHENTICATION)
+
 import ray
 from docker.errors import DockerException, NotFound
 from docker.models.containers import Container
@@ -81,6 +93,8 @@ class RayCluster:
     address: str
     """`<ip>:<port>` of the head's GCS: `ray.init(address=...)`."""
     nodes: tuple[RayNode, ...]
+    env: Mapping[str, str]
+    """What a driver needs in its environment: the cluster's token, no usage stats."""
 
     def node(self, kind: NodeKind) -> RayNode:
         return next(node for node in self.nodes if node.kind == kind)
@@ -100,14 +114,21 @@ def bridge_gateway(client: docker.DockerClient) -> str:
 @contextlib.contextmanager
 def connected(cluster: RayCluster) -> Iterator[None]:
     """This process as the cluster's driver, for the block (no usage stats from it either)."""
-    saved = {name: os.environ.get(name) for name in NO_USAGE_STATS}
-    os.environ.update(NO_USAGE_STATS)
-    try:
+    with environment(cluster.env):
         ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.WARNING)
         try:
             yield
         finally:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """`variables` in this process's environment for the block (and its children's)."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
     finally:
         for name, value in saved.items():
             if value is None:
@@ -137,6 +158,8 @@ class LocalRayCluster:
     """The nodes started: the tests' three, or a head and the host worker (the benchmark)."""
     cluster: RayCluster = field(init=False)
     cluster_id: str = field(init=False, default_factory=lambda: secrets.token_hex(4))
+    env: dict[str, str] = field(init=False)
+    """Every node's and driver's: the token, no usage stats."""
     _temp_dir: Path = field(init=False)
     _processes: dict[NodeKind, subprocess.Popen[bytes]] = field(init=False, default_factory=dict)
     _container: Container | None = field(init=False, default=None)
@@ -146,6 +169,7 @@ class LocalRayCluster:
     def __post_init__(self) -> None:
         # Short: Ray's sockets live below it, and a socket path has at most 107 bytes.
         self._temp_dir = Path(tempfile.mkdtemp(prefix=f"scbray-{self.cluster_id}-", dir="/tmp"))
+        self.env = {**NO_USAGE_STATS, **AUTHENTICATION}
 
     def start(self) -> RayCluster:
         image = node_image(self.client, self.say) if "container" in self.kinds else None
@@ -158,7 +182,7 @@ class LocalRayCluster:
         self._start_process("host", [f"--address={address}"], ip)
         if image is not None:
             self._start_container(image, address)
-        self.cluster = RayCluster(address, self._wait_for_nodes(address))
+        self.cluster = RayCluster(address, self._wait_for_nodes(address), self.env)
         self.say(f"Ray cluster {self.cluster_id} up in {time.monotonic() - started:.1f} s")
         return self.cluster
 
@@ -244,7 +268,7 @@ class LocalRayCluster:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **NO_USAGE_STATS},
+                env={**os.environ, **self.env},
                 start_new_session=True,
             )
 
@@ -267,14 +291,14 @@ class LocalRayCluster:
             network="bridge",
             volumes={"/var/run/docker.sock": {"bind": "/var/run/docker.sock", "mode": "rw"}},
             shm_size=CONTAINER_SHM,
-            environment=NO_USAGE_STATS,
+            environment=self.env,
             detach=True,
         )
 
     def _wait_for_nodes(self, address: str) -> tuple[RayNode, ...]:
         deadline = time.monotonic() + START_TIMEOUT_S
         kinds = self.kinds
-        with connected(RayCluster(address, ())):
+        with connected(RayCluster(address, (), self.env)):
             while True:
                 found = {
                     kind: node
@@ -350,7 +374,7 @@ def local_ray_cluster(
 @pytest.fixture(scope="module")
 def ray_cluster(docker_client: docker.DockerClient) -> Iterator[LocalRayCluster]:
     """A cluster of its own for each test module (a test may kill one of its nodes)."""
-    with local_ray_cluster(docker_client) as nodes:
+    with local_ray_cluster(docker_client) as nodes, environment(nodes.env):
         yield nodes
 
 

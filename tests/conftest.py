@@ -3,6 +3,7 @@ they use are in `testing/`."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,12 @@ from testing.problems import ProblemFolder
 # The artifact service double and its Azurite, for the action and the artifact tests; a Ray
 # cluster of real nodes for the tests of `--engine ray`.
 pytest_plugins = ["testing.azurite", "testing.ray_cluster"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite tests Ctrl-C, in this process and in the CLI's: a shell that starts it in the
+    background ignores SIGINT, which its children would inherit."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -180,3 +182,25 @@ def test_a_node_that_does_not_come_up_fails_naming_it_with_its_log(
     assert "Resource quantities must be nonnegative" in message, message[-1000:]
     label = f"{CONTAINER_LABEL}={nodes.cluster_id}"
     assert docker_client.containers.list(all=True, filters={"label": label}) == []
+
+
+def test_a_driver_without_the_cluster_s_token_is_refused(ray_cluster: LocalRayCluster) -> None:
+    """An evaluation container on the same bridge reaches the head; without the token it can
+    neither join nor send a task."""
+    outsider = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    attempt = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import ray, sys; ray.init(address=sys.argv[1]); "
+            "print(ray.get(ray.remote(lambda: 'ran').remote()))",
+            ray_cluster.cluster.address,
+        ],
+        capture_output=True,
+        text=True,
+        env={**outsider, "RAY_USAGE_STATS_ENABLED": "0"},
+        timeout=120,
+    )
+    assert attempt.returncode != 0
+    assert "ran" not in attempt.stdout
+    assert "authentication" in (attempt.stdout + attempt.stderr).lower()
