@@ -54,3 +54,20 @@ class ProblemFolder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         return path
+
+
+WAITS = "import time\n\n\ndef test_waits():\n    time.sleep({seconds})\n"
+
+
+def waiting_problem(
+    root: Path, checkpoints: int, seconds: float
+) -> tuple[ProblemFolder, list[str]]:
+    """A problem of `checkpoints` checkpoints whose one test each sleeps `seconds`, and their
+    names."""
+    names = [f"checkpoint_{n}" for n in range(1, checkpoints + 1)]
+    problem = ProblemFolder(
+        root, {"name": "waits", "entry_file": "main", "checkpoints": {name: {} for name in names}}
+    )
+    for name in names:
+        problem.write(f"tests/test_{name}.py", WAITS.format(seconds=seconds))
+    return problem, names

@@ -20,7 +20,7 @@ from scbench_ci.executors.docker.container import RUN_LABEL
 from testing.cli import run_cli
 from testing.examples import SCHEMA
 from testing.paths import EXAMPLES
-from testing.problems import ProblemFolder
+from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster, connected, resource
 
 VOLATILE = {
@@ -120,25 +120,14 @@ def test_no_cluster_there_is_an_infrastructure_failure_at_once(tmp_path: Path) -
     assert time.monotonic() - started < 30
 
 
-HANGING = "import time\n\n\ndef test_waits():\n    time.sleep(600)\n"
-
-
 def test_ctrl_c_cancels_every_task_and_leaves_no_container(
     ray_cluster: LocalRayCluster,
     tmp_path: Path,
+    submission: Path,
     test_image: str,
     docker_client: docker.DockerClient,
 ) -> None:
-    names = [f"checkpoint_{n}" for n in range(1, 5)]
-    problem = ProblemFolder(
-        tmp_path / "problem",
-        {"name": "hangs", "entry_file": "main", "checkpoints": {name: {} for name in names}},
-    )
-    for name in names:
-        problem.write(f"tests/test_{name}.py", HANGING)
-    submission = tmp_path / "submission"
-    submission.mkdir()
-    (submission / "main.py").write_text("print('hello')\n")
+    problem, _ = waiting_problem(tmp_path / "problem", checkpoints=4, seconds=600)
     output = tmp_path / "out"
     before = _run_containers(docker_client)
     process = subprocess.Popen(

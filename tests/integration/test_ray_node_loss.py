@@ -14,28 +14,18 @@ import docker
 
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL
-from testing.problems import ProblemFolder
+from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster
-
-WAITS = "import time\n\n\ndef test_waits():\n    time.sleep({seconds})\n"
 
 
 def test_a_node_killed_mid_run_leaves_every_checkpoint_judged_once(
     ray_cluster: LocalRayCluster,
     tmp_path: Path,
+    submission: Path,
     test_image: str,
     docker_client: docker.DockerClient,
 ) -> None:
-    names = [f"checkpoint_{n}" for n in range(1, 5)]
-    problem = ProblemFolder(
-        tmp_path / "problem",
-        {"name": "waits", "entry_file": "main", "checkpoints": {name: {} for name in names}},
-    )
-    for name in names:
-        problem.write(f"tests/test_{name}.py", WAITS.format(seconds=20))
-    submission = tmp_path / "submission"
-    submission.mkdir()
-    (submission / "main.py").write_text("print('hello')\n")
+    problem, names = waiting_problem(tmp_path / "problem", checkpoints=4, seconds=20)
     output = tmp_path / "out"
     container_node = ray_cluster.cluster.node("container")
     process = subprocess.Popen(
