@@ -112,9 +112,10 @@ class RayCluster:
         """`function(argument)` as a task on the cluster: its value, or InfrastructureError
         when Ray cannot give one (cancelled, unplaceable, its retries spent, a failure inside)."""
         ray = _ray()
-        if self._cancelled.is_set():
-            raise InfrastructureError("cancelled before it started")
         with self._lock:
+            # Under the lock `cancel` takes its list with: a task is either refused or cancelled.
+            if self._cancelled.is_set():
+                raise InfrastructureError("cancelled before it started")
             remote = self._remotes.get(function)
             if remote is None:
                 remote = self._remotes[function] = ray.remote(function)
