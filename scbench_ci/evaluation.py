@@ -25,6 +25,7 @@ from scbench_ci.executors.base import (
     PYTEST_LOG,
     SETUP_LOG,
     ExecutionRequest,
+    Executor,
     TestCommand,
 )
 from scbench_ci.fingerprint import fingerprint
@@ -393,7 +394,9 @@ def _evaluate_checkpoint(
             pytest_args=(*options.pytest_args, *job.pytest_args),
             reruns=options.reruns,
         )
-        fingerprint = _fingerprint(options, job, workspace.root, command, environment)
+        fingerprint = _fingerprint(
+            options, job, workspace.root, command, environment, placement.executor
+        )
         phases["stage"] = time.monotonic() - clock
         warnings = workspace.warnings
         if options.skip_existing:
@@ -458,10 +461,17 @@ def _fingerprint(
     workspace: Path,
     command: TestCommand,
     environment: Environment,
+    executor: Executor,
 ) -> str:
+    # Where the executor puts the workspace is not an input of the run: the local executor's is
+    # a fresh scratch folder each time, which no later run would match.
+    seen_at = executor.workspace_dir(workspace)
+    variables = {
+        name: value.replace(seen_at, "{workspace}") for name, value in command.variables.items()
+    }
     settings = {
         "scbench-ci": __version__,
-        "executor": options.executor_settings(),
+        "executor": options.executor_settings(executor.name),
         "policy": options.policy,
         "flaky_passes": options.flaky_passes,
         "session_timeout_s": options.session_timeout_s,
@@ -472,7 +482,7 @@ def _fingerprint(
         # timeouts, env; the workspace holds the selected test files themselves.
         "problem": dataclasses.asdict(job.problem),
         "checkpoint": job.checkpoint.name,
-        "command": dataclasses.asdict(command),
+        "command": dataclasses.asdict(replace(command, variables=variables)),
         "setup": environment.setup_commands,
         "image": environment.image,
     }

@@ -133,9 +133,10 @@ class EvaluationOptions:
     """Explicit jobs (the Python API's), evaluated instead of problems x checkpoint x
     submission, which are then not read (`plan.plan_targets`)."""
 
-    def executor_settings(self) -> dict[str, object]:
-        """How the tests are run: what makes two runs of the same files comparable."""
-        return {"executor": self.executor, **self.docker.fingerprinted()}
+    def executor_settings(self, executor: str) -> dict[str, object]:
+        """How the tests are run by `executor`, the one `--executor` chose (`auto` is docker or
+        local by the machine): what makes two runs of the same files comparable."""
+        return {"executor": executor, **self.docker.fingerprinted()}
 
 
 _RAY_ADDRESS = re.compile(r"(ray://)?[A-Za-z0-9._\-\[\]:]{1,200}:[0-9]{1,5}")

@@ -175,7 +175,7 @@ class LocalRayCluster:
         image = node_image(self.client, self.say) if "container" in self.kinds else None
         started = time.monotonic()
         ip = bridge_gateway(self.client)
-        address = f"{ip}:{_free_port(ip)}"
+        address = f"{ip}:{_free_ports(ip, 1)[0]}"
         self._start_process("head", ["--head", f"--port={address.rpartition(':')[2]}"], ip)
         if not _listening(address, self._processes["head"]):
             self._failure("head", "did not listen")
@@ -238,16 +238,17 @@ class LocalRayCluster:
         ]
 
     def _start_process(self, kind: NodeKind, arguments: list[str], ip: str) -> None:
+        names = (
+            "node-manager-port",
+            "object-manager-port",
+            "metrics-export-port",
+            "runtime-env-agent-port",
+            "dashboard-agent-listen-port",
+            "dashboard-agent-grpc-port",
+        )
         ports = [
-            f"--{name}={_free_port(ip)}"
-            for name in (
-                "node-manager-port",
-                "object-manager-port",
-                "metrics-export-port",
-                "runtime-env-agent-port",
-                "dashboard-agent-listen-port",
-                "dashboard-agent-grpc-port",
-            )
+            f"--{name}={port}"
+            for name, port in zip(names, _free_ports(ip, len(names)), strict=True)
         ]
         # The minimal Ray (the extra's) has neither the dashboard nor the client server.
         head = ["--include-dashboard=false"]
@@ -378,11 +379,16 @@ def ray_cluster(docker_client: docker.DockerClient) -> Iterator[LocalRayCluster]
         yield nodes
 
 
-def _free_port(ip: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((ip, 0))
-        port: int = probe.getsockname()[1]
-        return port
+def _free_ports(ip: str, count: int) -> list[int]:
+    """`count` different ports free on `ip`: each probe stays bound until all are picked, as
+    one closed at once may be the system's next pick again (Ray refuses a port given twice)."""
+    with contextlib.ExitStack() as probes:
+        ports = []
+        for _ in range(count):
+            probe = probes.enter_context(socket.socket())
+            probe.bind((ip, 0))
+            ports.append(int(probe.getsockname()[1]))
+        return ports
 
 
 def _listening(address: str, process: subprocess.Popen[bytes]) -> bool:

@@ -53,7 +53,7 @@ OPTIONS = EvaluationOptions(
 def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
     """As earlier versions made them (not whether the cache is used): their signed results are
     still reused."""
-    assert OPTIONS.executor_settings() == {
+    assert OPTIONS.executor_settings("docker") == {
         "executor": "docker",
         "image": "python:3.12",
         "memory": "1g",

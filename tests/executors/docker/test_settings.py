@@ -57,7 +57,7 @@ def test_a_field_reaches_the_flag_the_input_the_executor_and_the_fingerprint(
     assert isinstance(executor, DockerExecutor)
     assert executor.settings == changed  # whole: its internals read each field from there
 
-    fingerprinted = dataclasses.replace(from_cli, executor="docker").executor_settings()
+    fingerprinted = from_cli.executor_settings("docker")
     assert (name in fingerprinted) is setting.fingerprinted
     if setting.fingerprinted:
         assert fingerprinted[name] == value
