@@ -1,12 +1,15 @@
 """`--engine ray` against a local run on this machine: wall time, Ray's added cost per task, and
 the bytes shipped per job.
 
-    python benchmarks/ray_engine.py [--sets examples,cpu] [--root DIR]
+    python benchmarks/ray_engine.py [--sets examples,cpu,DIR] [--root DIR] [--no-warm-up]
                                     [--cpu-problems 4] [--cpu-checkpoints 2] [--cpu-tests 3]
                                     [--cpu-seconds 4]
 
 Sets: `examples`, the bundled example problems (9 checkpoints); `cpu`, the CPU-bound set of
-benchmarks/load.py (tests counting in a Python loop for about `--cpu-seconds` s each).
+benchmarks/load.py (tests counting in a Python loop for about `--cpu-seconds` s each); or a
+folder of problems laid out as those are (`<problem>/solutions/<checkpoint>` the submissions),
+named by the folder. `--no-warm-up` skips the untimed first run, for a set whose caches an
+earlier run filled (a large set's run is long).
 
 The cluster is started here, on this machine, and stopped by its processes (never `ray stop`): a
 head with no CPUs and one worker with this machine's cores, so that Ray holds as many one-CPU
@@ -116,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="examples,cpu")
     parser.add_argument("--root", type=Path, default=None)
+    parser.add_argument("--no-warm-up", action="store_true")
     parser.add_argument("--cpu-problems", type=int, default=4)
     parser.add_argument("--cpu-checkpoints", type=int, default=2)
     parser.add_argument("--cpu-tests", type=int, default=3)
@@ -134,15 +138,18 @@ def main() -> None:
                 args.cpu_tests,
                 args.cpu_seconds,
             )
+        elif Path(name).is_dir():
+            sets[Path(name).name] = Path(name).resolve()
         else:
-            sys.exit(f"--sets: unknown set {name!r} (examples, cpu)")
+            sys.exit(f"--sets: {name!r} is neither examples, cpu nor a folder of problems")
     cores = os.cpu_count() or 1
     runs: list[Run] = []
     cluster = local_ray_cluster(docker.from_env(), cpus=cores, kinds=("head", "host"))
     with cluster as nodes, environment(nodes.env):
         address = nodes.cluster.address
         for set_name, problems in sets.items():
-            evaluate(set_name, problems, "ray", address, root / f"{set_name}-warm")
+            if not args.no_warm_up:
+                evaluate(set_name, problems, "ray", address, root / f"{set_name}-warm")
             for engine in ("local", "ray"):
                 run = evaluate(set_name, problems, engine, address, root / f"{set_name}-{engine}")
                 print(f"{set_name} {engine}: {run.wall_s:.1f} s", flush=True)

@@ -464,11 +464,10 @@ def _fingerprint(
     executor: Executor,
 ) -> str:
     # Where the executor puts the workspace is not an input of the run: the local executor's is
-    # a fresh scratch folder each time, which no later run would match.
+    # a fresh scratch folder each time, which no later run would match. The mark is NUL, which
+    # no environment variable's value can hold.
     seen_at = executor.workspace_dir(workspace)
-    variables = {
-        name: value.replace(seen_at, "{workspace}") for name, value in command.variables.items()
-    }
+    variables = {name: value.replace(seen_at, "\0") for name, value in command.variables.items()}
     settings = {
         "scbench-ci": __version__,
         "executor": options.executor_settings(executor.name),
