@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from testing.npm import npm_package
+from testing.ports import free_port
 from testing.twirp_server import ArtifactService, BlobAccount
 
 AZURITE_VERSION = "3.35.0"
@@ -39,7 +40,7 @@ def loopback_without_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlobAccount]:
     folder = npm_package("azurite", AZURITE_VERSION, "the artifact tests")
     binary = folder / "node_modules" / ".bin" / "azurite-blob"
-    port = _free_port()
+    port = free_port()
     location = tmp_path_factory.mktemp("azurite")
     log_path = location / "azurite.log"
     argv = [
@@ -65,13 +66,6 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlobAccount]:
 def artifact_service(azurite: BlobAccount) -> Iterator[ArtifactService]:
     with ArtifactService(azurite) as service:
         yield service
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log_path: Path) -> None:

@@ -55,6 +55,7 @@ from docker.models.containers import Container
 
 from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.processes import OWNER_LABEL, this_host
+from testing.ports import free_port, free_ports
 from testing.ray_node_image import node_image
 
 NodeKind = Literal["head", "host", "container"]
@@ -175,7 +176,7 @@ class LocalRayCluster:
         image = node_image(self.client, self.say) if "container" in self.kinds else None
         started = time.monotonic()
         ip = bridge_gateway(self.client)
-        address = f"{ip}:{_free_ports(ip, 1)[0]}"
+        address = f"{ip}:{free_port(ip)}"
         self._start_process("head", ["--head", f"--port={address.rpartition(':')[2]}"], ip)
         if not _listening(address, self._processes["head"]):
             self._failure("head", "did not listen")
@@ -247,8 +248,7 @@ class LocalRayCluster:
             "dashboard-agent-grpc-port",
         )
         ports = [
-            f"--{name}={port}"
-            for name, port in zip(names, _free_ports(ip, len(names)), strict=True)
+            f"--{name}={port}" for name, port in zip(names, free_ports(ip, len(names)), strict=True)
         ]
         # The minimal Ray (the extra's) has neither the dashboard nor the client server.
         head = ["--include-dashboard=false"]
@@ -377,18 +377,6 @@ def ray_cluster(docker_client: docker.DockerClient) -> Iterator[LocalRayCluster]
     """A cluster of its own for each test module (a test may kill one of its nodes)."""
     with local_ray_cluster(docker_client) as nodes, environment(nodes.env):
         yield nodes
-
-
-def _free_ports(ip: str, count: int) -> list[int]:
-    """`count` different ports free on `ip`: each probe stays bound until all are picked, as
-    one closed at once may be the system's next pick again (Ray refuses a port given twice)."""
-    with contextlib.ExitStack() as probes:
-        ports = []
-        for _ in range(count):
-            probe = probes.enter_context(socket.socket())
-            probe.bind((ip, 0))
-            ports.append(int(probe.getsockname()[1]))
-        return ports
 
 
 def _listening(address: str, process: subprocess.Popen[bytes]) -> bool:

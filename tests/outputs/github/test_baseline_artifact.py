@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 import stat
 import zipfile
 from collections.abc import Iterator, Mapping
@@ -23,6 +22,7 @@ from scbench_ci.outputs.github.baseline_artifact import (
     workflow_file,
 )
 from scbench_ci.outputs.github.retry import RetryPolicy
+from testing.ports import free_port
 from testing.rest_double import (
     READ_TOKEN,
     REPOSITORY,
@@ -450,9 +450,7 @@ def test_an_artifact_that_expires_before_its_download_is_a_warning(
 
 
 def test_an_unreachable_api_is_a_warning(env: dict[str, str], tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env["GITHUB_API_URL"] = f"http://127.0.0.1:{port}"
     found = download(env, tmp_path / "baseline")
     assert found.results is None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,6 +20,7 @@ from scbench_ci.outputs.github.pr_comment import (
     upsert_comment,
 )
 from scbench_ci.outputs.github.retry import RetryPolicy
+from testing.ports import free_port
 from testing.rest_double import (
     BOT,
     READ_TOKEN,
@@ -335,9 +335,7 @@ def test_a_5xx_is_tried_again(double: RestDouble, env: dict[str, str], tag: str)
 
 
 def test_an_unreachable_api_is_a_warning(env: dict[str, str], tag: str) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env["GITHUB_API_URL"] = f"http://127.0.0.1:{port}"
     result = upsert("results", tag, env)
     assert (result.url, result.action) == (None, "skipped")

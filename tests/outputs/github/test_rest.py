@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import socket
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +16,7 @@ from scbench_ci.outputs.github.rest import (
     GitHubRest,
 )
 from scbench_ci.outputs.github.retry import RetryPolicy
+from testing.ports import free_port
 from testing.rest_double import (
     READ_TOKEN,
     REPOSITORY,
@@ -242,9 +242,7 @@ def test_a_timeout_is_tried_again(double: RestDouble) -> None:
 
 
 def test_an_unreachable_api_fails_after_the_attempts() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     with GitHubRest(f"http://127.0.0.1:{port}", REPOSITORY, WRITE_TOKEN, retry=FAST) as api:
         error = error_of(lambda: api.get(api.repo_path()))
     assert error.status is None
