@@ -21,6 +21,7 @@ its own cluster; `connected(cluster)` makes the test process its driver.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -28,6 +29,7 @@ import secrets
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -67,6 +69,7 @@ START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 10.0
 DEFAULT_CPUS = 2
 OBJECT_STORE_BYTES = 256 * 1024 * 1024
+SIOCGIFADDR = 0x8915
 """Small on purpose: jobs ship workspaces of kilobytes, and two test sessions share the memory."""
 CONTAINER_SHM = "512m"
 """Docker's default /dev/shm (64 MB) is below the object store: Ray would fall back to /tmp."""
@@ -107,9 +110,24 @@ def resource(kind: NodeKind) -> str:
 
 
 def bridge_gateway(client: docker.DockerClient) -> str:
-    """docker0's address on this host: where a container on the default bridge reaches it."""
-    config = client.networks.get("bridge").attrs["IPAM"]["Config"]
-    return str(next(entry["Gateway"] for entry in config if "Gateway" in entry))
+    """docker0's address on this host: where a container on the default bridge reaches it.
+
+    Some daemons list it in the bridge network's IPAM config (`Gateway`); others (Debian's 20.10)
+    list only the subnet, and then the address is read from the bridge's own interface."""
+    attrs = client.networks.get("bridge").attrs
+    for entry in attrs["IPAM"]["Config"] or ():
+        if entry.get("Gateway"):
+            return str(entry["Gateway"])
+    interface = attrs.get("Options", {}).get("com.docker.network.bridge.name", "docker0")
+    return interface_address(interface)
+
+
+def interface_address(interface: str) -> str:
+    """The IPv4 address of a network interface of this host (SIOCGIFADDR)."""
+    request = struct.pack("256s", interface.encode()[:15])
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        answer = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
+    return socket.inet_ntoa(answer[20:24])
 
 
 @contextlib.contextmanager

@@ -25,13 +25,48 @@ from testing.ray_cluster import (
     LocalRayCluster,
     NodeKind,
     alive_node_ids,
+    bridge_gateway,
     connected,
+    interface_address,
     local_ray_cluster,
     resource,
     session_members,
 )
 
 DEAD_NODE_TIMEOUT_S = 60.0
+
+
+class _Networks:
+    def __init__(self, attrs: dict[str, object]) -> None:
+        self.attrs = attrs
+
+    def get(self, name: str) -> _Networks:
+        assert name == "bridge"
+        return self
+
+
+class _Daemon:
+    def __init__(self, bridge: dict[str, object]) -> None:
+        self.networks = _Networks(bridge)
+
+
+def test_the_bridge_gateway_is_the_bridge_interface_s_address(
+    docker_client: docker.DockerClient,
+) -> None:
+    bridge = docker_client.networks.get("bridge").attrs
+    interface = bridge.get("Options", {}).get("com.docker.network.bridge.name", "docker0")
+    assert bridge_gateway(docker_client) == interface_address(interface)
+
+
+def test_a_daemon_that_lists_no_gateway_has_it_read_from_the_interface() -> None:
+    """Debian's Docker 20.10 lists only the bridge's subnet in its IPAM config."""
+    subnet_only = {
+        "IPAM": {"Config": [{"Subnet": "127.0.0.0/8"}]},
+        "Options": {"com.docker.network.bridge.name": "lo"},
+    }
+    assert bridge_gateway(_Daemon(subnet_only)) == "127.0.0.1"  # type: ignore[arg-type]
+    listed = {"IPAM": {"Config": [{"Subnet": "10.9.0.0/16", "Gateway": "10.9.0.1"}]}}
+    assert bridge_gateway(_Daemon(listed)) == "10.9.0.1"  # type: ignore[arg-type]
 
 
 @ray.remote(num_cpus=1)
