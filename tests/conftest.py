@@ -21,6 +21,23 @@ from testing.problems import ProblemFolder
 pytest_plugins = ["testing.azurite", "testing.ray_cluster"]
 
 
+# The suite's tiers (README "Development"): what a test needs, read from the fixtures it uses, so
+# that a new test is placed without anyone remembering to mark it. Tests that reach these needs
+# another way carry the marker themselves.
+MARKER_OF_FIXTURE = {"docker_client": "docker", "ray_cluster": "ray", "azurite": "npm"}
+INTEGRATION = Path(__file__).parent / "integration"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker("integration")
+        needed = getattr(item, "fixturenames", ())
+        for fixture, marker in MARKER_OF_FIXTURE.items():
+            if fixture in needed:
+                item.add_marker(marker)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The suite tests Ctrl-C, in this process and in the CLI's: a shell that starts it in the
     background ignores SIGINT, which its children would inherit."""

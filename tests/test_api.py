@@ -201,6 +201,7 @@ def test_check_gives_the_problem_s_findings_and_leaves_nothing(
         ("executor", "podman", "--executor", "podman", "'podman'"),
     ],
 )
+@pytest.mark.slow
 def test_a_bad_option_is_the_cli_s_message_naming_the_keyword(
     keyword: str, value: object, flag: str, text: str, reason: str
 ) -> None:

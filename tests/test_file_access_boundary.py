@@ -11,7 +11,11 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from testing.paths import REPO_ROOT
+
+pytestmark = pytest.mark.slow
 
 PACKAGE = REPO_ROOT / "scbench_ci"
 GUARD = "scbench_ci.trust.untrusted_tree"

@@ -40,6 +40,8 @@ from testing.paths import EXAMPLES
 from testing.results import make_run
 from tests.results.test_file import checkpoint
 
+pytestmark = pytest.mark.slow
+
 FUZZ = settings(
     max_examples=100,
     derandomize=True,

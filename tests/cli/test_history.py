@@ -7,12 +7,16 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
 from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import make_checkpoint, make_run, make_test
+
+pytestmark = pytest.mark.slow
 
 WORDSTAT = EXAMPLES / "wordstat"
 SHA = "0123456789abcdef0123456789abcdef01234567"

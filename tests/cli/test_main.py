@@ -16,6 +16,8 @@ from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 from testing.results import checkpoint_documents
 
+pytestmark = pytest.mark.slow
+
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 
 

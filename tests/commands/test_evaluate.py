@@ -90,6 +90,7 @@ def _recorded(lines: list[str]) -> Iterator[TextIO | None]:
     lines.append("closed")
 
 
+@pytest.mark.slow
 def test_the_output_folder_and_the_exit_code(tmp_path: Path) -> None:
     """results.json and summary.md, naming the artifact as the run's problems make it; the
     verdict read through `fail_on`."""

@@ -14,6 +14,8 @@ from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.executors.processes import STEP_VARIABLE
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 
+pytestmark = pytest.mark.slow
+
 CANARY = "scbench-local-canary"
 
 

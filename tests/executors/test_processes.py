@@ -104,6 +104,7 @@ def test_a_command_that_cannot_start_exits_127(tmp_path: Path) -> None:
     assert b"cannot run no-such-command-here" in tree.stdout.read()
 
 
+@pytest.mark.slow
 def test_a_killed_subreaper_still_leaves_nothing_and_touches_no_other_tree(
     tmp_path: Path, trees: list[ProcessTree]
 ) -> None:
@@ -170,6 +171,7 @@ def test_running_since_is_the_start_time() -> None:
     assert running_since(2**22 + 1) is None  # past the largest pid
 
 
+@pytest.mark.slow
 def test_a_run_does_not_outlive_the_process_that_started_it(tmp_path: Path) -> None:
     """scbench-ci killed hard (SIGKILL) mid-run: the subreaper kills the run and exits."""
     tag = f"{CANARY}-tree-orphaned-{os.getpid()}"

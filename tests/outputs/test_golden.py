@@ -24,6 +24,8 @@ from testing.golden import (
 )
 from testing.paths import REPO_ROOT
 
+pytestmark = pytest.mark.slow
+
 UPDATING = os.environ.get(UPDATE_VARIABLE) == "1"
 
 

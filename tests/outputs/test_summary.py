@@ -746,6 +746,7 @@ def many_tracebacks(problem: Problem) -> RunResult:
         ("huge", 20_000, 3),
     ],
 )
+@pytest.mark.slow
 def test_each_level_is_reached_and_fits(
     request: pytest.FixtureRequest, fixture: str, max_bytes: int, level: int
 ) -> None:
@@ -811,6 +812,7 @@ def broken_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output / "results.json"
 
 
+@pytest.mark.slow
 def test_the_summary_of_a_real_failing_run(broken_run: Path) -> None:
     run = scbench("summary", broken_run)
     assert run.returncode == 0, run.stderr
@@ -836,6 +838,7 @@ def test_the_summary_of_a_real_failing_run_renders(broken_run: Path) -> None:
     assert tags.count("table") == 4
 
 
+@pytest.mark.slow
 def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) -> None:
     target = tmp_path / "summary.md"
     url = "https://github.com/o/r/actions/runs/1/artifacts/2"
@@ -859,6 +862,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_results_are_one_line_and_exit_2(
     tmp_path: Path, content: str | None, error: str
 ) -> None:
@@ -886,6 +890,7 @@ def test_bad_results_are_one_line_and_exit_2(
         ("totals", {"passed": "1"}, "checkpoints[0].totals: 'failed' is a required property"),
     ],
 )
+@pytest.mark.slow
 def test_a_document_with_bad_parts_is_refused(
     problem: Problem, tmp_path: Path, key: str, value: object, error: str
 ) -> None:
@@ -901,6 +906,7 @@ def test_a_document_with_bad_parts_is_refused(
     assert f"problems[0].{error}" in run.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_artifact_url_is_one_line_and_exit_2(problem: Problem, tmp_path: Path) -> None:
     path = write_results(
         document(problem, checkpoint_result(problem, "checkpoint_1", [])), tmp_path

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
+
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
@@ -71,6 +73,9 @@ def test_the_history_section_charts_tabulates_and_lists_the_trends() -> None:
     )
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.npm
 def test_the_chart_is_drawn_by_mermaid_with_a_line_per_group() -> None:
     (chart,) = mermaid_blocks(render_summary(nights(6)))
 
@@ -84,6 +89,9 @@ def test_the_chart_is_drawn_by_mermaid_with_a_line_per_group() -> None:
     assert labels[:7] == ["Pass rate per group, oldest run first (%)", *"123456"]
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.npm
 def test_a_group_without_tests_has_no_line_and_a_dash_in_its_column() -> None:
     markdown = render_summary(nights(3, {"core": (Group.CORE, [P, P, P])}))
     (chart,) = mermaid_blocks(markdown)

@@ -8,6 +8,8 @@ import pytest
 from testing.github_page import CONTENT_WIDTH_PX, TableWidth, measure
 from testing.golden import SCENARIOS
 
+pytestmark = pytest.mark.browser
+
 WIDE_TABLE = (
     "| " + " | ".join(f"column_{index}" for index in range(40)) + " |\n" + "| --- " * 40 + "|\n"
 )

@@ -67,6 +67,7 @@ BOMB = "".join(
         ("name: a\n\nstate: \x00", "invalid YAML at line 3, column 8: character U+0000"),
     ],
 )
+@pytest.mark.slow
 def test_yaml_that_is_refused_or_invalid(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(text, encoding="utf-8")

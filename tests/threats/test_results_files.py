@@ -23,6 +23,8 @@ from scbench_ci.results.model import CheckpointResult, TestResult, count_groups,
 from testing.paths import EXAMPLES
 from testing.results import make_run, make_test
 
+pytestmark = pytest.mark.slow
+
 Document = dict[str, Any]
 INFINITE = 123456.789
 """Written as 1e999 (which JSON parses to infinity)."""

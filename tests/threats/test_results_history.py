@@ -23,6 +23,8 @@ from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import make_checkpoint, make_run, make_test
 
+pytestmark = pytest.mark.slow
+
 Document = dict[str, Any]
 KEY = "demo/checkpoint_1"
 DEEP = "written as lists nested 10,000 deep"

@@ -57,6 +57,7 @@ def test_a_file_past_its_cap_is_refused(tree: Path) -> None:
         opened.read_file("folder/file.txt", max_bytes=3)
 
 
+@pytest.mark.slow
 def test_a_walk_has_no_recursion_and_stops_at_its_caps(tmp_path: Path) -> None:
     nest(tmp_path, 5000)
     try:

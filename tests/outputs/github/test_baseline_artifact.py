@@ -218,6 +218,7 @@ def test_runs_without_the_artifact_is_a_warning(
     )
 
 
+@pytest.mark.slow
 def test_only_the_last_thirty_runs_are_looked_at(
     double: RestDouble, env: dict[str, str], tmp_path: Path
 ) -> None:

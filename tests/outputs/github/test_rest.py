@@ -207,6 +207,7 @@ def test_a_429_is_tried_again_after_retry_after(double: RestDouble) -> None:
     assert [recorded.status for recorded in double.requests] == [429, 200]
 
 
+@pytest.mark.slow
 def test_a_secondary_rate_limit_is_tried_again_after_retry_after(double: RestDouble) -> None:
     double.fail_next(
         1, 403, headers={"Retry-After": "1"}, message="You have exceeded a secondary rate limit."
