@@ -17,4 +17,6 @@ mypy
 echo "== import contracts"
 lint-imports --no-cache
 echo "== pytest"
-pytest "$@"
+# Tests are independent (their own folders, ports, container labels): they run side by side, a
+# module's Ray cluster tests together. SCBENCH_TEST_WORKERS=0 runs them in this process, in order.
+pytest -n "${SCBENCH_TEST_WORKERS:-4}" --dist loadgroup --durations=25 "$@"
