@@ -3,8 +3,9 @@ explicit targets (the Python API's), each one job.
 
 Everything the user can get wrong is found here, before any test runs, and reported all at once:
 problems that do not load, checkpoints that do not exist, test files that are missing, two
-problems that would share an output folder. A submission folder that does not exist is not an
-error of the run: that job's result says so (failure kind `missing`).
+problems that would share an output folder, a single submission folder (no `{problem}` or
+`{checkpoint}` in it) that does not exist. A templated submission folder that does not exist is
+not an error of the run: that job's result says so (failure kind `missing`).
 """
 
 from __future__ import annotations
@@ -146,6 +147,7 @@ def plan_jobs(
         if key not in known
     ]
     errors += _output_conflicts(jobs, real_path(output_dir))
+    errors += _missing_single_submission(submission_template)
     if errors:
         _raise_all(errors)
     if confine_submissions_to is not None:
@@ -205,6 +207,16 @@ def plan_targets(
     if errors:
         _raise_all(errors)
     return Plan(problems=tuple(problems), jobs=tuple(jobs))
+
+
+def _missing_single_submission(submission_template: str) -> list[ScbenchError]:
+    """One submission folder for every job, and it is not there: a typo of the run, not a failure
+    of each evaluation (a templated folder that is missing is that evaluation's `missing`)."""
+    if PROBLEM_PLACEHOLDER in submission_template or CHECKPOINT_PLACEHOLDER in submission_template:
+        return []
+    if os.path.lexists(submission_template):
+        return []
+    return [UsageError(f"submission {submission_template!r}: no such folder")]
 
 
 def _confine(jobs: list[Job], submission_template: str, folder: Path) -> None:

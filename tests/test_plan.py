@@ -107,16 +107,23 @@ def test_a_folder_without_problems_is_refused(tmp_path: Path) -> None:
         plan_jobs((tmp_path,), "all", ".", tmp_path / "o", None)
 
 
-def test_a_missing_submission_is_planned_not_refused(repository: Path) -> None:
+def test_a_missing_templated_submission_is_planned_not_refused(repository: Path) -> None:
     plan = plan_jobs(
         (repository / "problems/alpha",),
         "one",
-        str(repository / "nowhere"),
+        str(repository / "nowhere/{checkpoint}"),
         repository / "o",
         False,
     )
-    assert plan.jobs[0].submission == repository / "nowhere"
+    assert plan.jobs[0].submission == repository / "nowhere/one"
     assert plan.jobs[0].include_prior_tests is False
+
+
+def test_a_single_submission_that_is_not_there_is_refused(repository: Path) -> None:
+    """One folder for every job: a missing one is a typo of the run, exit 2 before anything."""
+    with pytest.raises(UsageError) as refused:
+        plan_jobs((repository / "problems/alpha",), "one", "nowhere", repository / "o", False)
+    assert str(refused.value) == "submission 'nowhere': no such folder"
 
 
 def test_a_repeated_job_runs_in_a_folder_of_its_own_each_time(repository: Path) -> None:

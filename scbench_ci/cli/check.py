@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "request, its base branch: the diff REF...HEAD, and changes not committed yet)",
     )
     parser.add_argument(
+        "-j",
         "--jobs",
         type=argument_type("--jobs", job_count),
         default=DEFAULT_JOBS,
@@ -69,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_run_arguments(parser)
     parser.add_argument(
+        "-o",
         "--output",
         type=Path,
         default=Path(".scbench"),
@@ -76,7 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where the runs' reports and logs, results.json and summary.md go "
         "(default: ./.scbench)",
     )
-    parser.add_argument("--quiet", action="store_true", help="do not show a line per finished run")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="do not show a line per finished run"
+    )
     take_pytest_arguments(parser)
 
 

@@ -57,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "`{problem}` (without it, several problems need `{problem}`)",
     )
     parser.add_argument(
+        "-j",
         "--jobs",
         type=argument_type("--jobs", job_count),
         default=DEFAULT_JOBS,
@@ -123,6 +124,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="count flaky tests as passed for the policy (default: as failed)",
     )
     parser.add_argument(
+        "-o",
         "--output",
         type=Path,
         default=Path(".scbench"),
@@ -130,7 +132,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where reports, logs and results.json go (default: ./.scbench)",
     )
     parser.add_argument(
-        "--quiet", action="store_true", help="do not stream the test output; print only the report"
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="do not stream the test output; print only the report",
     )
     take_pytest_arguments(parser)
 

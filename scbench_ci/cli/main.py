@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from scbench_ci import __version__
 from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summary
+from scbench_ci.cli.forgiving import ForgivingParser
 from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
 
@@ -30,7 +31,7 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         split = arguments.index("--")
         arguments, passthrough = arguments[:split], arguments[split + 1 :]
 
-    parser = argparse.ArgumentParser(
+    parser = ForgivingParser(
         prog="scbench-ci",
         description="Evaluate a code submission against a checkpoint of an SCBench problem.",
     )
@@ -40,6 +41,11 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         summary = (module.__doc__ or "").split(":", 1)[-1].strip()
         sub = subcommands.add_parser(name, help=summary, description=summary)
         module.add_arguments(sub)
+    command = next((index for index, word in enumerate(arguments) if word in COMMANDS), None)
+    if command is not None:
+        chosen = subcommands.choices[arguments[command]]
+        assert isinstance(chosen, ForgivingParser)
+        chosen.refuse_unknown_flags(arguments[command + 1 :])
     args = parser.parse_args(arguments)
     args.pytest_args = passthrough
     return args

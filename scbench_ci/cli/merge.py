@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_comparison_arguments(parser)
     parser.add_argument(
+        "-o",
         "--output",
         type=Path,
         default=Path(".scbench"),

@@ -29,7 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the name of that artifact (default: point to the folder of RESULTS_JSON)",
     )
     parser.add_argument(
-        "--output", type=Path, metavar="FILE", help="write the markdown to FILE (default: stdout)"
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the markdown to FILE (default: stdout)",
     )
     parser.add_argument(
         "--fail-on",

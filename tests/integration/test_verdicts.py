@@ -77,7 +77,7 @@ def test_a_checkpoint_without_core_tests_says_why_it_failed(
 
 
 def test_a_failure_kind_is_why_it_failed(tmp_path: Path) -> None:
-    run = evaluate(tmp_path / "out", "--submission", tmp_path / "absent")
+    run = evaluate(tmp_path / "out", "--submission", tmp_path / "absent/{checkpoint}")
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.count("  why it failed: missing: the submission folder") == 2
     summary = (tmp_path / "out/summary.md").read_text()

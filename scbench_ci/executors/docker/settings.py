@@ -20,6 +20,7 @@ from scbench_ci.option_values import BadValue, boolean, optional_text, positive_
 
 DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
 DEFAULT_MEMORY = "4g"
+MIN_MEMORY_BYTES = 6 * 1024 * 1024
 DEFAULT_CPUS = 2.0
 DEFAULT_PIDS_LIMIT = 1024
 DEFAULT_DISK = "auto"
@@ -36,6 +37,16 @@ def size(option: str, value: str) -> str:
         number = 0
     if number <= 0:
         raise BadValue(option, f"not a size like 512m or 4g: {value!r}")
+    return value
+
+
+def memory(option: str, value: str) -> str:
+    """A size, at least Docker's least memory limit (6 MiB): a bare `4` is 4 bytes, which no
+    container can start in, so it is refused before anything runs."""
+    size(option, value)
+    if parse_bytes(value) < MIN_MEMORY_BYTES:
+        hint = f" (did you mean {value}g?)" if value.isdigit() else ""
+        raise BadValue(option, f"{value!r} is less than Docker's least memory limit, 6m{hint}")
     return value
 
 
@@ -85,7 +96,7 @@ class DockerSettings:
         flag="--memory",
         input="memory",
         metavar="SIZE",
-        parse=size,
+        parse=memory,
         help="memory limit, no swap (default: %(default)s)",
     )
     cpus: float = _setting(
