@@ -33,7 +33,7 @@ def render_trends(found: Trends | None, source: str) -> str:
         )
     lines += [
         "",
-        f"Flaky (the outcome flipped at least twice): {len(found.flaky)}",
+        f"Flaky (the same inputs gave different outcomes): {len(found.flaky)}",
         *_listed([_trend_line(trend) for trend in found.flaky]),
         f"Newly flaky (every flip in the last {NEWLY_FLAKY_RUNS} runs): {len(found.newly_flaky)}",
         *_listed([_trend_line(trend) for trend in found.newly_flaky]),

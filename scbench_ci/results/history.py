@@ -9,6 +9,7 @@ nothing in it decides a verdict or an exit code.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -41,6 +42,14 @@ def keeps(text: str) -> bool:
     return 0 < len(text) <= MAX_ID_CHARS and text.isprintable()
 
 
+def kept_fingerprint(fingerprint: str | None) -> str | None:
+    """A checkpoint's fingerprint as a history keeps it: a sha256 in hex, else unknown (a loaded
+    baseline's is whatever its file says)."""
+    if fingerprint is not None and re.fullmatch("[0-9a-f]{64}", fingerprint):
+        return fingerprint
+    return None
+
+
 @dataclass(frozen=True)
 class CheckpointRecord:
     passed: bool
@@ -48,6 +57,9 @@ class CheckpointRecord:
     """Its counts per group (without the flaky count)."""
     outcomes: Mapping[str, Status]
     """Each test it ran: its id and status."""
+    fingerprint: str | None = None
+    """What it tested (results.json's `fingerprint`: the submission, the tests, the settings):
+    runs of the same fingerprint had the same inputs. None when unknown."""
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ def _run_json(run: RunRecord, ids: Mapping[str, Mapping[str, None]]) -> dict[str
                     else NOT_RUN
                     for test in ids[key]
                 ),
+                **({"fingerprint": checkpoint.fingerprint} if checkpoint.fingerprint else {}),
             }
             for key, checkpoint in run.checkpoints.items()
         },
@@ -158,6 +159,7 @@ def history_from_json(document: Mapping[str, Any]) -> History:
                             for test, letter in zip(tests[key], checkpoint["outcomes"], strict=True)
                             if letter != NOT_RUN
                         },
+                        fingerprint=checkpoint.get("fingerprint"),
                     )
                     for key, checkpoint in run["checkpoints"].items()
                 },

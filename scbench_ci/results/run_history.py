@@ -18,6 +18,7 @@ from scbench_ci.results.history import (
     RunRecord,
     checkpoint_key,
     keeps,
+    kept_fingerprint,
 )
 from scbench_ci.results.history_json import encoded_size, history_to_json
 from scbench_ci.results.model import RunResult
@@ -48,6 +49,7 @@ def record_of(run: RunResult, commit: str | None) -> RunRecord:
                         MAX_TESTS,
                     )
                 ),
+                fingerprint=kept_fingerprint(checkpoint.fingerprint),
             )
             for key, checkpoint in kept
         },

@@ -1,12 +1,14 @@
-"""What a history says over its runs: the pass rate of each group run by run, the tests whose
-outcome flips, those that newly do, and how long each failing test has been failing.
+"""What a history says over its runs: the pass rate of each group run by run, the tests that are
+flaky, those that newly are, and how long each failing test has been failing.
 
-A test's outcome in a run is a pass (passed, xpassed) or a failure (failed, error, flaky: it
-failed at least once); a run that skipped it, xfailed it or did not run it is passed over. A flip
-is a run whose outcome differs from the one before it that had one. A test is flaky when it
-flipped at least FLAKY_FLIPS times (one flip is a regression or a fix), newly flaky when every
-flip was in the last NEWLY_FLAKY_RUNS runs and it had an outcome before them. A test failing in
-the last run has been failing since the first run of its unbroken failures (runs passed over do
+A test's outcome in a run is a pass (passed, xpassed) or a failure (failed, error, flaky); a run
+that skipped it, xfailed it or did not run it is passed over. Flaky means that the same inputs gave
+different outcomes, never that the code changed: a test is flaky when its reruns or repeats in one
+run disagreed (status flaky), or when two runs of the same inputs (the checkpoint's fingerprint:
+the submission, the tests and the settings) gave it different outcomes. Each such disagreement is
+a flip; a break followed by a fix, with other code each time, is none. A test is newly flaky when
+every flip was in the last NEWLY_FLAKY_RUNS runs and it had an outcome before them. A test failing
+in the last run has been failing since the first run of its unbroken failures (runs passed over do
 not break them).
 """
 
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from itertools import pairwise
 from typing import Any
 
 from scbench_ci.problem.model import Group
@@ -22,7 +23,6 @@ from scbench_ci.reports import FAILING, PASSING, Status
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 
-FLAKY_FLIPS = 2
 NEWLY_FLAKY_RUNS = 5
 
 
@@ -47,6 +47,7 @@ class TestTrend:
     """The runs it passed or failed in."""
     failed: int
     flips: int
+    """Times the same inputs gave it different outcomes (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,11 @@ class Trends:
 def trends(history: History) -> Trends:
     tests = list(_test_outcomes(history))
     flaky = sorted(
-        (trend for trend, _ in tests if trend.flips >= FLAKY_FLIPS),
+        (trend for trend, _ in tests if trend.flips),
         key=lambda t: (-t.flips, -t.failed, t.checkpoint, t.test),
     )
     recent = len(history.runs) - NEWLY_FLAKY_RUNS
-    newly = [
-        trend
-        for trend, outcomes in tests
-        if trend.flips >= FLAKY_FLIPS and _flips_since(outcomes, recent)
-    ]
+    newly = [trend for trend, outcomes in tests if trend.flips and _flips_since(outcomes, recent)]
     return Trends(
         runs=len(history.runs),
         window=history.window,
@@ -95,8 +92,19 @@ def trends(history: History) -> Trends:
     )
 
 
-Outcomes = list[tuple[int, bool]]
-"""A test's outcomes: (the run's index, whether it failed), for each run it had one in."""
+@dataclass(frozen=True)
+class Outcome:
+    run: int
+    """The run's index in the history."""
+    failed: bool
+    inputs: str | None
+    """The checkpoint's fingerprint in that run; None when unknown (never the same inputs)."""
+    disagreed: bool
+    """Its reruns or repeats in that run disagreed (status flaky)."""
+
+
+Outcomes = list[Outcome]
+"""A test's outcomes, for each run it had one in, oldest first."""
 
 
 def _test_outcomes(history: History) -> Iterator[tuple[TestTrend, Outcomes]]:
@@ -104,13 +112,29 @@ def _test_outcomes(history: History) -> Iterator[tuple[TestTrend, Outcomes]]:
     for index, run in enumerate(history.runs):
         for key, checkpoint in run.checkpoints.items():
             for test, status in checkpoint.outcomes.items():
-                outcome = _failed(status)
-                if outcome is not None:
-                    found.setdefault((key, test), []).append((index, outcome))
+                failed = _failed(status)
+                if failed is not None:
+                    outcome = Outcome(index, failed, checkpoint.fingerprint, status is Status.FLAKY)
+                    found.setdefault((key, test), []).append(outcome)
     for (key, test), outcomes in found.items():
-        flips = sum(a[1] != b[1] for a, b in pairwise(outcomes))
-        failures = sum(failed for _, failed in outcomes)
+        failures = sum(outcome.failed for outcome in outcomes)
+        flips = len(_flip_runs(outcomes))
         yield TestTrend(key, test, len(outcomes), failures, flips), outcomes
+
+
+def _flip_runs(outcomes: Outcomes) -> list[int]:
+    """The runs in which the same inputs gave another outcome: a run whose reruns disagreed,
+    and a run whose outcome differs from the last earlier one of the same fingerprint."""
+    flips = [outcome.run for outcome in outcomes if outcome.disagreed]
+    last_of_inputs: dict[str, bool] = {}
+    for outcome in outcomes:
+        if outcome.inputs is None:
+            continue
+        earlier = last_of_inputs.get(outcome.inputs)
+        if earlier is not None and earlier != outcome.failed:
+            flips.append(outcome.run)
+        last_of_inputs[outcome.inputs] = outcome.failed
+    return flips
 
 
 def _failed(status: Status) -> bool | None:
@@ -124,20 +148,20 @@ def _failed(status: Status) -> bool | None:
 
 def _flips_since(outcomes: Outcomes, first: int) -> bool:
     """Every flip was in a run from index `first` on, and there was an outcome before it."""
-    if not outcomes or outcomes[0][0] >= first:
+    if not outcomes or outcomes[0].run >= first:
         return False
-    return all(later[0] >= first for earlier, later in pairwise(outcomes) if earlier[1] != later[1])
+    return all(run >= first for run in _flip_runs(outcomes))
 
 
 def _failing(history: History, tests: list[tuple[TestTrend, Outcomes]]) -> Iterator[FailingStreak]:
     last = len(history.runs) - 1
     for trend, outcomes in tests:
-        if outcomes[-1] != (last, True):
+        if outcomes[-1].run != last or not outcomes[-1].failed:
             continue
         streak = 0
-        while streak < len(outcomes) and outcomes[-1 - streak][1]:
+        while streak < len(outcomes) and outcomes[-1 - streak].failed:
             streak += 1
-        first = outcomes[-streak][0]
+        first = outcomes[-streak].run
         yield FailingStreak(trend.checkpoint, trend.test, history.runs[first].started_at, streak)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -91,10 +92,9 @@ def test_the_trends_print_as_a_terminal_shows_them(tmp_path: Path) -> None:
     """A test id no history keeps (an OSC sequence in it) is in none of them."""
     run = None
     for day, status in enumerate([Status.PASSED, Status.FAILED, Status.PASSED, Status.FAILED], 1):
-        tonight = make_run(
-            make_checkpoint(make_test("flips", status), make_test("id\x1b]0;x\x07", status)),
-            started_at=f"2026-05-0{day}T01:30:00+00:00",
-        )
+        tests = (make_test("flips", status), make_test("id\x1b]0;x\x07", status))
+        same_inputs = replace(make_checkpoint(*tests), fingerprint="c" * 64)
+        tonight = make_run(same_inputs, started_at=f"2026-05-0{day}T01:30:00+00:00")
         run = with_history(tonight, 10, None, carried(run))
     assert run is not None
     done = run_cli("history", write_results(run, tmp_path))
@@ -113,7 +113,7 @@ def test_the_trends_print_as_a_terminal_shows_them(tmp_path: Path) -> None:
         "    4  2026-05-04 01:30  -                 0.0%              -              -"
         "              -\n"
         "\n"
-        "Flaky (the outcome flipped at least twice): 1\n"
+        "Flaky (the same inputs gave different outcomes): 1\n"
         "  demo/checkpoint_1  tests/test_checkpoint_1.py::flips: failed 2 of 4, 3 flips\n"
         "Newly flaky (every flip in the last 5 runs): 0\n"
         "Failing now: 1\n"

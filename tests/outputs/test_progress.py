@@ -20,7 +20,9 @@ from testing.problems import ProblemFolder
 @pytest.fixture
 def jobs(tmp_path: Path) -> list[Job]:
     ProblemFolder(tmp_path / "demo")
-    plan = plan_jobs((tmp_path / "demo",), "all", str(tmp_path / "x"), tmp_path / "o", None)
+    plan = plan_jobs(
+        (tmp_path / "demo",), "all", str(tmp_path / "{checkpoint}"), tmp_path / "o", None
+    )
     return list(plan.jobs)
 
 

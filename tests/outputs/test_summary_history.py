@@ -34,7 +34,10 @@ def nights(count: int, schedule: dict[str, tuple[Group, list[Status]]] = SCHEDUL
             make_test(name, statuses[number - 1], group)
             for name, (group, statuses) in schedule.items()
         ]
-        tonight = make_run(make_checkpoint(*tests), started_at=f"2026-03-0{number}T02:00:00+00:00")
+        # The same code nights 1-4, a change on night 5 (when `breaks` broke).
+        inputs = "c" * 64 if number <= 4 else "d" * 64
+        checkpoint = replace(make_checkpoint(*tests), fingerprint=inputs)
+        tonight = make_run(checkpoint, started_at=f"2026-03-0{number}T02:00:00+00:00")
         run = with_history(tonight, 30, COMMIT, carried(run))
     assert run is not None
     return run
@@ -59,14 +62,15 @@ def test_the_history_section_charts_tabulates_and_lists_the_trends() -> None:
     assert "Lines: Core blue, Functionality green, Error red, Regression brown." in markdown
     assert "| 2 | 2026-03-02 02:00 | `c0ffee0` | 100.0% | 0.0% | 100.0% | 100.0% |" in markdown
     assert (
-        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::flaky</code> | 2 of 6 | 4 |"
+        "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::flaky</code> | 2 of 6 | 3 |"
         in markdown
     )
     assert (
         "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::breaks</code> "
         "| 2026-03-05 02:00, 2 runs |" in markdown
     )
-    # Its flips were in runs 2, 3, 5 and 6: all in the last five, after a run that passed.
+    # Its flips were in runs 2 and 3 with the first code and 6 with the second: all in the last
+    # five, after a run that passed; `breaks` broke with the change, which is no flip.
     assert (
         "**Newly flaky** (every flip in the last 5 runs): <code>tests/test\\_checkpoint\\_1.py"
         "::flaky</code> (checkpoint\\_1, failed 2 of 6)." in markdown

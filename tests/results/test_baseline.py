@@ -39,7 +39,12 @@ def test_a_bad_baseline_stops_the_run_before_it_starts(
 ) -> None:
     (tmp_path / "results.json").write_text('{"schema_version": 3}')
     problem = ("--problem", str(EXAMPLES / "wordstat"), "--checkpoint", "checkpoint_1")
-    where = ("--submission", str(tmp_path / "nothing"), "--output", str(tmp_path / "out"))
+    where = (
+        "--submission",
+        str(tmp_path / "nothing/{checkpoint}"),
+        "--output",
+        str(tmp_path / "out"),
+    )
     code = main(["evaluate", *problem, *where, "--baseline", str(tmp_path), "--executor", "local"])
     assert code == 2
     assert "not a scbench-ci results file" in capsys.readouterr().err

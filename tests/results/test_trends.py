@@ -28,6 +28,9 @@ SCHEDULE: dict[str, list[Status | None]] = {
 }
 KEY = "demo/checkpoint_1"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
+# What each night tested: the code of nights 1-7, then a change on night 8 (`breaks` broke and
+# `added_broken` came with it).
+FIRST_CODE, SECOND_CODE = "a" * 64, "b" * 64
 
 
 def night(number: int) -> RunResult:
@@ -36,7 +39,9 @@ def night(number: int) -> RunResult:
         for name, statuses in SCHEDULE.items()
         if statuses[number - 1] is not None
     ]
-    return make_run(make_checkpoint(*tests), started_at=started(number))
+    inputs = FIRST_CODE if number <= 7 else SECOND_CODE
+    checkpoint = replace(make_checkpoint(*tests), fingerprint=inputs)
+    return make_run(checkpoint, started_at=started(number))
 
 
 def started(number: int) -> str:
@@ -67,11 +72,13 @@ def test_ten_nights_give_exactly_these_trends(tmp_path: Path) -> None:
     assert [record.commit for record in last.history.runs] == [COMMIT, None] * 5
     found = trends(last.history)
     assert (found.runs, found.window) == (10, 30)
+    # `flaky` flipped on nights 3, 4 and 7 with the first code; `newly_flaky` on night 7 with
+    # the first and on nights 9 and 10 with the second, all in the last five runs.
     assert found.flaky == (
-        TestTrend(KEY, node_id("flaky"), runs=10, failed=2, flips=4),
-        TestTrend(KEY, node_id("newly_flaky"), runs=10, failed=2, flips=4),
+        TestTrend(KEY, node_id("flaky"), runs=10, failed=2, flips=3),
+        TestTrend(KEY, node_id("newly_flaky"), runs=10, failed=2, flips=3),
     )
-    assert found.newly_flaky == (TestTrend(KEY, node_id("newly_flaky"), 10, 2, 4),)
+    assert found.newly_flaky == (TestTrend(KEY, node_id("newly_flaky"), 10, 2, 3),)
     assert found.failing == (
         FailingStreak(KEY, node_id("breaks"), since=started(8), runs=3),
         FailingStreak(KEY, node_id("added_broken"), since=started(9), runs=2),
@@ -91,9 +98,10 @@ def test_the_window_keeps_the_last_runs_and_the_trends_follow_it(tmp_path: Path)
     assert last.history is not None
     assert [r.started_at for r in last.history.runs] == [started(n) for n in range(7, 11)]
     found = trends(last.history)
-    # Nights 7 to 10: `flaky` failed once then passed (one flip); `newly_flaky` flipped 3 times,
-    # all of them in the last five runs, but it had no outcome before them.
-    assert found.flaky == (TestTrend(KEY, node_id("newly_flaky"), 4, 2, 3),)
+    # Nights 7 to 10: `flaky` failed with the first code, then passed with the second (no flip);
+    # `newly_flaky` flipped twice with the second code, in the last five runs, but it had no
+    # outcome before them.
+    assert found.flaky == (TestTrend(KEY, node_id("newly_flaky"), 4, 2, 2),)
     assert found.newly_flaky == ()
     assert found.failing[0] == FailingStreak(KEY, node_id("breaks"), started(8), 3)
 
@@ -116,3 +124,39 @@ def test_tests_a_history_cannot_keep_are_left_out() -> None:
     run = with_history(make_run(make_checkpoint(odd, long, make_test("z", F))), 30, None, ())
     assert run.history is not None
     assert dict(run.history.runs[0].checkpoints[KEY].outcomes) == {node_id("z"): F}
+
+
+def test_a_break_then_a_fix_with_other_code_is_not_flaky() -> None:
+    """Reference, broken, reference: each change of outcome came with a change of code."""
+    reference, broken = "1" * 64, "2" * 64
+    runs = [(reference, P), (broken, F), (reference, P)]
+    history = None
+    for number, (inputs, status) in enumerate(runs, start=1):
+        checkpoint = replace(make_checkpoint(make_test("t", status)), fingerprint=inputs)
+        before = history.runs if history is not None else ()
+        run = with_history(make_run(checkpoint, started_at=started(number)), 30, None, before)
+        history = run.history
+    assert history is not None
+    assert trends(history).flaky == ()
+
+
+def test_the_same_inputs_with_another_outcome_are_flaky_and_so_are_disagreeing_reruns() -> None:
+    same = "3" * 64
+    outcomes = [(same, P), (same, F), (None, P), (None, Status.FLAKY)]
+    history = None
+    for number, (inputs, status) in enumerate(outcomes, start=1):
+        checkpoint = replace(make_checkpoint(make_test("t", status)), fingerprint=inputs)
+        before = history.runs if history is not None else ()
+        run = with_history(make_run(checkpoint, started_at=started(number)), 30, None, before)
+        history = run.history
+    assert history is not None
+    # Night 2 (the same inputs failed) and night 4 (its reruns disagreed); night 3's inputs are
+    # unknown, so they are nobody's same.
+    assert trends(history).flaky == (TestTrend(KEY, node_id("t"), runs=4, failed=2, flips=2),)
+
+
+def test_a_baseline_s_fingerprint_that_is_no_sha256_is_kept_as_unknown() -> None:
+    forged = replace(make_checkpoint(make_test("t", P)), fingerprint="not-a-hash")
+    run = with_history(make_run(forged), 30, None, ())
+    assert run.history is not None
+    assert run.history.runs[0].checkpoints[KEY].fingerprint is None
