@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar, cast
 
 from scbench_ci.commands.channels import BaselineSource, Echo
 from scbench_ci.executors import EXECUTOR_NAMES
@@ -195,6 +195,31 @@ def baseline_file(path: Path | None) -> BaselineSource:
     return lambda: load_baseline(path) if path is not None else None
 
 
+class LineTrackingStdout:
+    """`sys.stdout` (whichever it is when written), knowing whether its last write left a line
+    open (a test's output cut by Ctrl-C, a live status line), so that what comes after starts
+    on a line of its own."""
+
+    line_open = False
+
+    def write(self, text: str) -> int:
+        if text:
+            self.line_open = not text.endswith("\n")
+        return sys.stdout.write(text)
+
+    def end_line(self) -> None:
+        if self.line_open:
+            self.write("\n")
+            sys.stdout.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stdout, name)
+
+
+STDOUT = LineTrackingStdout()
+"""The runs' output as the CLI writes it; `end_line` before a message that ends the run."""
+
+
 def terminal(quiet: bool) -> Echo:
     """The tests' output streamed to stdout, unless quiet."""
 
@@ -203,10 +228,11 @@ def terminal(quiet: bool) -> Echo:
         if quiet:
             yield None
             return
+        stream = cast(TextIO, STDOUT)
         # In a workflow step, nothing the submission prints may be read as a workflow command.
         in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
-        with commands_stopped(sys.stdout) if in_workflow else contextlib.nullcontext():
-            yield sys.stdout
+        with commands_stopped(stream) if in_workflow else contextlib.nullcontext():
+            yield stream
 
     return opened
 

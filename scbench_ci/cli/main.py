@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from scbench_ci import __version__
 from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summary
+from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.forgiving import ForgivingParser
 from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
@@ -59,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _report(ending: Ending) -> None:
+    STDOUT.end_line()
     if ending.cancelled:
         print(f"scbench-ci: {ending.message}", file=sys.stderr)
     else:

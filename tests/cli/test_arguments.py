@@ -8,7 +8,10 @@ import re
 import pytest
 
 from scbench_ci.cli import evaluate
+from scbench_ci.cli import main as cli_main
+from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.main import parse_arguments
+from scbench_ci.error_handler import Ending
 from scbench_ci.executors.docker.settings import DockerSettings
 
 WHERE = ("evaluate", "--problem", "p", "--checkpoint", "checkpoint_1", "--submission", "s")
@@ -53,3 +56,17 @@ def test_the_help_says_what_follows_double_dash_goes_to_pytest(
     usage, _, rest = capsys.readouterr().out.partition("\n\n")
     assert usage.endswith(" [-- PYTEST ARGS]")
     assert "Whatever follows `--` is given to pytest as it is" in " ".join(rest.split())
+
+
+@pytest.mark.parametrize(
+    ("printed", "expected"), [("PASSED [ 50", "PASSED [ 50\n"), ("done\n", "done\n")]
+)
+def test_an_interrupted_run_s_message_starts_on_a_line_of_its_own(
+    capsys: pytest.CaptureFixture[str], printed: str, expected: str
+) -> None:
+    """A test's output cut mid-line by Ctrl-C is ended before `scbench-ci: interrupted`."""
+    STDOUT.line_open = False
+    STDOUT.write(printed)
+    cli_main._report(Ending(130, "interrupted", cancelled=True))
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (expected, "scbench-ci: interrupted\n")
