@@ -51,7 +51,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from scbench_ci.version import __version__
 
 # The API's names (docs/api.md), each imported from its module when first used: every
 # `scbench_ci.<module>` import and every CLI run imports this package, and should not pay for

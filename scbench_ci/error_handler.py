@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci import __version__
 from scbench_ci.errors import ExitCode, ScbenchError
 from scbench_ci.signals import Terminated, raise_on_sigterm
 from scbench_ci.trust.output_folder import prepare_output, write_file
+from scbench_ci.version import __version__
 
 CRASH_LOG = "crash.log"
 INTERRUPTED = 130

@@ -15,7 +15,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from scbench_ci import __version__
 from scbench_ci.command import build_command, per_test_timeout
 from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission
 from scbench_ci.engines.pool import Slot, run_jobs
@@ -77,6 +76,7 @@ from scbench_ci.trust.seal import (
     Seal,
 )
 from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.version import __version__
 from scbench_ci.workspace import stage_workspace
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)

@@ -6,12 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from scbench_ci import __version__
 from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summary
 from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.forgiving import ForgivingParser
 from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.version import __version__
 
 COMMANDS = {
     "evaluate": evaluate,

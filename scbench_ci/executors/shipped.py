@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from scbench_ci import __version__
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest
 from scbench_ci.executors.docker import archive
@@ -26,6 +25,7 @@ from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import write_file
+from scbench_ci.version import __version__
 
 _WORKSPACE = "workspace"
 _LOGS = (SETUP_LOG, PYTEST_LOG)

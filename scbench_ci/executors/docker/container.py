@@ -13,7 +13,6 @@ from docker.errors import NotFound
 from docker.models.containers import Container
 from docker.types import Mount
 
-from scbench_ci import __version__
 from scbench_ci.executors import processes
 from scbench_ci.executors.docker.layout import (
     IDLE_USER,
@@ -22,6 +21,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_UID,
     WORKSPACE_DIR,
 )
+from scbench_ci.version import __version__
 
 RUN_LABEL = "dev.scbench-ci.run"
 VERSION_LABEL = "dev.scbench-ci.version"
