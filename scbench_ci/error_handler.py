@@ -24,6 +24,8 @@ from scbench_ci.trust.output_folder import prepare_output, write_file
 CRASH_LOG = "crash.log"
 INTERRUPTED = 130
 TERMINATED = 143
+MESSAGE_CHARS = 300
+"""A crash's exception in its one line: its first line, cut to this (the log has it whole)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,11 @@ def write_crash_log(error: BaseException, folder: Path | None) -> Path:
 
 
 def crash_message(error: BaseException, log: Path) -> str:
+    lines = str(error).strip().splitlines()
+    said = lines[0] if lines else ""
+    if len(said) > MESSAGE_CHARS or len(lines) > 1:
+        said = f"{said[:MESSAGE_CHARS]} ..."
     return (
-        f"internal error ({type(error).__name__}: {error}); this is a bug in scbench-ci, not a "
-        f"verdict. The traceback and versions are in {log}"
+        f"internal error ({type(error).__name__}: {said}); this is a bug in scbench-ci, not "
+        f"a verdict. The traceback and versions are in {log}"
     )
