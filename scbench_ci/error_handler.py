@@ -1,6 +1,7 @@
 """The one catch-all, for both front ends: how a command that does not return ends.
 
-An error the user can act on is its exit code and one line; Ctrl-C and SIGTERM are 130 and 143;
+An error the user can act on is its exit code and one line; Ctrl-C and SIGTERM are 130 and 143
+(the first signal decides: those that follow while the run stops are ignored, `signals.py`);
 an unexpected exception is a bug of scbench-ci's, never a verdict: exit code 3 and a log with the
 traceback and the versions, written where the run's output goes, so no caller mistakes a crash
 for a failing submission. Each front end says the line its own way.
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from scbench_ci import __version__
 from scbench_ci.errors import ExitCode, ScbenchError
-from scbench_ci.signals import Terminated, raise_on_sigterm
+from scbench_ci.signals import Terminated, raise_on_signals
 from scbench_ci.trust.output_folder import prepare_output, write_file
 
 CRASH_LOG = "crash.log"
@@ -47,7 +48,7 @@ def handle_errors(
     """`command`'s exit code, or the ending's once `report` has said it. `crash_folder`: where a
     crash's log goes (else a new temporary file); `interrupted`: Ctrl-C's exit code (the action
     ends 143 whichever way it is cancelled)."""
-    raise_on_sigterm()
+    raise_on_signals()
     try:
         return int(command())
     except ScbenchError as error:

@@ -10,15 +10,17 @@ import pytest
 
 from scbench_ci.error_handler import CRASH_LOG, Ending, handle_errors
 from scbench_ci.errors import InfrastructureError, UsageError
-from scbench_ci.signals import Terminated
+from scbench_ci.signals import STOPS, Terminated
 
 
 @pytest.fixture(autouse=True)
-def _sigterm_restored() -> Iterator[None]:
-    """handle_errors makes SIGTERM an exception, as the front ends need; not this process's."""
-    handler = signal.getsignal(signal.SIGTERM)
+def _handlers_restored() -> Iterator[None]:
+    """handle_errors installs the run's SIGINT and SIGTERM handlers, as the front ends need;
+    not this process's."""
+    handlers = {signum: signal.getsignal(signum) for signum in STOPS}
     yield
-    signal.signal(signal.SIGTERM, handler)
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
 
 
 def _ended(error: BaseException, folder: Path | None = None, **how: int) -> tuple[int, Ending]:
