@@ -66,7 +66,8 @@ def evaluate(
 
 def _one_line_error(run: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in run.stderr
-    lines = run.stderr.strip().splitlines()
+    # The local executor's notice comes first once the run has got as far as making it.
+    lines = run.stderr.strip().removeprefix(f"scbench-ci: {LOCAL_NOTICE}\n").splitlines()
     assert len(lines) == 1, run.stderr
     return lines[0]
 
