@@ -109,7 +109,7 @@ def test_bad_input_is_one_line_and_exit_2(
         ("--policy", "strict", "invalid choice: 'strict'"),
         ("--timeout", "-3", "must be more than 0 seconds"),
         ("--session-timeout", "soon", "not a number of seconds"),
-        ("--executor", "vm", "invalid choice: 'vm'"),
+        ("--executor", "vm", "'vm' is not one of docker, local"),
     ],
 )
 def test_bad_flags_exit_2(
