@@ -4,6 +4,7 @@ oldest runs are dropped until it fits, so an accepted baseline and a valid run a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -16,12 +17,14 @@ from scbench_ci.results.history import (
     MAX_CHECKPOINTS,
     MAX_ID_CHARS,
     MAX_TESTS,
+    MAX_WINDOW,
     History,
     checkpoint_key,
 )
 from scbench_ci.results.history_json import encoded_size, history_to_json
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
+from testing.paths import REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test
 
 IDS_A_NIGHT = 500
@@ -110,3 +113,16 @@ def test_any_nights_carried_forward_stay_within_every_cap(
         assert_within_caps(history)
         assert history.runs[-1].started_at == started(night)
         runs = history.runs
+
+
+def test_the_caps_kept_are_the_schema_s() -> None:
+    """What `fits` holds a history to is what the schema refuses past."""
+    schema = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
+    history, run = schema["$defs"]["history"], schema["$defs"]["history_run"]
+    assert history["properties"]["tests"]["maxProperties"] == MAX_CHECKPOINTS
+    assert history["properties"]["tests"]["additionalProperties"]["maxItems"] == MAX_TESTS
+    assert history["properties"]["runs"]["maxItems"] == MAX_WINDOW
+    assert history["properties"]["window"]["maximum"] == MAX_WINDOW
+    assert run["properties"]["checkpoints"]["maxProperties"] == MAX_CHECKPOINTS
+    outcomes = run["properties"]["checkpoints"]["additionalProperties"]["properties"]["outcomes"]
+    assert outcomes["maxLength"] == MAX_TESTS
