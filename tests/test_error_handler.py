@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from scbench_ci.error_handler import CRASH_LOG, Ending, handle_errors
 from scbench_ci.errors import InfrastructureError, UsageError
-from scbench_ci.signals import STOPS, Terminated
-
-
-@pytest.fixture(autouse=True)
-def _handlers_restored() -> Iterator[None]:
-    """handle_errors installs the run's SIGINT and SIGTERM handlers, as the front ends need;
-    not this process's."""
-    handlers = {signum: signal.getsignal(signum) for signum in STOPS}
-    yield
-    for signum, handler in handlers.items():
-        signal.signal(signum, handler)
+from scbench_ci.signals import Terminated
 
 
 def _ended(error: BaseException, folder: Path | None = None, **how: int) -> tuple[int, Ending]:

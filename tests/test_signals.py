@@ -7,19 +7,10 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from scbench_ci.signals import STOPS, Terminated, raise_on_signals
-
-
-@pytest.fixture(autouse=True)
-def _handlers_restored() -> Iterator[None]:
-    handlers = {signum: signal.getsignal(signum) for signum in STOPS}
-    yield
-    for signum, handler in handlers.items():
-        signal.signal(signum, handler)
+from scbench_ci.signals import Terminated, raise_on_signals
 
 
 def stopped_by(*signals: signal.Signals) -> tuple[type[BaseException], list[str]]:
