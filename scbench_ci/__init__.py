@@ -41,7 +41,7 @@ base         error_handler.py the one catch-all: an error as its exit code and o
                               seal, signatures for reuse, strict JSON, inert text
              option_values.py the one set of parsers of option text (numbers, booleans, seconds)
              errors.py        errors the user can act on, and the exit codes
-             signals.py       SIGTERM as an exception, so every cleanup runs
+             signals.py       Ctrl-C and SIGTERM as exceptions, the first only: every cleanup runs
              standalone/      scripts run as processes of their own (the test runner, the
                               subreaper): they import nothing of the package
 """

@@ -24,7 +24,7 @@ from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
-from scbench_ci.executors import EXECUTOR_NAMES
+from scbench_ci.executors import DEFAULT_EXECUTOR, executor_name
 from scbench_ci.executors.docker.settings import (
     DEFAULT_CPUS,
     DEFAULT_DISK,
@@ -89,7 +89,7 @@ def evaluate(
     targets: Sequence[Target],
     *,
     output: StrPath | None = None,
-    executor: str = "auto",
+    executor: str = DEFAULT_EXECUTOR,
     engine: str = "local",
     ray_address: str = DEFAULT_RAY_ADDRESS,
     image: str | None = None,
@@ -168,7 +168,7 @@ def check_problems(
     problems: Sequence[StrPath],
     *,
     output: StrPath | None = None,
-    executor: str = "auto",
+    executor: str = DEFAULT_EXECUTOR,
     engine: str = "local",
     ray_address: str = DEFAULT_RAY_ADDRESS,
     image: str | None = None,
@@ -246,7 +246,7 @@ def _run_fields(
 ) -> dict[str, Any]:
     """The EvaluationOptions fields both commands take, as the CLI's `run_options` gives them."""
     return {
-        "executor": _parsed("executor", executor, partial(choice, choices=EXECUTOR_NAMES)),
+        "executor": _parsed("executor", executor, executor_name),
         "engine": _parsed("engine", engine, partial(choice, choices=ENGINES)),
         "ray_address": _parsed("ray_address", ray_address, ray_address_text),
         "docker": DockerSettings(
@@ -359,8 +359,8 @@ def _echo(stream: TextIO | None) -> Echo:
 
 
 def _warn(notice: str) -> None:
-    """A notice that does not stop the run (the executor's fallback to local), as Python shows
-    one."""
+    """A notice that does not stop the run (the local executor's lack of isolation), as Python
+    shows one."""
     # Shown at the caller of `evaluate` or `check_problems`: this, make_executor, the core, the API.
     warnings.warn(f"scbench-ci: {notice}", RuntimeWarning, stacklevel=5)
 

@@ -1,6 +1,7 @@
 """The one catch-all, for both front ends: how a command that does not return ends.
 
-An error the user can act on is its exit code and one line; Ctrl-C and SIGTERM are 130 and 143;
+An error the user can act on is its exit code and one line; Ctrl-C and SIGTERM are 130 and 143
+(the first signal decides: those that follow while the run stops are ignored, `signals.py`);
 an unexpected exception is a bug of scbench-ci's, never a verdict: exit code 3 and a log with the
 traceback and the versions, written where the run's output goes, so no caller mistakes a crash
 for a failing submission. Each front end says the line its own way.
@@ -17,13 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.errors import ExitCode, ScbenchError
-from scbench_ci.signals import Terminated, raise_on_sigterm
+from scbench_ci.signals import Terminated, raise_on_signals
 from scbench_ci.trust.output_folder import prepare_output, write_file
 from scbench_ci.version import __version__
 
 CRASH_LOG = "crash.log"
 INTERRUPTED = 130
 TERMINATED = 143
+MESSAGE_CHARS = 300
+"""A crash's exception in its one line: its first line, cut to this (the log has it whole)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ def handle_errors(
     """`command`'s exit code, or the ending's once `report` has said it. `crash_folder`: where a
     crash's log goes (else a new temporary file); `interrupted`: Ctrl-C's exit code (the action
     ends 143 whichever way it is cancelled)."""
-    raise_on_sigterm()
+    raise_on_signals()
     try:
         return int(command())
     except ScbenchError as error:
@@ -84,7 +87,11 @@ def write_crash_log(error: BaseException, folder: Path | None) -> Path:
 
 
 def crash_message(error: BaseException, log: Path) -> str:
+    lines = str(error).strip().splitlines()
+    said = lines[0] if lines else ""
+    if len(said) > MESSAGE_CHARS or len(lines) > 1:
+        said = f"{said[:MESSAGE_CHARS]} ..."
     return (
-        f"internal error ({type(error).__name__}: {error}); this is a bug in scbench-ci, not a "
-        f"verdict. The traceback and versions are in {log}"
+        f"internal error ({type(error).__name__}: {said}); this is a bug in scbench-ci, not "
+        f"a verdict. The traceback and versions are in {log}"
     )

@@ -15,6 +15,7 @@ from typing import Literal
 
 from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.errors import UsageError
+from scbench_ci.executors import DEFAULT_EXECUTOR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue, whole_number
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
@@ -92,7 +93,8 @@ class EvaluationOptions:
     """A folder; PROBLEM_PLACEHOLDER and CHECKPOINT_PLACEHOLDER in it are replaced by each
     job's problem's folder name and checkpoint's name (`plan.fill_template`)."""
     output_dir: Path
-    executor: str = "auto"
+    executor: str = DEFAULT_EXECUTOR
+    """`docker` or `local` (`executors.executor_name`)."""
     docker: DockerSettings = field(default_factory=DockerSettings)
     include_prior_tests: bool | None = None
     entrypoint: str | None = None
@@ -134,8 +136,8 @@ class EvaluationOptions:
     submission, which are then not read (`plan.plan_targets`)."""
 
     def executor_settings(self, executor: str) -> dict[str, object]:
-        """How the tests are run by `executor`, the one `--executor` chose (`auto` is docker or
-        local by the machine): what makes two runs of the same files comparable."""
+        """How the tests are run by `executor`, the one that runs them: what makes two runs of
+        the same files comparable."""
         return {"executor": executor, **self.docker.fingerprinted()}
 
 

@@ -7,6 +7,7 @@ runs (`executors/sealed.py`), is placed.
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -150,6 +151,15 @@ def _size(count: int) -> str:
     return f"{count / 1024:.1f} KiB" if count < 1024**2 else f"{count / 1024**2:.1f} MiB"
 
 
+UNAUTHENTICATED_RAY = (
+    "--engine ray without Ray's token authentication (RAY_AUTH_MODE is not `token` here): a "
+    "cluster that lets this driver join without a token lets anything that reaches its head "
+    "run code on its nodes, an evaluation's setup among them (it has the network), and a node's "
+    "Docker executor is root on its machine; turn on token authentication on the cluster and "
+    "here, and keep its ports out of the containers' reach (SECURITY.md)"
+)
+
+
 def make_placement(
     options: EvaluationOptions, warn: Callable[[str], None], cache_scope: str
 ) -> Placement:
@@ -160,5 +170,7 @@ def make_placement(
             "--engine ray runs the tests with each node's Docker executor: "
             "--executor local cannot be used with it"
         )
+    if os.environ.get("RAY_AUTH_MODE") != "token":
+        warn(UNAUTHENTICATED_RAY)
     executor = DockerExecutor(options.docker, cache_scope=cache_scope)
     return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))

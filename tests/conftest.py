@@ -12,6 +12,7 @@ import pytest
 import requests
 from docker.errors import BuildError, DockerException, ImageNotFound
 
+from scbench_ci.signals import STOPS
 from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
@@ -45,6 +46,16 @@ def pytest_configure(config: pytest.Config) -> None:
     """The suite tests Ctrl-C, in this process and in the CLI's: a shell that starts it in the
     background ignores SIGINT, which its children would inherit."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> Iterator[None]:
+    """A front end's catch-all (`handle_errors`), run in this process, installs the run's SIGINT
+    and SIGTERM handlers; the next test gets this process's own back."""
+    handlers = {signum: signal.getsignal(signum) for signum in STOPS}
+    yield
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
 
 
 @pytest.fixture

@@ -253,6 +253,21 @@ def test_an_unusable_docker_is_an_infrastructure_error(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize("executor", [{}, {"executor": "auto"}, {"executor": "docker"}])
+def test_without_a_daemon_nothing_runs_on_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: dict[str, str]
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    target = Target(WORDSTAT, "checkpoint_1", BROKEN)
+    with pytest.raises(InfrastructureError, match="--executor local to run the tests on this "):
+        scbench_ci.evaluate([target], **executor)
+    with pytest.raises(InfrastructureError, match=r"^cannot reach the Docker daemon"):
+        scbench_ci.check_problems([WORDSTAT], **executor)
+    with pytest.warns(RuntimeWarning, match=r"^scbench-ci: --executor local: .* without a contai"):
+        ran = scbench_ci.evaluate([target], executor="local")
+    assert ran.run.executor == "local"
+
+
 def test_every_name_is_there_and_check_problems_beside_the_check_package() -> None:
     assert scbench_ci.check_problems.__module__ == "scbench_ci.api"
     assert isinstance(scbench_ci.check, ModuleType)  # imported by the CLI's check above

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from scbench_ci.error_handler import CRASH_LOG, Ending, handle_errors
 from scbench_ci.errors import InfrastructureError, UsageError
 from scbench_ci.signals import Terminated
-
-
-@pytest.fixture(autouse=True)
-def _sigterm_restored() -> Iterator[None]:
-    """handle_errors makes SIGTERM an exception, as the front ends need; not this process's."""
-    handler = signal.getsignal(signal.SIGTERM)
-    yield
-    signal.signal(signal.SIGTERM, handler)
 
 
 def _ended(error: BaseException, folder: Path | None = None, **how: int) -> tuple[int, Ending]:
@@ -59,3 +47,11 @@ def test_a_crash_is_exit_3_with_a_log_where_the_output_goes(tmp_path: Path) -> N
         f"traceback and versions are in {log}"
     )
     assert "RuntimeError: a bug" in log.read_text()
+
+
+def test_a_crash_s_line_is_short_whatever_its_exception_says(tmp_path: Path) -> None:
+    said = "history: " + "P" * 250_000 + "\nis not valid"
+    _, ending = _ended(ValueError(said), tmp_path / "out")
+    assert ending.message.startswith(f"internal error (ValueError: history: {'P' * 291} ...); ")
+    assert len(ending.message) < 500
+    assert said in (tmp_path / "out" / CRASH_LOG).read_text()

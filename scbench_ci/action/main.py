@@ -67,7 +67,7 @@ def _failed_check_run(step: Step, message: str) -> None:
     title = "❌ FAILED: the step could not finish"
     name = step.inputs.artifact_name or f"scbench-ci {step.inputs.command}"
     head_sha = Target.of_event(step.env).head_sha or ""
-    step.check_run(CheckRun(name, head_sha, False, title, message, message, ()))
+    step.check_run(CheckRun(name, head_sha, "failure", title, message, message, ()))
 
 
 def _run(step: Step) -> int:

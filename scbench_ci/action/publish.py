@@ -25,7 +25,12 @@ from scbench_ci.outputs.github.artifacts import (
     UploadedArtifact,
     upload_artifact,
 )
-from scbench_ci.outputs.github.check_run import OUTPUT_LIMIT, CheckRun, publish_check_run
+from scbench_ci.outputs.github.check_run import (
+    OUTPUT_LIMIT,
+    CheckRun,
+    Conclusion,
+    publish_check_run,
+)
 from scbench_ci.outputs.github.event import head_sha, pull_request, pull_request_number
 from scbench_ci.outputs.github.pr_comment import COMMENT_LIMIT, comment_tag, upsert_comment
 from scbench_ci.outputs.github.workflow import (
@@ -43,6 +48,18 @@ from scbench_ci.trust.terminal import inert
 COMMENT_BYTES = COMMENT_LIMIT - 1024
 """The summary's size in a comment: GitHub's limit (in characters, each at most a byte of UTF-8
 here), less room for the tag."""
+
+
+UNVERIFIED_TITLE = "Not verified"
+
+
+def unverified_note(run_id: int) -> str:
+    """Said first wherever `command: publish` shows another workflow's result: a claim."""
+    return (
+        f"> ⚠️ **{UNVERIFIED_TITLE}.** This result was reported by the pull request's own workflow "
+        f"(run {run_id}), which the pull request can change, and was not verified by this "
+        "repository: it is shown for information and is not a verdict.\n\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -95,11 +112,15 @@ class Step:
         render: Callable[..., str],
         annotate: Annotate,
         target: Target | None = None,
+        reported_by: int | None = None,
     ) -> None:
         """The artifact, the job summary (as `render` makes it), the pull request comment, the
         outputs, the annotations (as `annotate` makes them) and the Check Run; the comment and
-        the Check Run go to `target` (None: this run's own)."""
+        the Check Run go to `target` (None: this run's own). `reported_by`: the workflow run
+        whose artifact the result is (`command: publish`), a claim this repository did not
+        verify: the summary and the comment say so first, and the Check Run is neutral."""
         inputs, result = self.inputs, outcome.result
+        note = "" if reported_by is None else unverified_note(reported_by)
         own = pull_request(self.env)
         if target is None and own is not None and outcome.results_path is not None:
             # What a `workflow_run` workflow needs to publish this run (`command: publish`).
@@ -115,10 +136,11 @@ class Step:
             reports_folder=self.shown(inputs.options.output_dir),
         )
         if inputs.job_summary and self.env.get("GITHUB_STEP_SUMMARY"):
-            append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), summary())
+            append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), note + summary())
         if inputs.comment:
             # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
-            self._comment(summary(max_bytes=COMMENT_BYTES), artifact_name, target)
+            room = COMMENT_BYTES - len(note.encode())
+            self._comment(note + summary(max_bytes=room), artifact_name, target)
         shown = self.shown(outcome.results_path)
         if shown is None:
             write_step_outputs(self.env, {"passed": "true", "infrastructure_failure": "false"})
@@ -129,13 +151,18 @@ class Step:
                 self.stdout.write(line + "\n")
         if inputs.check_run:
             headline = run_headline(result, inputs.options.fail_on)
+            passed = outcome.exit_code == ExitCode.PASSED
+            conclusion: Conclusion = "success" if passed else "failure"
+            title = headline.heading
+            if reported_by is not None:
+                conclusion, title = "neutral", f"{UNVERIFIED_TITLE}: {title}"
             self.check_run(
                 CheckRun(
                     name=artifact_name,
                     head_sha=target.head_sha or "",
-                    passed=outcome.exit_code == ExitCode.PASSED,
-                    title=headline.heading,
-                    summary=headline.text,
+                    conclusion=conclusion,
+                    title=title,
+                    summary=note + headline.text,
                     text=summary(max_bytes=OUTPUT_LIMIT),
                     annotations=annotate(result, inputs.workspace),
                 )

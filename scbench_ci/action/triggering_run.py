@@ -5,7 +5,13 @@ results.json and pull_request.json read through the strict reader, the pull requ
 against the event (`outputs/github/workflow_run.py`), and the run published as a step publishes
 its own: job summary, outputs, annotations, the comment on that pull request and the Check Run
 on its head commit. Nothing of the pull request runs: no checkout, no evaluation. The step's exit
-code is 0 once it has published; the verdict is the Check Run's (and the triggering run's).
+code is 0 once it has published.
+
+The artifact is a claim, never a verdict: for a pull request, GitHub runs the pull request's own
+copy of the triggering workflow, so a pull request can upload any consistent results.json for its
+true head. What it says is shown as reported by that workflow and not verified by this
+repository, and the Check Run is neutral whatever it says (docs/workflows.md says how a trusted
+workflow evaluates a pull request itself).
 """
 
 from __future__ import annotations
@@ -57,12 +63,11 @@ def publish_triggering_run(step: Step) -> ExitCode:
         result, write_results(result, inputs.options.output_dir), exit_code(result, fail_on)
     )
     if _is_check(result):
-        step.publish(
-            outcome, name, partial(render_check_summary, fail_on=fail_on), check_annotations, target
-        )
+        render = partial(render_check_summary, fail_on=fail_on)
+        step.publish(outcome, name, render, check_annotations, target, reported_by=run.id)
     else:
         render = partial(render_summary, fail_on=fail_on, details=inputs.options.details)
-        step.publish(outcome, name, render, run_annotations, target)
+        step.publish(outcome, name, render, run_annotations, target, reported_by=run.id)
     return ExitCode.PASSED
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
 from scbench_ci.commands.channels import BaselineSource, Echo
-from scbench_ci.executors import EXECUTOR_NAMES
+from scbench_ci.executors import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
 from scbench_ci.executors.docker.settings import DockerSettings, settings
 from scbench_ci.option_values import BadValue, seconds, whole_number
 from scbench_ci.options import (
@@ -86,10 +86,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--executor",
-        default="auto",
+        default=DEFAULT_EXECUTOR,
+        type=argument_type("--executor", executor_name),
         choices=EXECUTOR_NAMES,
-        help="where the tests run: docker, local, or auto (docker when a daemon answers, else "
-        "local) (default: %(default)s)",
+        help="where the tests run: docker (a container with limits; no daemon is exit 3, never a "
+        "run on the host) or local (this machine, as you, WITHOUT ISOLATION: only for code you "
+        "trust) (default: %(default)s)",
     )
     cluster = parser.add_argument_group("where the runs take place")
     cluster.add_argument(

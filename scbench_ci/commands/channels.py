@@ -16,7 +16,7 @@ Echo = Callable[[], AbstractContextManager[TextIO | None]]
 """Opened around the runs: the stream their output and progress go to (None: not shown). The
 front end wraps it as it needs (a workflow's log group, its commands stopped)."""
 Warn = Callable[[str], None]
-"""Shows a notice that does not stop the run (the executor's fallback to local)."""
+"""Shows a notice that does not stop the run (the local executor's lack of isolation)."""
 BaselineSource = Callable[[], Baseline | None]
 """The run to compare with, asked for once the inputs are known to be good and before anything
 runs: a bad input costs no download, a bad baseline no run."""

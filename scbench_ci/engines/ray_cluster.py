@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.signals import STOPS
 
 Argument = TypeVar("Argument")
 Value = TypeVar("Value")
@@ -66,9 +67,9 @@ class RayCluster:
                 self._connected = True
                 return
             self._reachable()
-            # Ray's driver takes SIGTERM for its own exit; the run's handler (every cleanup
-            # runs, then exit 143) is put back.
-            sigterm = signal.getsignal(signal.SIGTERM)
+            # Ray's driver takes SIGTERM (and may take SIGINT) for its own exit; the run's
+            # handlers (every cleanup runs, then exit 143 or 130) are put back.
+            handlers = {signum: signal.getsignal(signum) for signum in STOPS}
             try:
                 ray.init(
                     address=self.address,
@@ -83,7 +84,8 @@ class RayCluster:
                 ) from None
             finally:
                 if threading.current_thread() is threading.main_thread():
-                    signal.signal(signal.SIGTERM, sigterm)
+                    for signum, handler in handlers.items():
+                        signal.signal(signum, handler)
             self._connected = self._owned = True
 
     def _reachable(self) -> None:

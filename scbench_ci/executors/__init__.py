@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import Executor
-from scbench_ci.executors.docker.daemon import docker_available
 from scbench_ci.executors.docker.executor import (
     EVALUATION_CACHE_SCOPE,
     REVIEW_CACHE_SCOPE,
@@ -14,13 +12,27 @@ from scbench_ci.executors.docker.executor import (
 )
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
+from scbench_ci.option_values import BadValue
 
-EXECUTOR_NAMES = ("auto", "docker", "local")
-__all__ = ["EVALUATION_CACHE_SCOPE", "REVIEW_CACHE_SCOPE", "make_executor"]
-AUTO_FALLBACK_NOTICE = (
-    "no Docker daemon answers: the tests run with the local executor, on this machine, without "
-    "a container's isolation (start Docker or pass --executor docker to require it)"
+EXECUTOR_NAMES = ("docker", "local")
+DEFAULT_EXECUTOR = "docker"
+DOCKER_ALIAS = "auto"
+"""Accepted for `docker`: it once meant docker when a daemon answers and the local executor
+otherwise; nothing now runs on the host unless the user names `local`."""
+__all__ = ["EVALUATION_CACHE_SCOPE", "REVIEW_CACHE_SCOPE", "executor_name", "make_executor"]
+LOCAL_NOTICE = (
+    "--executor local: the tests run on this machine, as your user, without a container's "
+    "isolation or limits (use it only for code you trust)"
 )
+
+
+def executor_name(option: str, value: str) -> str:
+    """One of EXECUTOR_NAMES (DOCKER_ALIAS is docker)."""
+    if value == DOCKER_ALIAS:
+        return "docker"
+    if value not in EXECUTOR_NAMES:
+        raise BadValue(option, f"{value!r} is not one of {', '.join(EXECUTOR_NAMES)}")
+    return value
 
 
 def make_executor(
@@ -29,13 +41,8 @@ def make_executor(
     warn: Callable[[str], None],
     cache_scope: str = EVALUATION_CACHE_SCOPE,
 ) -> Executor:
-    """`auto` is docker when a daemon answers, else local (said through `warn`)."""
-    if name == "auto":
-        name = "docker" if docker_available() else "local"
-        if name == "local":
-            warn(AUTO_FALLBACK_NOTICE)
-    if name == "docker":
-        return DockerExecutor(settings, cache_scope=cache_scope)
-    if name == "local":
+    """The executor `name` names; the local one says through `warn` that it does not isolate."""
+    if executor_name("--executor", name) == "local":
+        warn(LOCAL_NOTICE)
         return LocalExecutor()
-    raise UsageError(f"--executor: unknown executor {name!r} (one of {', '.join(EXECUTOR_NAMES)})")
+    return DockerExecutor(settings, cache_scope=cache_scope)

@@ -16,7 +16,15 @@ from typing import Any
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file_checks import date
-from scbench_ci.results.history import MAX_BYTES, CheckpointRecord, History, RunRecord, keeps
+from scbench_ci.results.history import (
+    MAX_BYTES,
+    MAX_CHECKPOINTS,
+    MAX_TESTS,
+    CheckpointRecord,
+    History,
+    RunRecord,
+    keeps,
+)
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.strict_json import JsonError, join
 
@@ -78,6 +86,20 @@ def _counts_json(counts: GroupCounts) -> dict[str, int]:
 def encoded_size(document: Mapping[str, Any]) -> int:
     """The bytes of a history's JSON, as MAX_BYTES counts them (compact, UTF-8)."""
     return len(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def fits(history: History) -> bool:
+    """Whether results.json can hold the history: no more runs than its window, checkpoints
+    than MAX_CHECKPOINTS and ids of a checkpoint than MAX_TESTS over all its runs (the schema's
+    caps), and MAX_BYTES."""
+    document = history_to_json(history)
+    tests = document["tests"]
+    return (
+        len(history.runs) <= history.window
+        and len(tests) <= MAX_CHECKPOINTS
+        and all(len(ids) <= MAX_TESTS for ids in tests.values())
+        and encoded_size(document) <= MAX_BYTES
+    )
 
 
 def check_history(document: Mapping[str, Any], where: str) -> None:

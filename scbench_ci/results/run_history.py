@@ -1,6 +1,11 @@
 """A run's history, carried forward: the history of the run it was compared with (its baseline),
 the baseline itself when that history does not end with it, then the run, the last `window` of
-them within the history's byte cap. Merged shards carry the history they share.
+them that fit every cap of a history (`history_json.fits`). Merged shards carry the history they
+share.
+
+The caps are kept here, where the history is made: each run keeps at most MAX_TESTS ids per
+checkpoint, but the runs together can hold many more (a suite whose parametrized ids change from
+night to night), so the oldest runs are dropped until the history fits.
 """
 
 from __future__ import annotations
@@ -10,7 +15,6 @@ from dataclasses import replace
 from itertools import islice
 
 from scbench_ci.results.history import (
-    MAX_BYTES,
     MAX_CHECKPOINTS,
     MAX_TESTS,
     CheckpointRecord,
@@ -20,7 +24,7 @@ from scbench_ci.results.history import (
     keeps,
     kept_fingerprint,
 )
-from scbench_ci.results.history_json import encoded_size, history_to_json
+from scbench_ci.results.history_json import fits
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
 
@@ -85,12 +89,19 @@ def carried_by_shards(shards: Iterable[RunResult]) -> tuple[RunRecord, ...]:
 
 
 def _capped(window: int, runs: tuple[RunRecord, ...]) -> History | None:
-    """The last `window` runs, less the oldest while they are over MAX_BYTES; None when even
-    the run alone is."""
+    """The most recent of the last `window` runs that fit; None when even the run alone does
+    not (past MAX_BYTES)."""
     runs = runs[-window:]
-    while runs:
-        history = History(window, runs)
-        if encoded_size(history_to_json(history)) <= MAX_BYTES:
-            return history
-        runs = runs[1:]
-    return None
+
+    def newest(count: int) -> History:
+        return History(window, runs[len(runs) - count :])
+
+    # A run more never makes a history fit that did not (it only adds ids, checkpoints and
+    # bytes), so the longest that fits is found by halving.
+    if not runs or not fits(newest(1)):
+        return None
+    fitting, too_many = 1, len(runs) + 1
+    while too_many - fitting > 1:
+        middle = (fitting + too_many) // 2
+        fitting, too_many = (middle, too_many) if fits(newest(middle)) else (fitting, middle)
+    return newest(fitting)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.action.main import main
+from scbench_ci.action.publish import unverified_note
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_pull_request, write_results
 from scbench_ci.results.pull_request import PullRequestRef
@@ -100,9 +101,10 @@ def test_a_fork_s_pull_request_gets_its_comment_and_check_run(
     code, log, _ = publish(double, workspace, run)
     assert code == 0, log
     (comment,) = double.comments_on(PR)
-    assert comment.body.startswith("## ❌ FAILED")
+    assert comment.body.startswith(f"{unverified_note(run.id)}## ❌ FAILED")
     (check,) = double.check_runs_on(HEAD)
-    assert (check.name, check.conclusion, check.title) == (NAME, "failure", "❌ FAILED")
+    assert (check.name, check.conclusion) == (NAME, "neutral")
+    assert check.title == "Not verified: ❌ FAILED"
     assert check.text is not None and check.text.startswith("## ❌ FAILED")
     assert len(check.annotations) == FAILING > 50
     assert {a["path"] for a in check.annotations} == {"problems/demo/tests/test_checkpoint_1.py"}
@@ -115,6 +117,34 @@ def test_a_fork_s_pull_request_gets_its_comment_and_check_run(
     asked = {(r.method, r.path) for r in double.requests}
     assert ("GET", f"/repos/{REPOSITORY}/pulls/{PR}") in asked
     assert not any("/contents" in path or "/tarball" in path for _, path in asked)
+
+
+def all_pass_artifact(workspace: Path, claim: PullRequestRef) -> bytes:
+    """What a fork that edits its workflow uploads: a consistent results.json in which every
+    test passes, for its true head."""
+    run = make_run(make_checkpoint(*(make_test(f"test_{n}", Status.PASSED) for n in range(5))))
+    folder = workspace.parent / "forged"
+    write_results(run, folder)
+    write_pull_request(claim, folder)
+    return zip_of(folder)
+
+
+def test_a_fork_s_all_pass_claim_is_never_a_success(double: RestDouble, workspace: Path) -> None:
+    run = double.add_run(event="pull_request", head_sha=HEAD, head_repository=FORK, pull_request=PR)
+    double.add_artifact(run, NAME, all_pass_artifact(workspace, PullRequestRef(PR, HEAD)))
+    code, log, env = publish(double, workspace, run)
+    assert code == 0, log
+    (check,) = double.check_runs_on(HEAD)
+    assert (check.conclusion, check.title) == ("neutral", "Not verified: ✅ PASSED")
+    said = (
+        f"This result was reported by the pull request's own workflow (run {run.id}), which the "
+        "pull request can change, and was not verified by this repository"
+    )
+    assert check.summary is not None and said in check.summary.split("\n\n")[0]
+    (comment,) = double.comments_on(PR)
+    assert said in comment.body.split("\n\n")[0]
+    assert Path(env["GITHUB_STEP_SUMMARY"]).read_text().startswith(unverified_note(run.id))
+    assert not [c for c in double.state.check_runs if c.conclusion == "success"]
 
 
 def test_a_pull_request_from_the_repository_is_checked_against_the_event(

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scbench_ci.executors import AUTO_FALLBACK_NOTICE
+from scbench_ci.executors import LOCAL_NOTICE
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 from testing.results import checkpoint_documents
@@ -68,7 +68,8 @@ def evaluate(
 
 def _one_line_error(run: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in run.stderr
-    lines = run.stderr.strip().splitlines()
+    # The local executor's notice comes first once the run has got as far as making it.
+    lines = run.stderr.strip().removeprefix(f"scbench-ci: {LOCAL_NOTICE}\n").splitlines()
     assert len(lines) == 1, run.stderr
     return lines[0]
 
@@ -110,7 +111,7 @@ def test_bad_input_is_one_line_and_exit_2(
         ("--policy", "strict", "invalid choice: 'strict'"),
         ("--timeout", "-3", "must be more than 0 seconds"),
         ("--session-timeout", "soon", "not a number of seconds"),
-        ("--executor", "vm", "invalid choice: 'vm'"),
+        ("--executor", "vm", "'vm' is not one of docker, local"),
     ],
 )
 def test_bad_flags_exit_2(
@@ -441,9 +442,17 @@ def test_pytest_arguments_after_double_dash(
     ]
 
 
-def test_auto_falls_back_to_local_and_says_so(
-    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+@pytest.mark.parametrize("executor", [(), ("--executor", "auto"), ("--executor", "docker")])
+def test_without_a_daemon_nothing_runs_on_the_host(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path, executor: tuple[str, ...]
 ) -> None:
+    """The default, `auto` (an alias of docker) and docker alike: exit 3 with what to do, before
+    any test runs; the tests run on this machine only when the user names the local executor."""
+    ran_here = tmp_path / "ran-on-the-host"
+    problem_folder.write(
+        "tests/test_checkpoint_1.py",
+        f"from pathlib import Path\n\ndef test_a():\n    Path({str(ran_here)!r}).touch()\n",
+    )
     no_daemon = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-daemon.sock"}
     output = tmp_path / "out"
     args = (
@@ -458,21 +467,30 @@ def test_auto_falls_back_to_local_and_says_so(
         output,
         "--quiet",
     )
-    run = scbench(*args, "--executor", "auto", cwd=tmp_path, env=no_daemon)
-    assert run.returncode == 0, run.stderr
-    assert run.stderr.strip() == f"scbench-ci: {AUTO_FALLBACK_NOTICE}"
-    assert json.loads((output / "results.json").read_text())["executor"] == "local"
-
-    # Required, a daemon that does not answer ends the run before any job (tests/integration/
-    # test_preflight.py): no results.json claims a verdict.
-    run = scbench(*args, "--executor", "docker", cwd=tmp_path, env=no_daemon)
-    assert run.returncode == 3
+    run = scbench(*args, *executor, cwd=tmp_path, env=no_daemon)
+    assert run.returncode == 3, run.stdout + run.stderr
     assert run.stderr == (
         f"scbench-ci: error: cannot reach the Docker daemon at DOCKER_HOST=unix://"
-        f"{tmp_path}/no-daemon.sock: start Docker or point DOCKER_HOST at a running daemon, "
-        "or use --executor local\n"
+        f"{tmp_path}/no-daemon.sock: start Docker (or point DOCKER_HOST at a running daemon), "
+        "or pass --executor local to run the tests on this machine without isolation\n"
     )
+    assert not ran_here.exists()
     assert not (output / "results.json").exists()
+
+    run = scbench(*args, "--executor", "local", cwd=tmp_path, env=no_daemon)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == f"scbench-ci: {LOCAL_NOTICE}\n"
+    assert ran_here.exists()
+    assert json.loads((output / "results.json").read_text())["executor"] == "local"
+
+
+def test_help_says_the_local_executor_does_not_isolate(tmp_path: Path) -> None:
+    for command in ("evaluate", "check"):
+        run = scbench(command, "--help", cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        said = " ".join(run.stdout.split())
+        assert "{docker,local}" in said
+        assert "local (this machine, as you, WITHOUT ISOLATION: only for code you trust)" in said
 
 
 def test_in_a_workflow_step_the_streamed_output_cannot_issue_commands(

@@ -4,6 +4,9 @@ beyond the cap, never once backed off or while a checkpoint runs again; `--jobs 
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from scbench_ci.engines.admission import (
     AUTO,
     GIB,
@@ -186,3 +189,45 @@ def test_a_place_left_at_the_level_reached_is_filled_at_once_while_the_cpu_is_id
 
 def test_auto_waits_three_seconds_by_default() -> None:
     assert Thresholds().idle_for_s == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.floats(min_value=0.0, max_value=1.0),  # the CPU's idle share that second
+            st.one_of(st.none(), st.integers(min_value=0, max_value=64 * GIB)),  # memory free
+            st.integers(min_value=0, max_value=12),  # running beside
+            st.booleans(),  # a checkpoint runs again at the base count
+            st.booleans(),  # a worker backs off now
+        ),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_no_load_a_submission_can_make_forces_or_starves_the_pool(
+    steps: list[tuple[float, int | None, int, bool, bool]],
+) -> None:
+    """Whatever the submissions do to the CPU and to memory (idle to pull extras in, then busy;
+    memory taken or given back), the pool keeps the cores' count, never admits past the cap, an
+    extra without memory for it at its limit, nor any extra once backed off or while a
+    checkpoint runs again."""
+    machine = Machine()
+    auto = machine.by_load(cores=2, memory_per_job=4 * GIB)
+    needed = 4 * GIB + auto.thresholds.memory_reserve
+    backed_off = False
+    for idle, memory, running, holding, back_off in steps:
+        machine.memory_free = memory
+        machine.advance(1, idle)
+        if back_off:
+            auto.back_off("a test used much of its timeout")
+            backed_off = True
+        decision = auto.decide(running, holding)
+        if running < auto.base:
+            assert decision.admit
+            continue
+        if decision.admit:
+            auto.started()
+            assert running < auto.most == 8
+            assert memory is not None and memory >= needed
+            assert not backed_off and not holding

@@ -21,8 +21,9 @@ NO_DAEMON = "tcp://127.0.0.1:9"
 NO_SUCH_IMAGE = "scbench-ci-test/no-such-image:0"
 """Neither here nor pullable (no registry answers)."""
 UNREACHABLE = (
-    f"cannot reach the Docker daemon at DOCKER_HOST={NO_DAEMON}: start Docker or point "
-    "DOCKER_HOST at a running daemon, or use --executor local"
+    f"cannot reach the Docker daemon at DOCKER_HOST={NO_DAEMON}: start Docker (or point "
+    "DOCKER_HOST at a running daemon), or pass --executor local to run the tests on this machine "
+    "without isolation"
 )
 EVERY_EXAMPLE = sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir())
 

@@ -124,25 +124,24 @@ def test_the_action_never_reuses_a_result_the_submission_brings(
 def test_what_the_local_executor_signed_is_reused_by_it_and_never_where_docker_answers(
     threat: Threat, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`--executor auto` is the local executor without a daemon. Its workspace is a fresh folder
-    each run, yet a second such run reuses the result; a later `auto` run that has Docker runs
-    the checkpoint again, in a container."""
+    """The local executor's workspace is a fresh folder each run, yet a second such run reuses
+    the result; a later Docker run runs the checkpoint again, in a container."""
     threat.submission_prints("ok")
 
-    def evaluate() -> dict[str, Any]:
-        run = threat.evaluate("--executor", "auto", "--skip-existing")
+    def evaluate(executor: str) -> dict[str, Any]:
+        run = threat.evaluate("--executor", executor, "--skip-existing")
         no_traceback(run)
         assert run.returncode == 0, run.stdout + run.stderr
         result = json.loads((threat.output / "results.json").read_text())
         return {"executor": result["executor"], **result["problems"][0]["checkpoints"][0]}
 
     monkeypatch.setenv("DOCKER_HOST", f"unix://{threat.outside}/no-docker.sock")
-    first, second = evaluate(), evaluate()
+    first, second = evaluate("local"), evaluate("local")
     assert (first["executor"], first["reused"]) == ("local", False)
     assert (second["executor"], second["reused"]) == ("local", True)
 
     monkeypatch.delenv("DOCKER_HOST")
-    in_docker, again = evaluate(), evaluate()
+    in_docker, again = evaluate("docker"), evaluate("docker")
     assert (in_docker["executor"], in_docker["reused"]) == ("docker", False)
     assert (again["executor"], again["reused"]) == ("docker", True)
     assert in_docker["fingerprint"] not in (first["fingerprint"], None)

@@ -16,16 +16,8 @@ from scbench_ci.errors import InfrastructureError
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 API_TIMEOUT_S = 120
-PING_TIMEOUT_S = 3
-
-
-def docker_available() -> bool:
-    """Whether a Docker daemon answers right now (for `--executor auto`)."""
-    try:
-        with contextlib.closing(docker.from_env(timeout=PING_TIMEOUT_S)) as client:
-            return bool(client.ping())
-    except (DockerException, requests.RequestException):
-        return False
+LOCAL_INSTEAD = "or pass --executor local to run the tests on this machine without isolation"
+"""What to do without a usable daemon: the local executor is never chosen for the user."""
 
 
 def connect() -> docker.DockerClient:
@@ -39,7 +31,7 @@ def connect() -> docker.DockerClient:
         if isinstance(error, InvalidVersion):
             raise InfrastructureError(
                 f"the Docker daemon at {where} is too old (its API is below "
-                f"{MINIMUM_DOCKER_API_VERSION}): upgrade Docker, or use --executor local"
+                f"{MINIMUM_DOCKER_API_VERSION}): upgrade Docker, {LOCAL_INSTEAD}"
             ) from None
         if "Permission denied" in str(error):
             raise InfrastructureError(
@@ -47,8 +39,8 @@ def connect() -> docker.DockerClient:
                 "add your user to the docker group, or run as root"
             ) from None
         raise InfrastructureError(
-            f"cannot reach the Docker daemon at {where}: start Docker or point DOCKER_HOST at "
-            "a running daemon, or use --executor local"
+            f"cannot reach the Docker daemon at {where}: start Docker (or point DOCKER_HOST at "
+            f"a running daemon), {LOCAL_INSTEAD}"
         ) from None
 
 

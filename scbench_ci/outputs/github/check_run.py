@@ -1,7 +1,8 @@
 """A Check Run of the job (`check_run: true`), through GitHub's REST checks API.
 
 One check run per job, created completed on the commit the run checked: its conclusion from the
-exit code, its title the summary's headline, its text the summary, and every annotation of the run
+exit code (neutral for a result this repository did not make: `command: publish`), its title the
+summary's headline, its text the summary, and every annotation of the run
 (`annotations.py` decides what they are), where a step's workflow commands stop at 10 errors and
 10 warnings. GitHub takes at most 50 annotations a request: the first 50 go with the creation
 (POST /repos/{owner}/{repo}/check-runs), each further 50 with an update of it (PATCH
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, Literal
 
 from scbench_ci.outputs.github.annotations import Annotation
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
@@ -32,6 +33,7 @@ MAX_TITLE_CHARS = 255
 NO_FILE = "/"
 """The path of an annotation about no file (a checkpoint that did not run): the API needs one."""
 _LEVELS = {"error": "failure", "warning": "warning"}
+Conclusion = Literal["success", "failure", "neutral"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,9 @@ class CheckRun:
 
     name: str
     head_sha: str
-    passed: bool
-    """The step's exit code was 0: `success`, else `failure`."""
+    conclusion: Conclusion
+    """`success` or `failure` by the step's exit code; `neutral` for a result that is only a
+    claim (another workflow's artifact), whatever it says."""
     title: str
     summary: str
     text: str
@@ -82,7 +85,7 @@ def publish_check_run(
                     "name": check.name,
                     "head_sha": check.head_sha,
                     "status": "completed",
-                    "conclusion": "success" if check.passed else "failure",
+                    "conclusion": check.conclusion,
                     "output": {**output, "annotations": first},
                 },
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,10 +32,17 @@ from scbench_ci.executors.docker.cache import (
     marker_name,
     requirements_reason,
 )
-from scbench_ci.executors.docker.cache_build import dependencies_key, runner_key
+from scbench_ci.executors.docker.cache_build import (
+    build_dependencies,
+    dependencies_key,
+    runner_key,
+)
+from scbench_ci.executors.docker.container import Containers, confinement
+from scbench_ci.executors.docker.disk import tmpfs_limits
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.executors.output import LogSink
 from scbench_ci.options import CleanupOptions
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
@@ -575,3 +583,82 @@ def test_the_cache_stands_in_only_for_the_default_setup(tmp_path: Path) -> None:
     assert dependency_source(workspace, DEFAULT_SETUP, True) == (
         "requirements.txt is not a regular file"
     )
+
+
+# Run by the tests user as the build's setup: what a requirement's build script could do to the
+# finishing step, where the runner copies the workspace into the cache and marks it complete.
+POISONING_SETUP = (
+    # A process left behind, to change the workspace while the runner copies it (and after).
+    "nohup sh -c 'sleep 3; while :; do echo late > late-file; sleep 0.1; done' >/dev/null 2>&1 &",
+    # The cache's own folder, and its mark of completion, from inside.
+    "for target in /scbench-cache/dependencies/env /scbench-cache/dependencies/env/complete; do "
+    'echo poisoned > "$target/x" 2>/dev/null; echo poisoned > "$target" 2>/dev/null; '
+    "done; true",
+    # A link to the mark, a setuid file, and ordinary results of a setup.
+    "ln -s /scbench-cache/dependencies/env/complete mark && "
+    "cp /bin/sh own-shell && chmod 4755 own-shell && mkdir .venv && echo ok > .venv/made",
+)
+
+
+def test_a_setup_cannot_poison_the_cache_it_is_built_into(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient
+) -> None:
+    """The cache holds what the setup left in the workspace, copied by the runner once every
+    process of the setup is gone, and its key in a file the setup could not write: no late
+    write, no write into the cache's own folder, links kept as links, no setuid bit."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "requirements.txt").write_text("pyyaml\n")
+    volume = f"scbench-ci-test-{uuid.uuid4().hex}"
+    docker_client.volumes.create(volume, labels={CACHE_LABEL: "test"})
+    key = "k" * 64
+    containers = Containers(
+        docker_client,
+        test_image,
+        confinement("512m", 1.0, 256),
+        lambda: tmpfs_limits(256 * 1024**2),
+    )
+    try:
+        with LogSink(tmp_path / "build.log", None) as log:
+            names = build_dependencies(
+                containers,
+                volume,
+                key,
+                b"pyyaml\n",
+                workspace,
+                POISONING_SETUP,
+                {},
+                log,
+                time.monotonic() + 300,
+            )
+        assert names == ("mark", "own-shell", ".venv"), (tmp_path / "build.log").read_text()
+        time.sleep(4)  # the late writer, had it survived, would have written by now
+        listing = docker_client.containers.run(
+            test_image,
+            [
+                "sh",
+                "-c",
+                "cd /data/env && cat complete && echo && ls -A . workspace && "
+                "readlink workspace/mark && stat -c %a workspace/own-shell && "
+                "cat workspace/.venv/made",
+            ],
+            volumes={volume: {"bind": "/data", "mode": "ro"}},
+            remove=True,
+        ).decode()
+    finally:
+        docker_client.volumes.get(volume).remove(force=True)
+    assert listing.split("\n") == [
+        key,
+        ".:",
+        "complete",
+        "workspace",
+        "",
+        "workspace:",
+        ".venv",
+        "mark",
+        "own-shell",
+        "/scbench-cache/dependencies/env/complete",
+        "755",
+        "ok",
+        "",
+    ]

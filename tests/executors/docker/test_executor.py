@@ -20,7 +20,6 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
-from scbench_ci.executors.docker.daemon import docker_available
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
@@ -482,13 +481,13 @@ def test_an_unreachable_daemon_is_one_clear_line(
 
     unreachable = (
         f"cannot reach the Docker daemon at DOCKER_HOST=unix://{tmp_path}/no.sock: "
-        "start Docker or point DOCKER_HOST at a running daemon, or use --executor local"
+        "start Docker (or point DOCKER_HOST at a running daemon), or pass --executor local to "
+        "run the tests on this machine without isolation"
     )
     with pytest.raises(InfrastructureError, match=f"^{re.escape(unreachable)}$"):
         execute(tmp_path, None, "pass")
     with pytest.raises(InfrastructureError, match=f"^{re.escape(unreachable)}$"):
         DockerExecutor(DockerSettings()).preflight(None, None)
-    assert docker_available() is False
 
 
 class _OldDaemon(BaseHTTPRequestHandler):
@@ -520,7 +519,8 @@ def test_a_daemon_too_old_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> 
 
     assert str(raised.value) == (
         f"the Docker daemon at DOCKER_HOST={host} is too old (its API is below 1.24): "
-        "upgrade Docker, or use --executor local"
+        "upgrade Docker, or pass --executor local to run the tests on this machine without "
+        "isolation"
     )
 
 
@@ -533,10 +533,6 @@ def test_preflight_finds_the_image_the_run_would_use(test_image: str) -> None:
 
     with pytest.raises(InfrastructureError, match=f"^could not pull {re.escape(UNPULLABLE)}: "):
         DockerExecutor(DockerSettings()).preflight(UNPULLABLE, echo)
-
-
-def test_docker_available_when_the_daemon_answers(docker_client: docker.DockerClient) -> None:
-    assert docker_available() is True
 
 
 def test_cleanup_removes_labelled_containers_and_run_volumes(

@@ -41,7 +41,7 @@ def check(annotations: list[Annotation], **fields: object) -> CheckRun:
     values: dict[str, object] = {
         "name": "scbench-demo-checkpoint_1",
         "head_sha": SHA,
-        "passed": False,
+        "conclusion": "failure",
         "title": "❌ FAILED",
         "summary": "FAILED (policy core-cases)",
         "text": "## ❌ FAILED\n\nthe summary\n",
@@ -90,7 +90,10 @@ def test_every_annotation_in_batches_of_fifty(double: RestDouble) -> None:
 
 def test_a_passing_run_without_annotations_is_one_request(double: RestDouble) -> None:
     result = publish_check_run(
-        check([], passed=True, title="✅ PASSED"), double.environment(), WRITE_TOKEN, retry=FAST
+        check([], conclusion="success", title="✅ PASSED"),
+        double.environment(),
+        WRITE_TOKEN,
+        retry=FAST,
     )
     (created,) = double.check_runs_on(SHA)
     assert (result.annotations, created.conclusion, created.annotations) == (0, "success", [])
