@@ -137,7 +137,8 @@ def oracle_findings(
     ]
     # Flaky tests are the flaky stage's, and listed ones are known: the rest must pass.
     judged = [t for t in result.tests if t.id not in listed and t.status is not Status.FLAKY]
-    if not findings and not policy.passes(policy_name, count_groups(judged, False)):
+    judged_counts = count_groups(judged, False)
+    if not findings and not policy.passes(policy_name, judged_counts):
         findings.append(
             Finding(
                 Stage.ORACLE,
@@ -145,7 +146,7 @@ def oracle_findings(
                 solution,
                 None,
                 f"the reference solution fails the oracle policy {policy_name} "
-                f"({policy.describe(policy_name)})",
+                f"({policy.describe(policy_name)}): {policy.shortfall(policy_name, judged_counts)}",
                 checkpoint=checkpoint.name,
             )
         )

@@ -206,16 +206,16 @@ def test_failing_tests_the_policy_counts_and_the_list_does_not_hold(
 def test_a_reference_that_fails_the_policy_without_a_failing_test(
     place: Place, problem: Problem
 ) -> None:
-    only_error_tests = result(make_test("test_a", Status.PASSED, Group.ERROR))
-    (finding,) = oracle_findings(
-        place, problem.checkpoints[0], only_error_tests, [], "core-cases", True
-    )
+    """A skipped Core test is not a failing one, but SCBench counts it as not passed."""
+    skipped_core = result(make_test("test_a", Status.PASSED), make_test("test_b", Status.SKIPPED))
+    checkpoint = problem.checkpoints[0]
+    (finding,) = oracle_findings(place, checkpoint, skipped_core, [], "core-cases", True)
     assert (finding.file, finding.line) == ("clean/solutions/checkpoint_1", None)
-    assert finding.message.startswith("the reference solution fails the oracle policy core-cases")
-    assert (
-        oracle_findings(place, problem.checkpoints[0], only_error_tests, [], "all-cases", True)
-        == []
+    assert finding.message == (
+        "the reference solution fails the oracle policy core-cases (every Core test passes): "
+        "1 Core test skipped or xfailed (SCBench counts a skipped or xfailed test as not passed)"
     )
+    assert oracle_findings(place, checkpoint, skipped_core, [], "any", True) == []
 
 
 def test_a_run_of_the_reference_that_did_not_finish(place: Place, problem: Problem) -> None:
