@@ -390,7 +390,6 @@ def _evaluate_checkpoint(
             problem,
             checkpoint,
             entrypoint=entrypoint,
-            workspace_dir=placement.executor.workspace_dir(workspace.root),
             environment_env=environment.env,
             test_timeout_s=options.test_timeout_s,
             pytest_args=(*options.pytest_args, *job.pytest_args),

@@ -89,18 +89,19 @@ def known(*names: str, checkpoint: str = "checkpoint_1") -> list[KnownFailure]:
 
 # Collection.
 
-IMPORT_ERROR = """ImportError while importing test module '/w/tests/test_checkpoint_1.py'.
+# As pytest reports them: the tests are staged in .evaluation_tests/, as SCBench stages them.
+IMPORT_ERROR = """ImportError while importing test module '/w/.evaluation_tests/test_cp.py'.
 Traceback:
 /venv/lib/python3.11/site-packages/_pytest/python.py:528: in importtestmodule
     mod = import_path(
-tests/helpers.py:2: in <module>
+.evaluation_tests/helpers.py:2: in <module>
     import nothing
-tests/test_checkpoint_1.py:4: in <module>
+.evaluation_tests/test_checkpoint_1.py:4: in <module>
     from helpers import x
 E   ModuleNotFoundError: No module named 'nothing'"""
 SYNTAX_ERROR = """/venv/lib/python3.11/site-packages/_pytest/python.py:528: in importtestmodule
     mod = import_path(
-E     File "/scbench/workspace/tests/test_checkpoint_2.py", line 9
+E     File "/scbench/workspace/.evaluation_tests/test_checkpoint_2.py", line 9
 E       def test_a(:
 E                  ^
 E   SyntaxError: invalid syntax"""
@@ -124,7 +125,9 @@ def test_each_collection_error_where_the_traceback_last_names_the_tests(
     tmp_path: Path, place: Place, problem: Problem
 ) -> None:
     run = collection_failure(
-        tmp_path, ("tests/test_checkpoint_1.py", IMPORT_ERROR), ("tests", SYNTAX_ERROR)
+        tmp_path,
+        (".evaluation_tests/test_checkpoint_1.py", IMPORT_ERROR),
+        (".evaluation_tests", SYNTAX_ERROR),
     )
     findings = collection_findings(place, problem.checkpoints[0], run, tmp_path)
     assert [(f.file, f.line, f.message) for f in findings] == [
