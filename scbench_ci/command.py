@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TestCommand
+from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR, TestCommand
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT
 from scbench_ci.workspace import ASSETS_DIR
@@ -25,15 +25,14 @@ def build_command(
     checkpoint: Checkpoint,
     *,
     entrypoint: str,
-    workspace_dir: str,
     environment_env: dict[str, str],
     test_timeout_s: float | None = None,
     pytest_args: tuple[str, ...] = (),
     reruns: int = 0,
 ) -> TestCommand:
-    """`workspace_dir` is the workspace as the test process sees it (it differs per executor).
-    `reruns`: how many times a failing test is run again in the same session (pytest-rerunfailures);
-    the runner records each rerun test's first failure in the JSON report."""
+    """`reruns`: how many times a failing test is run again in the same session
+    (pytest-rerunfailures); the runner records each rerun test's first failure in the JSON
+    report."""
     if reruns < 0:
         raise ValueError(f"reruns must be 0 or more, not {reruns}")
     timeout = per_test_timeout(checkpoint, test_timeout_s)
@@ -44,7 +43,7 @@ def build_command(
         PYTEST_INI,
         "-p",
         "no:cacheprovider",
-        "tests/",
+        WORKSPACE_TESTS_DIR,
         f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
         f"--ctrf={REPORTS_DIR}/{CTRF_REPORT}",
@@ -55,15 +54,13 @@ def build_command(
         *([f"--reruns={reruns}"] if reruns else []),
         *pytest_args,
     ]
-    assets_dir = f"{workspace_dir.rstrip('/')}/{ASSETS_DIR}"
-    variables = {
-        **environment_env,
-        **checkpoint.env,
-        "SCBENCH_CHECKPOINT": checkpoint.name,
-        "SCBENCH_ASSETS_DIR": assets_dir,
-    }
+    variables = {**environment_env, **checkpoint.env, "SCBENCH_CHECKPOINT": checkpoint.name}
+    # As SCBench's runner sets them: relative to the workspace, the tests' working directory,
+    # and only when the problem has static assets.
+    if problem.static_assets:
+        variables["SCBENCH_ASSETS_DIR"] = ASSETS_DIR
     for asset in problem.static_assets:
-        variables[asset.env_name] = f"{assets_dir}/{asset.save_path}"
+        variables[asset.env_name] = f"{ASSETS_DIR}/{asset.name}"
     return TestCommand(
         requirements=(
             *PYTEST_PLUGINS,

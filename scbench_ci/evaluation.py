@@ -57,6 +57,7 @@ from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
     checkpoint_results_row,
     evaluation_json,
+    session_output,
     write_checkpoint_results,
     write_evaluation,
 )
@@ -332,7 +333,8 @@ def _run_job(
         job.problem, result, entrypoint=entrypoint, flaky_passes=options.flaky_passes
     )
     if evaluation is not None:
-        write_evaluation(artifacts_dir, evaluation)
+        stdout, report = session_output(artifacts_dir)
+        write_evaluation(artifacts_dir, evaluation, stdout=stdout, report=report)
     result = write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
     if result.fingerprint is not None and not result.infrastructure_failure:
         sign(output_dir, job.artifacts, result.fingerprint)
@@ -388,7 +390,6 @@ def _evaluate_checkpoint(
             problem,
             checkpoint,
             entrypoint=entrypoint,
-            workspace_dir=placement.executor.workspace_dir(workspace.root),
             environment_env=environment.env,
             test_timeout_s=options.test_timeout_s,
             pytest_args=(*options.pytest_args, *job.pytest_args),

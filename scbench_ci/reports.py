@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
+from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
@@ -58,7 +59,8 @@ class TestOutcome:
 
     node_id: str
     file: str
-    """The test's file relative to the workspace root, e.g. `tests/test_checkpoint_1.py`."""
+    """The test's file in the problem's folder, e.g. `tests/test_checkpoint_1.py` (staged as
+    `.evaluation_tests/test_checkpoint_1.py`)."""
     line: int | None
     """1-based line of the test (or of the failure, when it happened in the test's own file)."""
     status: Status
@@ -183,7 +185,8 @@ def _from_json_report(
     for test in tests:
         if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
             continue
-        node_id = test["nodeid"]
+        workspace_id = test["nodeid"]
+        node_id = problem_node_id(workspace_id)
         status = _OUTCOMES.get(str(test.get("outcome")))
         if status is None:
             problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")
@@ -193,9 +196,10 @@ def _from_json_report(
         if uncalled:
             problems.append(f"{cap(node_id, MAX_MESSAGE_CHARS)}: {NOT_CALLED}")
             status = Status.ERROR
-        ctrf_test = ctrf_tests.get(node_id)
+        ctrf_test = ctrf_tests.get(workspace_id)
         if ctrf_tests and ctrf_test is None:
             problems.append(f"{node_id} is missing from {CTRF_REPORT}")
+        workspace_file = workspace_id.split("::", 1)[0]
         file = node_id.split("::", 1)[0]
         phases = [test[phase] for phase in _PHASES if isinstance(test.get(phase), dict)]
         reruns = _reruns(test, status, problems)
@@ -203,9 +207,11 @@ def _from_json_report(
             # The last attempt passed: what is worth telling is why the first one failed.
             first = test.get("rerun_failure")
             failed = [first] if isinstance(first, dict) else []
-            message, details, crash_line = _failure_text(Status.FAILED, failed, file, None)
+            message, details, crash_line = _failure_text(
+                Status.FAILED, failed, workspace_file, None
+            )
         else:
-            message, details, crash_line = _failure_text(status, phases, file, ctrf_test)
+            message, details, crash_line = _failure_text(status, phases, workspace_file, ctrf_test)
         if uncalled:
             message, details = NOT_CALLED, None
         lineno = test.get("lineno")
@@ -305,7 +311,7 @@ def _collection_errors(report: dict[str, Any]) -> list[CollectionError]:
             node_id = collector.get("nodeid")
             errors.append(
                 CollectionError(
-                    node_id=cap(node_id, MAX_MESSAGE_CHARS) or ""
+                    node_id=cap(problem_node_id(node_id), MAX_MESSAGE_CHARS) or ""
                     if isinstance(node_id, str)
                     else "",
                     message=cap_tail(longrepr, MAX_DETAILS_CHARS) or ""
@@ -314,6 +320,14 @@ def _collection_errors(report: dict[str, Any]) -> list[CollectionError]:
                 )
             )
     return errors
+
+
+def problem_node_id(node_id: str) -> str:
+    """A node id of the workspace as the problem's folder names the test: SCBench stages the tests
+    in `.evaluation_tests/`, results name them `tests/<file>::<name>` as the problem, its
+    `known_failures.txt` and earlier results do."""
+    staged = f"{WORKSPACE_TESTS_DIR}/"
+    return f"{TESTS_DIR}/{node_id[len(staged) :]}" if node_id.startswith(staged) else node_id
 
 
 def _is_int(value: object) -> TypeGuard[int]:

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TESTS_DIR
+from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
 from scbench_ci.trust.untrusted_tree import (
@@ -22,9 +22,11 @@ from scbench_ci.trust.untrusted_tree import (
     copy_tree,
 )
 
-ASSETS_DIR = f"{TESTS_DIR}/assets"
+ASSETS_DIR = f"{WORKSPACE_TESTS_DIR}/assets"
+"""Where static assets land, each under its name, as SCBench's runner materializes them for the
+tests (`Workspace.materialize_static_assets_for_tests`)."""
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
-EVALUATOR_NAMES = (TESTS_DIR, REPORTS_DIR, PYTEST_INI)
+EVALUATOR_NAMES = (WORKSPACE_TESTS_DIR, REPORTS_DIR, PYTEST_INI)
 """The workspace's entries that only the evaluator makes: the submission's are discarded."""
 _LISTED = 5
 
@@ -37,7 +39,7 @@ class Workspace:
     warnings: tuple[str, ...]
     """What was left out of the submission, which may explain an outcome."""
     notices: tuple[str, ...]
-    """What the evaluator did as it always does (the submission's own tests/ discarded)."""
+    """What the evaluator did as it always does (the submission's own pytest.ini discarded)."""
 
 
 def tested_checkpoints(
@@ -73,7 +75,7 @@ def stage_workspace(
 
     root.parent.mkdir(parents=True, exist_ok=True)
     notices, warnings = _copy_submission(submission, root, exclude, problem.root)
-    _copy_tests(problem, {c.test_file for c in checkpoints}, root / TESTS_DIR)
+    _copy_tests(problem, {c.test_file for c in checkpoints}, root / WORKSPACE_TESTS_DIR)
     _materialize_assets(problem, root)
     write_new(root / PYTEST_INI, render_pytest_ini(problem).encode())
     (root / REPORTS_DIR).mkdir()
@@ -85,7 +87,7 @@ def stage_workspace(
 def render_pytest_ini(problem: Problem) -> str:
     # Only the problem's conftest files count: one in the workspace root would be the
     # submission's, and could rewrite every test's outcome.
-    lines = ["[pytest]", f"addopts = --confcutdir={TESTS_DIR}", "markers ="]
+    lines = ["[pytest]", f"addopts = --confcutdir={WORKSPACE_TESTS_DIR}", "markers ="]
     for marker in (*BUILTIN_MARKERS, *problem.markers):
         lines.append(f"    {marker.name}: {marker.description}")
     return "\n".join(lines) + "\n"
@@ -163,12 +165,12 @@ def _materialize_assets(problem: Problem, root: Path) -> None:
     assets_root = root / ASSETS_DIR
     with UntrustedTree.opened(problem.root) as tree:
         for asset in problem.static_assets:
-            target = assets_root / asset.save_path
+            target = assets_root / asset.name
             if target.exists():
                 raise ProblemError(
                     problem.root / "config.yaml",
                     f"static_assets.{asset.name}",
-                    f"{ASSETS_DIR}/{asset.save_path} is already taken",
+                    f"{ASSETS_DIR}/{asset.name} is already taken",
                 )
             target.parent.mkdir(parents=True, exist_ok=True)
             source = asset.source.relative_to(problem.root).as_posix()

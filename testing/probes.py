@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.executors.base import TestCommand
+from scbench_ci.executors.base import WORKSPACE_TESTS_DIR, TestCommand
 from scbench_ci.standalone.pytest_runner import START_PREFIX, start_text
 
 PROBE_KEY = "test-key"
@@ -25,14 +25,14 @@ def probe_command(
     """A test command whose test process runs `code` (Python) as it collects the one test file,
     then exits 0 (unless the code exits first): arbitrary code, run by the real test runner.
     The probe's code may use PROBE_OUTPUT."""
-    (workspace / "tests").mkdir(parents=True, exist_ok=True)
+    (workspace / WORKSPACE_TESTS_DIR).mkdir(parents=True, exist_ok=True)
     ending = "import os as _os, sys as _sys\n_sys.stdout.flush()\n_os._exit(0)\n"
-    (workspace / "tests" / "test_probe.py").write_text(
+    (workspace / WORKSPACE_TESTS_DIR / "test_probe.py").write_text(
         f"PROBE_OUTPUT = {PROBE_OUTPUT!r}\n{code}\n\n{ending}"
     )
     return TestCommand(
         requirements=("pytest",),
-        pytest_args=("-q", "-s", "-p", "no:cacheprovider", "tests/test_probe.py"),
+        pytest_args=("-q", "-s", "-p", "no:cacheprovider", f"{WORKSPACE_TESTS_DIR}/test_probe.py"),
         variables=variables or {},
         test_timeout_s=30,
     )

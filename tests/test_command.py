@@ -23,7 +23,6 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         problem,
         problem.checkpoint("checkpoint_2"),
         entrypoint="uv run main.py",
-        workspace_dir="/workspace",
         environment_env={"A": "environment", "C": "environment"},
         pytest_args=("-k", "smoke"),
     )
@@ -43,7 +42,7 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         "pytest.ini",
         "-p",
         "no:cacheprovider",
-        "tests/",
+        ".evaluation_tests",
         "--entrypoint=uv run main.py",
         "--checkpoint=checkpoint_2",
         "--ctrf=.scbench/ctrf-report.json",
@@ -63,8 +62,9 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         "B": "cp",  # the checkpoint's beats the problem's
         "C": "environment",
         "SCBENCH_CHECKPOINT": "checkpoint_2",
-        "SCBENCH_ASSETS_DIR": "/workspace/tests/assets",
-        "SCBENCH_ASSET_WORD_LIST": "/workspace/tests/assets/word-list",
+        # As SCBench's runner sets them: relative to the workspace, each asset under its name.
+        "SCBENCH_ASSETS_DIR": ".evaluation_tests/assets",
+        "SCBENCH_ASSET_WORD-LIST": ".evaluation_tests/assets/word-list",
     }
 
 
@@ -79,7 +79,6 @@ def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
             problem,
             problem.checkpoint(checkpoint),
             entrypoint="x",
-            workspace_dir="/w",
             environment_env={},
             test_timeout_s=override,
         ).pytest_args
@@ -102,7 +101,6 @@ def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
             problem,
             checkpoint,
             entrypoint="python main.py",
-            workspace_dir="/w",
             environment_env={},
             pytest_args=("-k", "x"),
             **reruns,

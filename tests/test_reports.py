@@ -104,7 +104,6 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
         problem,
         checkpoint,
         entrypoint="true",
-        workspace_dir=str(workspace.root),
         environment_env={},
     )
     result = LocalExecutor().execute(
@@ -125,6 +124,10 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
 
 
 def test_every_outcome_is_exact(real_reports: Reports) -> None:
+    # Run from .evaluation_tests/, as SCBench stages them; named as the problem names them.
+    assert {t.node_id.split("::", 1)[0] for t in real_reports.tests} == {
+        "tests/test_checkpoint_1.py"
+    }
     statuses = {t.node_id.split("::", 1)[1]: t.status for t in real_reports.tests}
     assert statuses == {
         "test_plain": Status.PASSED,
@@ -209,7 +212,7 @@ def test_collection_errors_are_kept(tmp_path: Path) -> None:
             "collectors": [
                 {"nodeid": "", "outcome": "passed"},
                 {
-                    "nodeid": "tests/test_checkpoint_1.py",
+                    "nodeid": ".evaluation_tests/test_checkpoint_1.py",
                     "outcome": "failed",
                     "longrepr": "ImportError while importing module\nE   ModuleNotFoundError: x",
                 },
@@ -219,7 +222,7 @@ def test_collection_errors_are_kept(tmp_path: Path) -> None:
     reports = _read(tmp_path)
     assert reports.exit_code == 2
     (error,) = reports.collection_errors
-    assert error.node_id == "tests/test_checkpoint_1.py"
+    assert error.node_id == "tests/test_checkpoint_1.py"  # staged in .evaluation_tests/
     assert "ModuleNotFoundError: x" in error.message
     assert reports.problems == ("ctrf-report.json was not written",)
 

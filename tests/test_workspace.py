@@ -48,11 +48,11 @@ def test_selects_tests_of_the_checkpoint_and_earlier_ones(
         submission=submission,
         root=tmp_path / "ws",
     )
-    tests = {p.name for p in (workspace.root / "tests").glob("test_*.py")}
+    tests = {p.name for p in (workspace.root / ".evaluation_tests").glob("test_*.py")}
     assert tests == expected
-    assert (workspace.root / "tests/conftest.py").is_file()
-    assert (workspace.root / "tests/helpers.py").is_file()
-    assert (workspace.root / "tests/data/case.json").is_file()
+    assert (workspace.root / ".evaluation_tests/conftest.py").is_file()
+    assert (workspace.root / ".evaluation_tests/helpers.py").is_file()
+    assert (workspace.root / ".evaluation_tests/data/case.json").is_file()
     assert [c.name for c in workspace.tested_checkpoints][-1] == checkpoint
     assert {f"test_{c.name}.py" for c in workspace.tested_checkpoints} == expected
 
@@ -71,6 +71,7 @@ def test_copies_submission_without_caches_and_never_writes_to_it(
         "env/pyvenv.cfg",
         "pkg/__pycache__/x",
         "tests/test_fake.py",
+        ".evaluation_tests/test_fake.py",
         ".scbench/results.json",
         "pytest.ini",
     ):
@@ -98,13 +99,15 @@ def test_copies_submission_without_caches_and_never_writes_to_it(
         for name in copied
         for part in Path(name).parts
     )
-    assert "tests/test_fake.py" not in copied
+    # As in SCBench, the submission's own tests/ stays; the problem's tests are staged apart.
+    assert "tests/test_fake.py" in copied
+    assert ".evaluation_tests/test_fake.py" not in copied
     assert "results.json" not in {Path(p).name for p in copied}
     assert os.readlink(workspace.root / "link") == "pkg/util.py"  # kept as a link, not followed
     assert os.readlink(workspace.root / "pkg" / "up") == "../pkg"
     assert workspace.notices == (
-        "the submission's tests was discarded: the evaluator makes its own (the problem's tests, "
-        "the run's settings and reports)",
+        "the submission's .evaluation_tests was discarded: the evaluator makes its own (the "
+        "problem's tests, the run's settings and reports)",
         "the submission's .scbench was discarded: the evaluator makes its own (the problem's "
         "tests, the run's settings and reports)",
         "the submission's pytest.ini was discarded: the evaluator makes its own (the problem's "
@@ -136,14 +139,15 @@ def test_assets_and_pytest_ini(
         submission=submission,
         root=tmp_path / "ws",
     )
-    assert (workspace.root / "tests/assets/corpus/a.txt").read_text() == "alpha\n"
-    assert (workspace.root / "tests/assets/meta/schema.json").is_file()
+    # As SCBench's runner puts them: under .evaluation_tests/assets, each by its name.
+    assert (workspace.root / ".evaluation_tests/assets/corpus/a.txt").read_text() == "alpha\n"
+    assert (workspace.root / ".evaluation_tests/assets/schema").is_file()
     assert (workspace.root / ".scbench").is_dir()
     assert not any((workspace.root / ".scbench").iterdir())
     assert (workspace.root / "pytest.ini").read_text() == render_pytest_ini(problem)
     assert render_pytest_ini(problem) == (
         "[pytest]\n"
-        "addopts = --confcutdir=tests\n"
+        "addopts = --confcutdir=.evaluation_tests\n"
         "markers =\n"
         "    error: error-handling / edge-case tests\n"
         "    functionality: non-core / nice-to-have tests\n"

@@ -16,10 +16,17 @@ from pathlib import Path
 
 from scbench_ci.check.known_failures import KNOWN_FAILURES, KnownFailure, known_failure_findings
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.outputs.console import flaky_outcome, headline
 from scbench_ci.problem.model import Checkpoint, Group, Problem
-from scbench_ci.reports import FAILING, PASSING, Reports, Status, read_reports
+from scbench_ci.reports import (
+    FAILING,
+    PASSING,
+    Reports,
+    Status,
+    problem_node_id,
+    read_reports,
+)
 from scbench_ci.results import policy
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult, count_groups
@@ -27,8 +34,10 @@ from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5
 """A test that takes more than this share of its timeout is warned about."""
-_TRACEBACK_LINE = re.compile(rf"^({TESTS_DIR}/[^\s:]+\.py):(\d+): ", re.MULTILINE)
-_SYNTAX_ERROR_LINE = re.compile(rf'File "(?:[^"\n]*/)?({TESTS_DIR}/[^"\n]+\.py)", line (\d+)')
+_STAGED = rf"(?:{TESTS_DIR}|{re.escape(WORKSPACE_TESTS_DIR)})"
+"""The tests' folder as a report names it: staged (`.evaluation_tests/`), or the problem's."""
+_TRACEBACK_LINE = re.compile(rf"^({_STAGED}/[^\s:]+\.py):(\d+): ", re.MULTILINE)
+_SYNTAX_ERROR_LINE = re.compile(rf'File "(?:[^"\n]*/)?({_STAGED}/[^"\n]+\.py)", line (\d+)')
 _ERROR_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
 
 
@@ -137,7 +146,8 @@ def oracle_findings(
     ]
     # Flaky tests are the flaky stage's, and listed ones are known: the rest must pass.
     judged = [t for t in result.tests if t.id not in listed and t.status is not Status.FLAKY]
-    if not findings and not policy.passes(policy_name, count_groups(judged, False)):
+    judged_counts = count_groups(judged, False)
+    if not findings and not policy.passes(policy_name, judged_counts):
         findings.append(
             Finding(
                 Stage.ORACLE,
@@ -145,7 +155,7 @@ def oracle_findings(
                 solution,
                 None,
                 f"the reference solution fails the oracle policy {policy_name} "
-                f"({policy.describe(policy_name)})",
+                f"({policy.describe(policy_name)}): {policy.shortfall(policy_name, judged_counts)}",
                 checkpoint=checkpoint.name,
             )
         )
@@ -255,7 +265,7 @@ def _located(text: str) -> tuple[str | None, int | None]:
     if not places:
         return None, None
     _, file, line = max(places)
-    return file, line
+    return problem_node_id(file), line
 
 
 def _error_line(text: str) -> str:

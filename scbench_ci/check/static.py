@@ -120,7 +120,7 @@ def static_findings(
     problem = check.problem
     if problem is not None:
         findings += _checkpoint_findings(problem, check, base)
-        findings += _marker_findings(problem, modules)
+        findings += _marker_findings(problem, modules, conftest)
         findings += _stray_test_files(problem, tests, base)
         findings += read_known_failures(problem, relative_to=base)[1]
     return sorted(findings, key=lambda finding: (finding.file, finding.line or 0)), problem
@@ -383,8 +383,11 @@ def _checkpoint_findings(problem: Problem, check: ProblemCheck, base: Path) -> l
     return findings
 
 
-def _marker_findings(problem: Problem, modules: list[_Module]) -> list[Finding]:
+def _marker_findings(
+    problem: Problem, modules: list[_Module], conftest: _Module | None
+) -> list[Finding]:
     known = PYTEST_MARKERS | {marker.name for marker in (*BUILTIN_MARKERS, *problem.markers)}
+    known |= registered_markers(conftest.tree) if conftest is not None else frozenset()
     findings = []
     for module in modules:
         uses = sorted(
@@ -403,6 +406,29 @@ def _marker_findings(problem: Problem, modules: list[_Module]) -> list[Finding]:
             if name not in known
         ]
     return findings
+
+
+def registered_markers(conftest: ast.Module) -> frozenset[str]:
+    """The markers the conftest registers itself, as pytest documents it (`pytest_configure`:
+    `config.addinivalue_line("markers", "name(args): description")`): pytest knows them, so
+    SCBench runs their tests without a word (they count as Core, as any marker config.yaml does
+    not give a group). Read from the parsed file, never run."""
+    names = set()
+    for node in ast.walk(conftest):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "addinivalue_line"
+        ):
+            continue
+        values = [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
+        if (
+            len(node.args) == len(values) == 2
+            and values[0] == "markers"
+            and isinstance(line := values[1], str)
+        ):
+            names.add(line.split(":", 1)[0].split("(", 1)[0].strip())
+    return frozenset(names)
 
 
 def _stray_test_files(problem: Problem, tests: list[Entry], base: Path) -> list[Finding]:

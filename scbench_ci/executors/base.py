@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
 TESTS_DIR = "tests"
+"""The problem's folder of tests; test ids and files in results.json name them under it."""
+WORKSPACE_TESTS_DIR = ".evaluation_tests"
+"""Where the problem's tests are staged in the workspace, as SCBench's runner stages them
+(`WORKSPACE_TEST_DIR`, src/slop_code/common/constants.py); a submission's own `tests/` stays."""
 PYTEST_INI = "pytest.ini"
 REPORTS_DIR = ".scbench"
 """Where the test runner writes its reports, in the workspace."""

@@ -159,6 +159,11 @@ def _read_assets(reader: FieldReader, raw: dict[str, Any], root: Path) -> tuple[
     specs = reader.mapping(raw, "static_assets")
     for name, spec in specs.items():
         where = f"static_assets.{name}"
+        # The name is the asset's entry in the workspace (`.evaluation_tests/assets/<name>`, as
+        # SCBench's runner puts it) and names its variable (`SCBENCH_ASSET_<NAME>`).
+        if not _file_name(name) or "=" in name:
+            reader.reject(where, "must be named by one file name without =", specs, name)
+            continue
         if not isinstance(spec, dict):
             reader.reject(
                 where, "must be a mapping with path (and optional save_path)", specs, name
@@ -188,6 +193,15 @@ def _read_assets(reader: FieldReader, raw: dict[str, Any], root: Path) -> tuple[
             env_names[asset.env_name] = name
             assets.append(asset)
     return tuple(assets)
+
+
+def _file_name(name: str) -> bool:
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and "\0" not in name
+        and len(name.encode()) <= MAX_NAME_BYTES
+    )
 
 
 def _overlap(asset: StaticAsset, other: StaticAsset) -> bool:

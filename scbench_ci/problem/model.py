@@ -63,11 +63,13 @@ class StaticAsset:
     name: str
     source: Path
     save_path: PurePosixPath
-    """Where the asset lands, relative to the workspace's tests/assets folder."""
+    """Where SCBench's agent runs find the asset in their workspace; the tests find it at
+    `.evaluation_tests/assets/<name>`, as SCBench's runner puts it."""
 
     @property
     def env_name(self) -> str:
-        return "SCBENCH_ASSET_" + re.sub(r"[^A-Za-z0-9]", "_", self.name).upper()
+        """As SCBench's runner names it (`SCBENCH_ASSET_{name.upper()}`)."""
+        return f"SCBENCH_ASSET_{self.name.upper()}"
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,20 @@ tooling (SprocketLab/slop-code-bench) reads our output as if its own runner had 
 What SCBench writes and reads, from its code (the code wins where its docs differ):
 
 - `evaluation.json` is `CorrectnessResults.to_output_dict()` (`src/slop_code/evaluation/report.py`):
-  twelve keys, in the model's order. The model forbids extra keys (`extra="forbid"`), so nothing
-  of ours (timestamps, policy, verdict) may be added: SCBench's `CorrectnessResults(**data)` would
-  reject the file. `tests` is the compact grouped form, `{"<checkpoint>-<GroupType>": {"passed":
-  [ids], "failed": [ids]}}`, where "failed" holds every test that did not pass (skipped ones too).
+  thirteen keys, in the model's order, `schema_version` first. The model forbids extra keys
+  (`extra="forbid"`), so nothing of ours (timestamps, policy, verdict) may be added: SCBench's
+  `CorrectnessResults(**data)` would reject the file. `tests` is the compact grouped form,
+  `{"<checkpoint>-<GroupType>": {"passed": [ids], "failed": [ids]}}`, where "failed" holds every
+  test that did not pass (skipped ones too).
+- Beside it, `CorrectnessResults.save` writes `evaluation/stdout.txt`, `evaluation/stderr.txt`
+  (the test command's two streams) and `evaluation/report.json` (pytest-json-report's report, as
+  SCBench's runner has it written: `--json-report-omit` of traceback, streams, log, collectors and
+  warnings, `src/slop_code/evaluation/pytest_runner.py` `_build_pytest_command`). SCBench's `eval`
+  (`src/slop_code/entrypoints/commands/eval_run_dir.py`, `_is_evaluation_schema_current`) runs a
+  checkpoint again unless `schema_version` is current, its required fields are there and the
+  three files exist. Our log holds both streams in one (pytest's output is stdout; what the tests
+  print to stderr, pytest captures): it is `stdout.txt` without the runner's own two lines, and
+  `stderr.txt` is empty.
 - Counts follow SCBench's runner (`src/slop_code/evaluation/pytest_runner.py`): pytest's
   `xfailed` is SCBench's `skipped` and `xpassed` is `passed`; every test counts in `total_counts`,
   only passed ones in `pass_counts`. That is what our `GroupCounts` holds (passed = passed and
@@ -38,13 +48,26 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from scbench_ci.executors.base import PYTEST_LOG
 from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult, add_counts
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX, read_regular
 from scbench_ci.trust.output_folder import write_file
+from scbench_ci.trust.seal import MAX_REPORT_BYTES, read_report_files
+from scbench_ci.trust.strict_json import JsonError, parse
 
 EVALUATION_FILE = "evaluation.json"
+EVALUATION_DIR = "evaluation"
+"""SCBench's folder of the test command's output, beside `evaluation.json`."""
+EVALUATION_SCHEMA_VERSION = 1
+"""SCBench's `EVALUATION_SCHEMA_VERSION` (report.py): its `eval` runs again a checkpoint whose
+`evaluation.json` has none or an older one."""
+_OMITTED = ("collectors", "warnings")
+"""What `--json-report-omit` leaves out of the report itself."""
+_OMITTED_FROM_PHASES = ("traceback", "stdout", "stderr", "log")
+"""What `--json-report-omit` leaves out of each test's setup, call and teardown."""
 CHECKPOINT_RESULTS_FILE = "checkpoint_results.jsonl"
 UNKNOWN_STATE = "unknown"
 """The `state` SCBench writes for a checkpoint its agent run did not record (`run_info.yaml`)."""
@@ -88,6 +111,7 @@ def evaluation_json(
         return None
     pass_counts, total_counts = _counts(checkpoint)
     return {
+        "schema_version": EVALUATION_SCHEMA_VERSION,
         "problem_name": problem.name,
         "problem_version": problem.version,
         "checkpoint_name": checkpoint.name,
@@ -175,9 +199,63 @@ def _row(
     return row
 
 
-def write_evaluation(checkpoint_dir: Path, document: Mapping[str, Any]) -> Path:
-    """Write `document` as `checkpoint_dir/evaluation.json`, laid out as SCBench writes it."""
+def write_evaluation(
+    checkpoint_dir: Path,
+    document: Mapping[str, Any],
+    *,
+    stdout: str = "",
+    report: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write `document` as `checkpoint_dir/evaluation.json` and the `evaluation/` folder beside
+    it, laid out as SCBench's `CorrectnessResults.save` writes them: `stdout` (the session's
+    output), an empty `stderr.txt`, and pytest-json-report's `report` when there is one."""
+    folder = f"{EVALUATION_DIR}/"
+    write_file(checkpoint_dir, folder + "stdout.txt", stdout.encode())
+    write_file(checkpoint_dir, folder + "stderr.txt", b"")
+    if report is not None:
+        report_json = json.dumps(scbench_pytest_report(report), indent=2)
+        write_file(checkpoint_dir, folder + "report.json", report_json.encode())
     return write_file(checkpoint_dir, EVALUATION_FILE, json.dumps(document, indent=2).encode())
+
+
+def session_output(checkpoint_dir: Path) -> tuple[str, dict[str, Any] | None]:
+    """What `write_evaluation` writes beside `evaluation.json`, from the checkpoint's folder as
+    the evaluator filled it: the test session's output (its `pytest.log` without the runner's
+    start and seal lines) and pytest-json-report's report (None when unreadable)."""
+    log = read_regular(checkpoint_dir / PYTEST_LOG, MAX_REPORT_BYTES)
+    text = log.decode("utf-8", errors="replace") if isinstance(log, bytes) else ""
+    kept = [
+        line
+        for line in text.splitlines(keepends=True)
+        if not line.startswith((START_PREFIX, SEAL_PREFIX))
+    ]
+    data = read_report_files(checkpoint_dir).pytest
+    try:
+        report = parse(data) if data is not None else None
+    except JsonError:
+        report = None
+    return "".join(kept), report if isinstance(report, dict) else None
+
+
+def scbench_pytest_report(report: Mapping[str, Any]) -> dict[str, Any]:
+    """pytest-json-report's `report` as SCBench's runner has the plugin write it, with
+    `--json-report-omit=traceback --json-report-omit=streams --json-report-omit=log
+    --json-report-omit=collectors --json-report-omit=warnings`."""
+    slim = {key: value for key, value in report.items() if key not in _OMITTED}
+    if isinstance(tests := slim.get("tests"), list):
+        slim["tests"] = [_slim_test(test) if isinstance(test, dict) else test for test in tests]
+    return slim
+
+
+def _slim_test(test: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: (
+            {k: v for k, v in value.items() if k not in _OMITTED_FROM_PHASES}
+            if key in ("setup", "call", "teardown") and isinstance(value, dict)
+            else value
+        )
+        for key, value in test.items()
+    }
 
 
 def write_checkpoint_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:

@@ -20,7 +20,6 @@ PROBE_SUBMISSION = Path(__file__).resolve().parents[2] / "tests/data/probes/subm
 DELIBERATE = {
     "HOSTNAME": "each container has its own",
     "SCBENCH_CHECKPOINT": "SCBench's documentation gives it to the tests; its runner does not",
-    "SCBENCH_ASSETS_DIR": "the same: documented as `/workspace/tests/assets`, which it is here",
 }
 """Variables that differ on purpose, and why no test outcome can depend on them."""
 _DURATION = re.compile(r"\bin \d+(\.\d+)?(ms|s|µs)\b")

@@ -4,9 +4,12 @@ What SCBench does for one checkpoint (slop_code `evaluation/pytest_runner.py` `P
 `execution/docker_runtime/exec.py`, `execution/shared.py` and the default environment
 `configs/environments/docker-python3.12-uv.yaml`), and so what this does:
 
-- the workspace is a copy of the submission on the host; the problem's `tests/` is copied in
-  (conftest.py, the test files of this checkpoint and, with prior tests, of every earlier one, and
-  every other file and folder), then a `pytest.ini` (`testpaths = tests`, the markers);
+- the workspace is a copy of the submission on the host (its own `tests/` kept; SCBench's
+  snapshots leave out `*.pyc`, `venv/`, `.venv/` and `.evaluation_tests/`); the problem's `tests/`
+  is copied into `.evaluation_tests/` (`WORKSPACE_TEST_DIR`: conftest.py, the test files of this
+  checkpoint and, with prior tests, of every earlier one, and every other file and folder), then a
+  `pytest.ini` (`testpaths = tests`, which the command's `.evaluation_tests` argument overrides,
+  and the markers);
 - an entry script `HANDLE_ENTRY.sh` is written into the workspace: the environment's setup
   commands (`uv init`, `uv add -r requirements.txt`, whatever they exit with), a split marker,
   then `uvx --with=<plugins> --with=<test dependencies> pytest ...`;
@@ -53,6 +56,8 @@ BUILTIN_MARKERS = {
     "functionality": "non-core / nice-to-have tests",
     "regression": "regression tests from prior checkpoints",
 }
+WORKSPACE_TEST_DIR = ".evaluation_tests"
+"""SCBench's `slop_code.common.constants.WORKSPACE_TEST_DIR`, not ours: a change in either shows."""
 SPLIT_STRING = "_____STARTING COMMAND_____"
 ENTRY_SCRIPT = "HANDLE_ENTRY.sh"
 
@@ -73,9 +78,14 @@ def stage(
     markers: dict[str, str],
 ) -> None:
     """The workspace as SCBench makes it: the submission, the selected tests, pytest.ini."""
-    shutil.copytree(submission, workspace, symlinks=True)
+    shutil.copytree(
+        submission,
+        workspace,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("*.pyc", "venv", ".venv", WORKSPACE_TEST_DIR),
+    )
     selected = {f"test_{name}.py" for name in checkpoints[: checkpoints.index(checkpoint) + 1]}
-    tests = workspace / "tests"
+    tests = workspace / WORKSPACE_TEST_DIR
     tests.mkdir()
     for item in (problem / "tests").iterdir():
         if item.is_file():
@@ -115,7 +125,7 @@ def pytest_command(
             "--json-report-omit=collectors",
             "--json-report-omit=warnings",
             "-vv",
-            "tests",
+            WORKSPACE_TEST_DIR,
         ]
     )
 

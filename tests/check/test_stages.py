@@ -89,18 +89,19 @@ def known(*names: str, checkpoint: str = "checkpoint_1") -> list[KnownFailure]:
 
 # Collection.
 
-IMPORT_ERROR = """ImportError while importing test module '/w/tests/test_checkpoint_1.py'.
+# As pytest reports them: the tests are staged in .evaluation_tests/, as SCBench stages them.
+IMPORT_ERROR = """ImportError while importing test module '/w/.evaluation_tests/test_cp.py'.
 Traceback:
 /venv/lib/python3.11/site-packages/_pytest/python.py:528: in importtestmodule
     mod = import_path(
-tests/helpers.py:2: in <module>
+.evaluation_tests/helpers.py:2: in <module>
     import nothing
-tests/test_checkpoint_1.py:4: in <module>
+.evaluation_tests/test_checkpoint_1.py:4: in <module>
     from helpers import x
 E   ModuleNotFoundError: No module named 'nothing'"""
 SYNTAX_ERROR = """/venv/lib/python3.11/site-packages/_pytest/python.py:528: in importtestmodule
     mod = import_path(
-E     File "/scbench/workspace/tests/test_checkpoint_2.py", line 9
+E     File "/scbench/workspace/.evaluation_tests/test_checkpoint_2.py", line 9
 E       def test_a(:
 E                  ^
 E   SyntaxError: invalid syntax"""
@@ -124,7 +125,9 @@ def test_each_collection_error_where_the_traceback_last_names_the_tests(
     tmp_path: Path, place: Place, problem: Problem
 ) -> None:
     run = collection_failure(
-        tmp_path, ("tests/test_checkpoint_1.py", IMPORT_ERROR), ("tests", SYNTAX_ERROR)
+        tmp_path,
+        (".evaluation_tests/test_checkpoint_1.py", IMPORT_ERROR),
+        (".evaluation_tests", SYNTAX_ERROR),
     )
     findings = collection_findings(place, problem.checkpoints[0], run, tmp_path)
     assert [(f.file, f.line, f.message) for f in findings] == [
@@ -206,16 +209,16 @@ def test_failing_tests_the_policy_counts_and_the_list_does_not_hold(
 def test_a_reference_that_fails_the_policy_without_a_failing_test(
     place: Place, problem: Problem
 ) -> None:
-    only_error_tests = result(make_test("test_a", Status.PASSED, Group.ERROR))
-    (finding,) = oracle_findings(
-        place, problem.checkpoints[0], only_error_tests, [], "core-cases", True
-    )
+    """A skipped Core test is not a failing one, but SCBench counts it as not passed."""
+    skipped_core = result(make_test("test_a", Status.PASSED), make_test("test_b", Status.SKIPPED))
+    checkpoint = problem.checkpoints[0]
+    (finding,) = oracle_findings(place, checkpoint, skipped_core, [], "core-cases", True)
     assert (finding.file, finding.line) == ("clean/solutions/checkpoint_1", None)
-    assert finding.message.startswith("the reference solution fails the oracle policy core-cases")
-    assert (
-        oracle_findings(place, problem.checkpoints[0], only_error_tests, [], "all-cases", True)
-        == []
+    assert finding.message == (
+        "the reference solution fails the oracle policy core-cases (every Core test passes): "
+        "1 Core test skipped or xfailed (SCBench counts a skipped or xfailed test as not passed)"
     )
+    assert oracle_findings(place, checkpoint, skipped_core, [], "any", True) == []
 
 
 def test_a_run_of_the_reference_that_did_not_finish(place: Place, problem: Problem) -> None:

@@ -413,6 +413,51 @@ def test_every_use_of_an_unknown_marker_is_found_on_its_line(clean: Path) -> Non
     ]
 
 
+def test_markers_the_conftest_registers_are_known(clean: Path) -> None:
+    """As SCBench's problems register theirs (dynamic_buffer's conftest registers
+    `timeout(seconds)` in `pytest_configure`): pytest knows them, SCBench raises nothing. The
+    conftest is parsed, never run; a marker registered nowhere is still reported."""
+    conftest = clean / "tests/conftest.py"
+    conftest.write_text(
+        conftest.read_text()
+        + textwrap.dedent(
+            """
+
+            def pytest_configure(config):
+                \"\"\"Register custom markers.\"\"\"
+                config.addinivalue_line(
+                    "markers", "network(host): needs a host to connect to"
+                )
+                config.addinivalue_line("markers", "slow_case: takes a while")
+                config.addinivalue_line("filterwarnings", "nothing: not a marker")
+                raise SystemExit("never run")
+            """
+        )
+    )
+    write(
+        clean,
+        "tests/test_checkpoint_1.py",
+        """
+        import pytest
+
+
+        @pytest.mark.network("localhost")
+        @pytest.mark.slow_case
+        def test_a():
+            pass
+
+
+        @pytest.mark.nothing
+        def test_b():
+            pass
+        """,
+    )
+    findings = static_findings(clean)[0]
+    assert [(f.file, f.line, f.message.split(" is ")[0]) for f in findings] == [
+        ("clean/tests/test_checkpoint_1.py", 10, "marker 'nothing'"),
+    ]
+
+
 def test_marks_of_something_else_than_pytest_are_not_markers(clean: Path) -> None:
     write(
         clean,

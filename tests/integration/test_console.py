@@ -1,7 +1,7 @@
-"""What the console shows during and after real runs of examples/marks (its checkpoint_2 has no
-Core test, so the default policy fails it): the tests' output without the test runner's own lines,
-progress lines that say why a checkpoint failed, a recap of what failed before the verdict, and
-`check`'s progress instead of its runs' output."""
+"""What the console shows during and after real runs of examples/marks under `any-core-cases`
+(its checkpoint_2 has no Core test, so that policy fails it): the tests' output without the test
+runner's own lines, progress lines that say why a checkpoint failed, a recap of what failed before
+the verdict, and `check`'s progress instead of its runs' output."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from testing.examples import EXECUTOR
 from testing.paths import EXAMPLES
 
 MARKS = EXAMPLES / "marks"
-NO_CORE = "no Core tests (policy core-cases needs at least one)"
+POLICY = ("--policy", "any-core-cases")
+NO_CORE = "no Core test passed (policy any-core-cases needs at least one)"
 RECAP = [
     "1 checkpoint failed:",
     f"  marks / checkpoint_2: {NO_CORE}",
-    "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)",
+    "Verdict: FAILED (policy any-core-cases: at least one Core test passes)",
 ]
 
 
@@ -32,7 +33,7 @@ def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def evaluate(output: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return scbench(
         "evaluate",
-        *("--problem", MARKS, "--checkpoint", "all", "--output", output, *extra),
+        *("--problem", MARKS, "--checkpoint", "all", "--output", output, *POLICY, *extra),
         *("--submission", MARKS / "solutions/{checkpoint}"),
     )
 
@@ -98,7 +99,7 @@ def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
         "",
         "marks  passed",
         "",
-        "Oracle policy all-cases: no test fails; 2 oracle runs of each checkpoint; T s",
+        "Oracle policy all-cases: every test passes; 2 oracle runs of each checkpoint; T s",
         "Verdict: PASSED (1 of 1 problem sound)",
         f"Results: {tmp_path}/results.json",
     ]

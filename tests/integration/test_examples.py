@@ -1,13 +1,16 @@
 """`scbench-ci evaluate` end to end on the bundled examples: exact counts per group, exit codes."""
 
+import json
 import os
 import time
 from pathlib import Path
 
 import pytest
 
+from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
 from testing.examples import EXECUTOR, EXPECTED, group_counts, scbench_evaluate
 from testing.results import checkpoint_documents
+from testing.scbench_reader import is_evaluation_schema_current
 
 
 @pytest.mark.parametrize(("problem", "checkpoint", "submission"), list(EXPECTED))
@@ -103,3 +106,19 @@ def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path
             for w in result["warnings"]
         )
     assert time.monotonic() - started < 120
+
+
+def test_scbench_reads_the_evaluation_as_current(tmp_path: Path) -> None:
+    """SCBench's `eval` keeps our evaluation (its check, transcribed in testing/scbench_reader.py),
+    and the files beside evaluation.json are the session's output and its slimmed report."""
+    scbench_evaluate("wordstat", "checkpoint_1", "solutions/checkpoint_1", tmp_path)
+    checkpoint_dir = tmp_path / "wordstat" / "checkpoint_1"
+    assert is_evaluation_schema_current(checkpoint_dir)
+    evaluation = json.loads((checkpoint_dir / "evaluation.json").read_text())
+    stdout = (checkpoint_dir / "evaluation/stdout.txt").read_text()
+    assert f"collected {evaluation['pytest_collected']} items" in stdout
+    assert START_PREFIX not in stdout and SEAL_PREFIX not in stdout
+    report = json.loads((checkpoint_dir / "evaluation/report.json").read_text())
+    assert "collectors" not in report and "warnings" not in report
+    assert len(report["tests"]) == sum(evaluation["total_counts"].values())
+    assert all("stdout" not in (test.get("call") or {}) for test in report["tests"])

@@ -153,7 +153,6 @@ def run(tmp_path: Path, executor: Executor, reruns: int) -> Run:
         problem,
         checkpoint,
         entrypoint="python main.py",
-        workspace_dir=executor.workspace_dir(workspace.root),
         environment_env={},
         reruns=reruns,
     )

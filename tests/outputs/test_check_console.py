@@ -72,7 +72,7 @@ def test_the_report_lists_the_findings_then_each_problem_s_verdict() -> None:
     ) in lines
     assert "fine        passed: time 1 warning" in lines
     assert lines[-3:] == [
-        "Oracle policy all-cases: no test fails; 1 oracle run of each checkpoint; 1.0 s",
+        "Oracle policy all-cases: every test passes; 1 oracle run of each checkpoint; 1.0 s",
         "Verdict: FAILED (1 of 3 problems sound)",
         "Results: out/results.json",
     ]

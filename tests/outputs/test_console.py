@@ -49,7 +49,7 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
         "  warning: a warning\n"
         "\\::warning::injected\n"
         "\n"
-        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
         "An infrastructure failure stopped the evaluation; see the log tail above.\n"
         "Results: .scbench/results.json\n"
     )
@@ -124,7 +124,7 @@ def test_the_changes_since_the_baseline_come_first() -> None:
         "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
         "first failure: ConnectionError\n"
         "\n"
-        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
         "Results: results.json\n"
     )
 
@@ -207,7 +207,7 @@ def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
         "22 checkpoints failed:\n"
         + "".join(f"  demo / checkpoint_{i}: 1 Core test failed\n" for i in range(1, 21))
         + "  … and 2 more\n"
-        "Verdict: FAILED (policy core-cases: there are Core tests and none of them fails)\n"
+        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
     )
     assert "checkpoints failed" not in render_report(
         make_run(passing, passing), None, fail_on="policy"

@@ -93,12 +93,18 @@ def test_auto_says_how_many_run_and_why_no_more_start(jobs: list[Job]) -> None:
 
 
 def test_a_finished_line_says_what_was_skipped(jobs: list[Job]) -> None:
-    """`Core 7/8` of a passing checkpoint: the eighth was skipped or xfailed, not failed."""
+    """`Core 7/8`: the eighth was skipped or xfailed, not failed; it passes `any-core-cases`, and
+    fails `core-cases` as SCBench counts it, which the line says."""
     groups = {group: GroupCounts() for group in Group}
     groups[Group.CORE] = GroupCounts(passed=7, skipped=1, total=8)
     result = replace(_missing(jobs[0]), passed=True, failure=None, groups=groups)
-    assert finished_line(jobs[0], result, "core-cases") == (
+    assert finished_line(jobs[0], result, "any-core-cases") == (
         "demo / checkpoint_1: passed, Core 7/8 (1 skipped), all 7/8 (1 skipped), 0.0 s"
+    )
+    failed = replace(result, passed=False)
+    assert finished_line(jobs[0], failed, "core-cases") == (
+        "demo / checkpoint_1: failed, Core 7/8 (1 skipped), all 7/8 (1 skipped), 0.0 s — "
+        "1 Core test skipped or xfailed (SCBench counts a skipped or xfailed test as not passed)"
     )
 
 

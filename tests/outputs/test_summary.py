@@ -161,11 +161,11 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
 
     head, _, rest = markdown.partition("### ")
     assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
-    assert "Policy **core-cases**: there are Core tests and none of them fails." in head
+    assert "Policy **core-cases**: every Core test passes." in head
     assert (
         "Core tests: **6 of 7** pass · all tests: 7 of 11 pass, 2 fail, 2 skipped · 1 min 15 s\n"
     ) in head
-    assert "fails. Reports, logs and results.json: the output folder." in head
+    assert "passes. Reports, logs and results.json: the output folder." in head
     assert "Infrastructure failure" not in head
     assert rest.startswith("checkpoint\\_1: ❌ failed in 2.0 s\n")
     for row in (
@@ -234,8 +234,9 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
     assert "Without a section" not in everything
 
 
-def test_skipped_core_tests_are_shown_beside_core_passed(problem: Problem) -> None:
-    """An xfailed Core test makes `7/8` a pass: the table says it was skipped."""
+def test_a_skipped_core_test_fails_core_cases_and_says_why(problem: Problem) -> None:
+    """An xfailed Core test is not passed, as SCBench counts it: `1/2 (1 skipped)` fails
+    `core-cases`, and the section says why in SCBench's terms."""
     xfailed = checkpoint_result(
         problem,
         "checkpoint_1",
@@ -247,8 +248,12 @@ def test_skipped_core_tests_are_shown_beside_core_passed(problem: Problem) -> No
         [make_outcome("test_c", Status.PASSED, file="test_checkpoint_2.py")],
     )
     markdown = render_summary(document(problem, xfailed, second))
-    assert "| checkpoint\\_1 | ✅ passed | 1/2 (1 skipped) | 50.0% |" in markdown
+    assert "| checkpoint\\_1 | ❌ failed | 1/2 (1 skipped) | 50.0% |" in markdown
     assert "| checkpoint\\_2 | ✅ passed | 1/1 | 100.0% |" in markdown
+    assert (
+        "**Why it failed**: 1 Core test skipped or xfailed (SCBench counts a skipped or xfailed "
+        "test as not passed)."
+    ) in markdown
 
 
 def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
@@ -281,7 +286,9 @@ def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
 
 def test_a_missing_submission_says_does_not_exist_once(problem: Problem) -> None:
     failure = Failure(FailureKind.MISSING, "the submission folder /s/checkpoint_1 does not exist")
-    checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
+    checkpoint = replace(
+        checkpoint_result(problem, "checkpoint_1", []), passed=False, failure=failure
+    )
     markdown = render_summary(document(problem, checkpoint))
     assert (
         "**Why it failed**: missing: the submission folder /s/checkpoint\\_1 does not exist.\n\n"
@@ -310,7 +317,9 @@ def test_a_missing_submission_says_does_not_exist_once(problem: Problem) -> None
 )
 def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) -> None:
     failure = Failure(FailureKind(kind), "what happened", "first line\nE   the error")
-    checkpoint = replace(checkpoint_result(problem, "checkpoint_1", []), failure=failure)
+    checkpoint = replace(
+        checkpoint_result(problem, "checkpoint_1", []), passed=False, failure=failure
+    )
     result = document(problem, checkpoint)
     markdown = render_summary(result)
     shown_kind = kind.replace("_", "\\_")
@@ -777,7 +786,7 @@ def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
     assert len(markdown.encode()) <= 2200
     # Cut in the log's code block, which is closed.
     assert markdown.endswith(
-        "\nlog line 92\n``````\n\n✂️ The summary is cut here to stay under 2,200 bytes.\n"
+        "\nlog line 94\n``````\n\n✂️ The summary is cut here to stay under 2,200 bytes.\n"
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)

@@ -141,6 +141,13 @@ def test_order_field_beats_position(problem_folder: ProblemFolder) -> None:
             {"static_assets": {"x": {"path": "tests", "save_path": "a\0"}}},
             "static_assets.x.save_path: must not hold a NUL character",
         ),
+        # An asset's name becomes its entry in .evaluation_tests/assets/ and its variable's name.
+        (
+            {"static_assets": {"../../x": {"path": "tests"}}},
+            "static_assets.../../x: must be named by one file name without =",
+        ),
+        ({"static_assets": {"..": {"path": "tests"}}}, "static_assets...: must be named by one"),
+        ({"static_assets": {"a=b": {"path": "tests"}}}, "static_assets.a=b: must be named by one"),
         # Checkpoint names become file and folder names.
         ({"checkpoints": {"a\nb": {}}}, "checkpoints.a\\nb: checkpoint names are 1 to 100"),
         ({"checkpoints": {"c" * 101: {}}}, "checkpoints.ccc"),

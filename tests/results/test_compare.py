@@ -58,7 +58,9 @@ def test_regressions_fixes_new_removed_and_flaky() -> None:
 
 def test_a_checkpoint_stopped_before_its_tests_regresses_every_passing_test() -> None:
     baseline = make_run(
-        make_checkpoint(make_test("a", Status.PASSED), make_test("b", Status.SKIPPED))
+        make_checkpoint(
+            make_test("a", Status.PASSED), make_test("b", Status.SKIPPED, Group.FUNCTIONALITY)
+        )
     )
     timeout = Failure(FailureKind.TIMEOUT, "the session timeout of 5 s stopped the tests")
     now = make_run(make_checkpoint(failure=timeout))

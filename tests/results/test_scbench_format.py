@@ -28,6 +28,7 @@ from scbench_ci.results.scbench_format import (
 from scbench_ci.trust.seal import Broken, Seal
 from testing.problems import ProblemFolder
 from testing.results import make_outcome
+from testing.scbench_reader import is_evaluation_schema_current
 
 _outcome = functools.partial(make_outcome, file="test_checkpoint_2.py")
 ENTRYPOINT = "python main.py"
@@ -64,12 +65,14 @@ EVALUATION_SCHEMA: dict[str, Any] = {
         "pytest_exit_code",
         "pytest_collected",
         # Fields with defaults: model_dump() writes them all the same.
+        "schema_version",
         "tests",
         "pass_counts",
         "total_counts",
         "infrastructure_failure",
     ],
     "properties": {
+        "schema_version": {"const": 1},  # EVALUATION_SCHEMA_VERSION, report.py @ feeab5a
         "problem_name": {"type": "string"},
         "problem_version": {"type": "integer"},
         "checkpoint_name": {"type": "string"},
@@ -278,6 +281,7 @@ def test_evaluation_json_is_scbench_correctness_results(
     problem: Problem, mixed: CheckpointResult
 ) -> None:
     assert evaluation_json(problem, mixed, entrypoint=ENTRYPOINT) == {
+        "schema_version": 1,
         "problem_name": "demo",
         "problem_version": 2,
         "checkpoint_name": "checkpoint_2",
@@ -471,9 +475,41 @@ def test_writers_lay_files_out_as_scbench_does(
     document = evaluation_json(problem, mixed, entrypoint=ENTRYPOINT)
     assert document is not None
     checkpoint_dir = tmp_path / "run" / "demo" / "checkpoint_2"
-    path = write_evaluation(checkpoint_dir, document)
+    report = {
+        "exitcode": 1,
+        "collectors": [{"nodeid": ""}],
+        "warnings": [{"message": "w"}],
+        "tests": [
+            {
+                "nodeid": "tests/test_checkpoint_2.py::test_core_a",
+                "keywords": ["test_core_a"],
+                "setup": {"outcome": "passed", "stdout": "x", "log": []},
+                "call": {"outcome": "failed", "traceback": [], "stderr": "y", "longrepr": "E"},
+            }
+        ],
+    }
+    path = write_evaluation(checkpoint_dir, document, stdout="collected 7 items\n", report=report)
     assert path == checkpoint_dir / "evaluation.json"
     assert path.read_text() == json.dumps(document, indent=2)
+    # CorrectnessResults.save: the test command's streams, and the report as SCBench's runner has
+    # pytest-json-report write it (--json-report-omit of traceback, streams, log, collectors and
+    # warnings).
+    folder = checkpoint_dir / "evaluation"
+    assert sorted(p.name for p in folder.iterdir()) == ["report.json", "stderr.txt", "stdout.txt"]
+    assert (folder / "stdout.txt").read_text() == "collected 7 items\n"
+    assert (folder / "stderr.txt").read_text() == ""
+    assert json.loads((folder / "report.json").read_text()) == {
+        "exitcode": 1,
+        "tests": [
+            {
+                "nodeid": "tests/test_checkpoint_2.py::test_core_a",
+                "keywords": ["test_core_a"],
+                "setup": {"outcome": "passed"},
+                "call": {"outcome": "failed", "longrepr": "E"},
+            }
+        ],
+    }
+    assert is_evaluation_schema_current(checkpoint_dir)
 
     rows = [
         checkpoint_results_row(problem, mixed, path=RUN_PATH),

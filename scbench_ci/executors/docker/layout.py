@@ -3,7 +3,7 @@ workspace, the cached environments' mounts, and the three users."""
 
 from __future__ import annotations
 
-from scbench_ci.executors.base import PYTEST_INI, TESTS_DIR
+from scbench_ci.executors.base import PYTEST_INI, WORKSPACE_TESTS_DIR
 
 RUN_DIR = "/scbench"
 """The evaluator's own folders in the run (the runner's); the tests' are where SCBench has them."""
@@ -35,6 +35,6 @@ TEST_USER = f"{TEST_UID}:{TEST_GID}"
 RUNNER_UID = RUNNER_GID = 1001
 RUNNER_USER = f"{RUNNER_UID}:{RUNNER_GID}"
 IDLE_USER = "65534:65534"
-RUNNER_OWNED = frozenset({TESTS_DIR, PYTEST_INI})
+RUNNER_OWNED = frozenset({WORKSPACE_TESTS_DIR, PYTEST_INI})
 """The workspace entries the tests may read but not change: the problem's tests and pytest.ini."""
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

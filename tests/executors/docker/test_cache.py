@@ -366,7 +366,9 @@ facts = {
         name: pathlib.Path(name).read_text()
         for name in ("pyproject.toml", ".python-version", "uv.lock", "requirements.txt", "main.py")
     },
-    "owners": sorted({os.lstat(p).st_uid for p in glob.glob("**", recursive=True)}),
+    "owners": sorted(
+        {os.lstat(p).st_uid for p in glob.glob("**", recursive=True, include_hidden=True)}
+    ),
     "installed": sorted(name for name in os.listdir(site) if name != "__pycache__"),
     "uv run": [run.returncode, run.stdout, again.returncode, again.stdout, again.stderr],
     "networks": sorted(os.listdir("/sys/class/net")),
@@ -434,7 +436,7 @@ def test_the_dependency_cache_makes_what_the_setup_makes(
     assert setup["uv run"][:4] == [0, "ok:\n- 1\n- 2\n", 0, "ok:\n- 1\n- 2\n"]
     assert setup["networks"] == ["lo"]
     assert set(setup["entries"]) >= {".venv", "pyproject.toml", "uv.lock", ".python-version"}
-    assert setup["owners"] == [1000, 1001]  # the tests user's, and the runner's tests/
+    assert setup["owners"] == [1000, 1001]  # the tests user's, and the runner's .evaluation_tests/
     assert "pyyaml-" in " ".join(setup["installed"])
     assert build == setup
     assert cached == setup
