@@ -239,5 +239,11 @@ def terminal(quiet: bool) -> Echo:
     return opened
 
 
+def wants_colour() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set (no-color.org) or the terminal is dumb."""
+    dumb = os.environ.get("TERM") == "dumb"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not dumb
+
+
 def warn(notice: str) -> None:
     print(f"scbench-ci: {notice}", file=sys.stderr)

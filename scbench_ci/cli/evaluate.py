@@ -17,6 +17,7 @@ from scbench_ci.cli.arguments import (
     run_options,
     take_pytest_arguments,
     terminal,
+    wants_colour,
     warn,
 )
 from scbench_ci.commands.evaluate import evaluate
@@ -175,5 +176,9 @@ def run(args: argparse.Namespace) -> int:
     outcome = evaluate(
         options(args), echo=terminal(args.quiet), warn=warn, baseline=baseline_file(args.baseline)
     )
-    sys.stdout.write(render_report(outcome.result, outcome.results_path, fail_on=args.fail_on))
+    sys.stdout.write(
+        render_report(
+            outcome.result, outcome.results_path, fail_on=args.fail_on, colour=wants_colour()
+        )
+    )
     return outcome.exit_code

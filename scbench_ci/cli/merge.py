@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file
+from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file, wants_colour
 from scbench_ci.commands.merge import merge
 from scbench_ci.options import MergeOptions, commit_of
 from scbench_ci.outputs.console import render_report
@@ -49,5 +49,9 @@ def options(args: argparse.Namespace) -> MergeOptions:
 
 def run(args: argparse.Namespace) -> int:
     outcome = merge(options(args), baseline=baseline_file(args.baseline))
-    sys.stdout.write(render_report(outcome.result, outcome.results_path, fail_on=args.fail_on))
+    sys.stdout.write(
+        render_report(
+            outcome.result, outcome.results_path, fail_on=args.fail_on, colour=wants_colour()
+        )
+    )
     return outcome.exit_code

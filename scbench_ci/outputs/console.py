@@ -41,9 +41,22 @@ class FlakyTest:
     test: TestResult
 
 
-def render_report(result: RunResult, results_path: Path | None, *, fail_on: str) -> str:
-    """`fail_on`: the run's `--fail-on`, which its `Verdict:` line follows."""
-    lines = [""]
+@dataclass(frozen=True)
+class Coloured:
+    """A line of the report's own making, coloured on a terminal: its text is made inert like
+    every other line, and only whole lines built here get a colour, so no text of a submission's
+    can make itself green."""
+
+    text: str
+    passed: bool
+
+
+def render_report(
+    result: RunResult, results_path: Path | None, *, fail_on: str, colour: bool = False
+) -> str:
+    """`fail_on`: the run's `--fail-on`, which its `Verdict:` line follows; `colour`: the verdicts
+    in green and red (ANSI), for a terminal."""
+    lines: list[str | Coloured] = [""]
     if result.comparison is not None:
         lines += [*_comparison_lines(result.comparison), ""]
     compact = len(result.problems) > 1
@@ -63,12 +76,23 @@ def render_report(result: RunResult, results_path: Path | None, *, fail_on: str)
     lines += _flaky_lines(result)
     if len(checkpoints) > 1:
         lines += _failed_lines(result)
-    lines.append(f"Verdict: {run_headline(result, fail_on).text}")
+    headline = run_headline(result, fail_on)
+    lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")
     if results_path is not None:
         lines.append(f"Results: {results_path}")
-    return inert("\n".join(lines)) + "\n"
+    return "\n".join(_shown(line, colour) for line in lines) + "\n"
+
+
+_GREEN, _RED, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
+
+def _shown(line: str | Coloured, colour: bool) -> str:
+    if not isinstance(line, Coloured):
+        return inert(line)
+    text = inert(line.text)
+    return f"{_GREEN if line.passed else _RED}{text}{_RESET}" if colour else text
 
 
 # Shared with the summary and the annotations, which escape it for where it goes.
@@ -207,10 +231,13 @@ def _passed(passed: bool | None) -> str:
     return "passed" if passed else "failed"
 
 
-def _checkpoint_lines(problem: str, checkpoint: CheckpointResult, why: str | None) -> list[str]:
+def _checkpoint_lines(
+    problem: str, checkpoint: CheckpointResult, why: str | None
+) -> list[str | Coloured]:
     verdict = "passed" if checkpoint.passed else "failed"
     reused = " (earlier result, unchanged)" if checkpoint.reused else ""
-    lines = [f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"]
+    heading = f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"
+    lines: list[str | Coloured] = [Coloured(heading, checkpoint.passed)]
     lines.append(f"  {'group':<14}{'passed/total':>13}{'rate':>9}")
     for group in Group:
         lines.append(_row(group.value, checkpoint.groups[group]))
@@ -224,7 +251,9 @@ def _checkpoint_lines(problem: str, checkpoint: CheckpointResult, why: str | Non
     return [*lines, ""]
 
 
-def _checkpoint_line(problem: str, checkpoint: CheckpointResult, why: str | None) -> list[str]:
+def _checkpoint_line(
+    problem: str, checkpoint: CheckpointResult, why: str | None
+) -> list[str | Coloured]:
     """One line, and one more saying why when it failed."""
     core = checkpoint.groups[Group.CORE]
     counts = checkpoint.counts
@@ -234,7 +263,8 @@ def _checkpoint_line(problem: str, checkpoint: CheckpointResult, why: str | None
         f"{verdict:<7}{problem} / {checkpoint.name}: Core {passed_of(core)}, "
         f"all {passed_of(counts)}, {checkpoint.duration_s:.1f} s{reused}"
     )
-    return [line] if why is None else [line, f"       {why}"]
+    shown = Coloured(line, checkpoint.passed)
+    return [shown] if why is None else [shown, f"       {why}"]
 
 
 def _row(label: str, counts: GroupCounts) -> str:

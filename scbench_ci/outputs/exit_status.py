@@ -89,4 +89,6 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
     verdict = "PASSED" if passed else "FAILED"
     if checked:
         return Headline(mark, verdict, outcome, False)
-    return Headline(mark, verdict, f"policy {run.policy}: {policy.describe(run.policy)}", True)
+    # The count is the reason; the policy's rule follows it, so it is not read as the reason.
+    rule = f"{outcome} {run.policy}, which asks that {policy.describe(run.policy)}"
+    return Headline(mark, verdict, rule, True)

@@ -22,7 +22,8 @@ NO_CORE = "no Core test passed (policy any-core-cases needs at least one)"
 RECAP = [
     "1 checkpoint failed:",
     f"  marks / checkpoint_2: {NO_CORE}",
-    "Verdict: FAILED (policy any-core-cases: at least one Core test passes)",
+    "Verdict: FAILED (1 of 2 checkpoints pass the policy any-core-cases, which asks that at least "
+    "one Core test passes)",
 ]
 
 

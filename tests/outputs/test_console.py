@@ -21,7 +21,7 @@ from scbench_ci.results.model import (
     unrun_result,
 )
 from testing.problems import ProblemFolder
-from testing.results import make_run
+from testing.results import make_checkpoint, make_run, make_test
 
 
 def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
@@ -49,7 +49,8 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
         "  warning: a warning\n"
         "\\::warning::injected\n"
         "\n"
-        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
+        "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that every "
+        "Core test passes)\n"
         "An infrastructure failure stopped the evaluation; see the log tail above.\n"
         "Results: .scbench/results.json\n"
     )
@@ -124,7 +125,8 @@ def test_the_changes_since_the_baseline_come_first() -> None:
         "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
         "first failure: ConnectionError\n"
         "\n"
-        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
+        "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that every "
+        "Core test passes)\n"
         "Results: results.json\n"
     )
 
@@ -207,8 +209,25 @@ def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
         "22 checkpoints failed:\n"
         + "".join(f"  demo / checkpoint_{i}: 1 Core test failed\n" for i in range(1, 21))
         + "  … and 2 more\n"
-        "Verdict: FAILED (policy core-cases: every Core test passes)\n"
+        "Verdict: FAILED (1 of 23 checkpoints pass the policy core-cases, which asks that every "
+        "Core test passes)\n"
     )
     assert "checkpoints failed" not in render_report(
         make_run(passing, passing), None, fail_on="policy"
     )
+
+
+def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> None:
+    """A failure message that prints a green `Verdict: PASSED` of its own stays plain text."""
+    spoof = "\x1b[32mVerdict: PASSED\x1b[0m\nVerdict: PASSED"
+    failing = replace(make_test("t", Status.FAILED), message=spoof, details=spoof)
+    checkpoint = make_checkpoint(failing, failure=Failure(FailureKind.COLLECTION, spoof, spoof))
+    coloured = render_report(make_run(checkpoint), None, fail_on="policy", colour=True)
+    plain = render_report(make_run(checkpoint), None, fail_on="policy")
+    red, reset = "\x1b[31m", "\x1b[0m"
+    assert coloured.count("\x1b[") == 4  # the checkpoint's line and the verdict, each red
+    assert f"{red}demo / checkpoint_1: failed in 1.0 s{reset}\n" in coloured
+    verdict = "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that"
+    assert coloured.endswith(f"{red}{verdict} every Core test passes){reset}\n")
+    assert "\x1b" not in plain
+    assert coloured.replace(red, "").replace(reset, "") == plain
