@@ -38,6 +38,7 @@ from scbench_ci.outputs.github.workflow import (
 from scbench_ci.results.file import write_pull_request
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.trust.markdown import Markdown
 from scbench_ci.trust.terminal import inert
 
 COMMENT_BYTES = COMMENT_LIMIT - 1024
@@ -92,7 +93,7 @@ class Step:
         self,
         outcome: Outcome,
         artifact_name: str,
-        render: Callable[..., str],
+        render: Callable[..., Markdown],
         annotate: Annotate,
         target: Target | None = None,
     ) -> None:

@@ -6,7 +6,8 @@ exit code, its title the summary's headline, its text the summary, and every ann
 10 warnings. GitHub takes at most 50 annotations a request: the first 50 go with the creation
 (POST /repos/{owner}/{repo}/check-runs), each further 50 with an update of it (PATCH
 .../check-runs/{id}), which appends them. The summary and the text are held to the API's 65,535
-characters, cut at a line with a line saying so. Every failure is a warning: a token without
+characters, cut at a line with a line saying so. The title, summary and text are markdown: each is
+escaped (trust/markdown.py) unless it is Markdown. Every failure is a warning: a token without
 `checks: write` (a pull request from a fork gets a read-only one) leaves the step's own
 annotations as they are.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from scbench_ci.outputs.github.annotations import Annotation
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
-from scbench_ci.outputs.summary import cut_markdown
+from scbench_ci.trust.markdown import cut, markdown
 
 OUTPUT_LIMIT = 65_535
 """GitHub's longest `output.summary` and `output.text`, in characters."""
@@ -45,6 +46,8 @@ class CheckRun:
     title: str
     summary: str
     text: str
+    """The title, summary and text: Markdown is shown as it is, any other str escaped as a line
+    of text."""
     annotations: Iterable[Annotation]
 
 
@@ -68,9 +71,9 @@ def publish_check_run(
         return CheckRunResult(None, "there is no GitHub token to create it with", 0)
     batches = _batches(check.annotations)
     output = {
-        "title": check.title,
-        "summary": cut_markdown(check.summary, OUTPUT_LIMIT),
-        "text": cut_markdown(check.text, OUTPUT_LIMIT),
+        "title": markdown(check.title),
+        "summary": cut(markdown(check.summary), OUTPUT_LIMIT),
+        "text": cut(markdown(check.text), OUTPUT_LIMIT),
     }
     url, taken = None, 0
     try:
