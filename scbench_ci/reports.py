@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
+from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
@@ -27,6 +28,10 @@ MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
 MAX_DURATION_S = 10**7
 MAX_RERUNS = 10**6
+UNPRINTABLE_ID = (
+    f"its node id is over {MAX_TEST_ID_CHARS:,} characters or holds characters that are not "
+    "printable: kept with those escaped (and cut)"
+)
 _MAX_LITERAL_CHARS = 100_000
 _PHASES = ("setup", "call", "teardown")
 NOT_CALLED = "the test never ran: its setup did, then the session stopped (no call phase)"
@@ -183,7 +188,9 @@ def _from_json_report(
     for test in tests:
         if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
             continue
-        node_id = test["nodeid"]
+        node_id = shown_test_id(test["nodeid"])
+        if node_id != test["nodeid"]:
+            problems.append(f"{cap(node_id, MAX_MESSAGE_CHARS)}: {UNPRINTABLE_ID}")
         status = _OUTCOMES.get(str(test.get("outcome")))
         if status is None:
             problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")
@@ -193,7 +200,7 @@ def _from_json_report(
         if uncalled:
             problems.append(f"{cap(node_id, MAX_MESSAGE_CHARS)}: {NOT_CALLED}")
             status = Status.ERROR
-        ctrf_test = ctrf_tests.get(node_id)
+        ctrf_test = ctrf_tests.get(test["nodeid"])
         if ctrf_tests and ctrf_test is None:
             problems.append(f"{node_id} is missing from {CTRF_REPORT}")
         file = node_id.split("::", 1)[0]

@@ -23,6 +23,7 @@ from scbench_ci.outputs.github.annotations import Annotation
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
 from scbench_ci.trust.markdown import cut, markdown
+from scbench_ci.trust.terminal import terminal_text
 
 OUTPUT_LIMIT = 65_535
 """GitHub's longest `output.summary` and `output.text`, in characters."""
@@ -101,15 +102,17 @@ def publish_check_run(
 
 
 def annotation_json(annotation: Annotation) -> dict[str, Any]:
-    """An annotation as the checks API takes it."""
+    """An annotation as the checks API takes it, shown as text: each character that is not
+    printable (but a newline in the message) as its Python escape, as a workflow command has
+    it."""
     line = annotation.line or 1
     return {
-        "path": annotation.file or NO_FILE,
+        "path": terminal_text(annotation.file, kept="") if annotation.file else NO_FILE,
         "start_line": line,
         "end_line": line,
         "annotation_level": _LEVELS[annotation.level],
-        "message": annotation.message or annotation.title,
-        "title": annotation.title[:MAX_TITLE_CHARS],
+        "message": terminal_text(annotation.message or annotation.title, kept="\n"),
+        "title": terminal_text(annotation.title, kept="")[:MAX_TITLE_CHARS],
     }
 
 
