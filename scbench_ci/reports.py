@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, TypeGuard
 
 from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
@@ -28,6 +29,10 @@ MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
 MAX_DURATION_S = 10**7
 MAX_RERUNS = 10**6
+UNPRINTABLE_ID = (
+    f"its node id is over {MAX_TEST_ID_CHARS:,} characters or holds characters that are not "
+    "printable: kept with those escaped (and cut)"
+)
 _MAX_LITERAL_CHARS = 100_000
 _PHASES = ("setup", "call", "teardown")
 NOT_CALLED = "the test never ran: its setup did, then the session stopped (no call phase)"
@@ -186,7 +191,10 @@ def _from_json_report(
         if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
             continue
         workspace_id = test["nodeid"]
-        node_id = problem_node_id(workspace_id)
+        problem_id = problem_node_id(workspace_id)
+        node_id = shown_test_id(problem_id)
+        if node_id != problem_id:
+            problems.append(f"{cap(node_id, MAX_MESSAGE_CHARS)}: {UNPRINTABLE_ID}")
         status = _OUTCOMES.get(str(test.get("outcome")))
         if status is None:
             problems.append(f"{node_id}: unknown outcome {cap(str(test.get('outcome')), 100)!r}")

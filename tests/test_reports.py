@@ -14,6 +14,7 @@ from scbench_ci.reports import (
     MAX_MESSAGE_CHARS,
     NOT_CALLED,
     PASSING,
+    UNPRINTABLE_ID,
     Reports,
     Status,
     read_reports,
@@ -494,3 +495,16 @@ def test_a_pass_without_a_call_phase_is_an_error(tmp_path: Path, outcome: str) -
     assert ran.status is Status.PASSED
     assert (stopped.status, stopped.message) == (Status.ERROR, NOT_CALLED)
     assert f"tests/t.py::stopped: {NOT_CALLED}" in reports.problems
+
+
+def test_a_node_id_that_is_no_name_is_kept_escaped(tmp_path: Path) -> None:
+    """A conftest can rename its items: an id with an escape sequence is kept with it escaped,
+    and said, so that results.json (whose schema takes printable names only) can be written."""
+    hostile = "tests/test_checkpoint_1.py::t\x1b]0;owned\x07\u202e"
+    _write(tmp_path, PYTEST_REPORT, {"exitcode": 0, "tests": [{"nodeid": hostile, **CALLED}]})
+    _write(tmp_path, CTRF_REPORT, {"results": {"tests": [{"name": hostile, "status": "passed"}]}})
+    reports = _read(tmp_path)
+    (test,) = reports.tests
+    assert test.node_id == "tests/test_checkpoint_1.py::t\\x1b]0;owned\\x07\\u202e"
+    assert test.node_id.isprintable() and test.status is Status.PASSED
+    assert f"{test.node_id}: {UNPRINTABLE_ID}" in reports.problems

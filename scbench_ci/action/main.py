@@ -37,6 +37,7 @@ from scbench_ci.outputs.github.check_run import CheckRun
 from scbench_ci.outputs.github.workflow import command
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.model import RunResult
+from scbench_ci.trust.markdown import fenced, literal, text
 
 
 def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> int:
@@ -63,11 +64,12 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
 
 
 def _failed_check_run(step: Step, message: str) -> None:
-    """The step ended before it published: its Check Run fails, with the reason."""
-    title = "❌ FAILED: the step could not finish"
+    """The step ended before it published: its Check Run fails, with the reason (which may
+    quote an input: escaped, its lines kept in a code block)."""
+    title = literal("❌ FAILED: the step could not finish")
     name = step.inputs.artifact_name or f"scbench-ci {step.inputs.command}"
     head_sha = Target.of_event(step.env).head_sha or ""
-    step.check_run(CheckRun(name, head_sha, "failure", title, message, message, ()))
+    step.check_run(CheckRun(name, head_sha, "failure", title, text(message), fenced(message), ()))
 
 
 def _run(step: Step) -> int:

@@ -43,6 +43,7 @@ from scbench_ci.outputs.github.workflow import (
 from scbench_ci.results.file import write_pull_request
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.trust.markdown import Markdown
 from scbench_ci.trust.terminal import inert
 
 COMMENT_BYTES = COMMENT_LIMIT - 1024
@@ -109,7 +110,7 @@ class Step:
         self,
         outcome: Outcome,
         artifact_name: str,
-        render: Callable[..., str],
+        render: Callable[..., Markdown],
         annotate: Annotate,
         target: Target | None = None,
         reported_by: int | None = None,

@@ -26,6 +26,7 @@ from scbench_ci.plan import Job
 from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
+from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
 
 DYNAMIC_STAGES = frozenset(Stage) - {Stage.STATIC}
 WITHOUT_SOLUTIONS = frozenset({Stage.FLAKY, Stage.TIME})
@@ -38,6 +39,10 @@ def refuse_unusable(folders: Sequence[Path]) -> None:
     for folder in folders:
         if not folder.is_dir():
             raise UsageError(f"{folder}: no such folder")
+        # The folder's name names the problem in results.json and every output.
+        wrong = name_problem(folder.name, MAX_PROBLEM_NAME_CHARS)
+        if wrong is not None:
+            raise UsageError(f"{folder}: the problem folder's name {wrong}")
         if folder.name in names:
             raise UsageError(
                 f"{folder} and {names[folder.name]} have the same folder name, and so would "

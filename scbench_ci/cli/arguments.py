@@ -27,6 +27,7 @@ from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS, DETAILS_HELP
 from scbench_ci.results.baseline import load_baseline
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
+from scbench_ci.trust.terminal import terminal_text
 
 Value = TypeVar("Value")
 
@@ -246,4 +247,5 @@ def wants_colour() -> bool:
 
 
 def warn(notice: str) -> None:
-    print(f"scbench-ci: {notice}", file=sys.stderr)
+    """A notice may name what a submission or a problem holds."""
+    print(f"scbench-ci: {terminal_text(notice)}", file=sys.stderr)

@@ -11,6 +11,7 @@ from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
+from scbench_ci.trust.terminal import terminal_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,5 +60,6 @@ def run(args: argparse.Namespace) -> int:
     chosen = options(args)
     markdown = summary(chosen)
     if chosen.output is None:
-        sys.stdout.write(markdown)
+        # Escaped for a terminal too: the markdown shows a test's output, escapes and all.
+        sys.stdout.write(terminal_text(markdown))
     return ExitCode.PASSED

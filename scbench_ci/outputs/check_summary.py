@@ -1,6 +1,6 @@
 """The markdown summary of a check (templates/check.md.j2): one row per problem with each stage's
-verdict, then each problem's findings. Escaped as the evaluation's summary is, by its filters, and
-cut to the same size limit."""
+verdict, then each problem's findings. Escaped as the evaluation's summary is, by the templates'
+environment, and cut to the same size limit."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from scbench_ci.outputs.summary import (
     MAX_BYTES,
     MIN_BYTES,
     artifact_markdown,
-    cut_markdown,
     load_template,
 )
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import RunResult
+from scbench_ci.trust.markdown import Markdown, cut, render
 
 TEMPLATE = "check.md.j2"
 PASSED, FAILED, WARNED, NOT_RUN = "✅", "❌", "⚠️", "\N{EN DASH}"
@@ -30,7 +30,7 @@ def render_check_summary(
     reports_folder: PurePath | None = None,
     max_bytes: int = MAX_BYTES,
     fail_on: str = DEFAULT_FAIL_ON,
-) -> str:
+) -> Markdown:
     """At most `max_bytes` UTF-8 bytes (the end cut off if need be); a ValueError for an
     artifact_url that is not http(s), or a max_bytes under MIN_BYTES. `reports_folder` and
     `fail_on` (which the headline follows) as render_summary's."""
@@ -52,7 +52,7 @@ def render_check_summary(
         "mark": mark,
         "place": place,
     }
-    return cut_markdown(load_template(TEMPLATE).render(context), max_bytes)
+    return cut(render(load_template(TEMPLATE), context), max_bytes)
 
 
 def cell(report: CheckReport, stage: Stage) -> str:

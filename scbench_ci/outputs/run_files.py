@@ -9,6 +9,7 @@ from pathlib import Path
 from scbench_ci.outputs.summary import SUMMARY_FILE, render_summary
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import RunResult
+from scbench_ci.trust.markdown import Markdown
 from scbench_ci.trust.output_folder import write_file
 
 
@@ -16,7 +17,7 @@ def write_run_files(
     run: RunResult,
     output_dir: Path,
     *,
-    render: Callable[..., str] = render_summary,
+    render: Callable[..., Markdown] = render_summary,
     artifact_name: str | None = None,
 ) -> Path | None:
     """results.json, unless the run has no problem (a check that `--changed-since` left nothing

@@ -8,21 +8,19 @@ the changes since a baseline (templates/changes.md.j2), the history of the last 
 (templates/history.md.j2), then a section only for each checkpoint
 that `details` selects (by default those that failed or changed); summary_view.py makes what the
 template lays out.
-Every value that came from the submission or the tests passes one of the escaping filters
-below; the templates say which one where.
+Every `{{ }}` of the templates is escaped unless it is `Markdown` (trust/markdown.py): the
+environment's `finalize` does it, so no template can forget it; the filters and helpers below
+that lay out markdown return Markdown, from our own words and escaped values.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 from pathlib import PurePath
 from typing import Any
-from urllib.parse import quote, urlsplit
 
 import jinja2
 
@@ -55,13 +53,29 @@ from scbench_ci.results import policy
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
+    Failure,
     FailureKind,
     ProblemResult,
     RunResult,
     TestResult,
     why_failed,
 )
+from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.trends import NEWLY_FLAKY_RUNS
+from scbench_ci.trust.markdown import (
+    Markdown,
+    code_span,
+    cut,
+    fenced,
+    formatted,
+    html_text,
+    joined,
+    link,
+    literal,
+    render,
+    template_join,
+    template_value,
+)
 
 SUMMARY_FILE = "summary.md"
 TEMPLATE = "summary.md.j2"
@@ -131,7 +145,7 @@ LEVELS = (
 @dataclass(frozen=True)
 class Explanation:
     title: str
-    text: str
+    text: Markdown
     """What the failure means and what to do about it."""
     log: str
     """What the log tail shown below it is."""
@@ -140,87 +154,113 @@ class Explanation:
 FAILURE_KINDS = {
     FailureKind.SETUP.value: Explanation(
         "setup failed",
-        "A command that prepares the submission before the tests (such as installing its "
-        "requirements.txt) failed, so no test ran. Check the submission's dependencies and the "
-        "environment's setup commands.",
+        literal(
+            "A command that prepares the submission before the tests (such as installing its "
+            "requirements.txt) failed, so no test ran. Check the submission's dependencies and the "
+            "environment's setup commands."
+        ),
         "The end of the setup log:",
     ),
     FailureKind.TIMEOUT.value: Explanation(
         "timed out",
-        "The run took longer than the session timeout and was stopped, so its results are "
-        "incomplete. Look for a submission or test that hangs (waiting for input, a server that "
-        "never exits), or raise `--session-timeout`.",
+        literal(
+            "The run took longer than the session timeout and was stopped, so its results are "
+            "incomplete. Look for a submission or test that hangs (waiting for input, a server "
+            "that never exits), or raise `--session-timeout`."
+        ),
         "The end of the log:",
     ),
     FailureKind.INFRASTRUCTURE.value: Explanation(
         "infrastructure failure",
-        "The tests could not be run for a cause outside the submission (Docker, the image, or "
-        "installing pytest and its plugins): this says nothing about the submission. Run the job "
-        "again; if it fails the same way, the log says why.",
+        literal(
+            "The tests could not be run for a cause outside the submission (Docker, the image, or "
+            "installing pytest and its plugins): this says nothing about the submission. Run the "
+            "job again; if it fails the same way, the log says why."
+        ),
         "The end of the log:",
     ),
     FailureKind.COLLECTION.value: Explanation(
         "test collection failed",
-        "pytest could not import the test files, so no test ran. This is usually an error in "
-        "the problem's tests or conftest.py, a test dependency missing from config.yaml, or a "
-        "submission module the tests import that does not load.",
+        literal(
+            "pytest could not import the test files, so no test ran. This is usually an error in "
+            "the problem's tests or conftest.py, a test dependency missing from config.yaml, or a "
+            "submission module the tests import that does not load."
+        ),
         "The collection errors:",
     ),
     FailureKind.INTERRUPTED.value: Explanation(
         "pytest interrupted",
-        "pytest was interrupted (as by Ctrl-C) before its tests finished, so the results are "
-        "incomplete. Something in the run, most likely the submission, sent it the signal.",
+        literal(
+            "pytest was interrupted (as by Ctrl-C) before its tests finished, so the results are "
+            "incomplete. Something in the run, most likely the submission, sent it the signal."
+        ),
         "The end of the log:",
     ),
     FailureKind.NO_TESTS.value: Explanation(
         "no tests collected",
-        "pytest found no test to run. Check that the problem has `tests/test_<checkpoint>.py` "
-        "for this checkpoint and that extra pytest arguments (`-k`, `-m`) do not deselect "
-        "every test.",
+        literal(
+            "pytest found no test to run. Check that the problem has `tests/test_<checkpoint>.py` "
+            "for this checkpoint and that extra pytest arguments (`-k`, `-m`) do not deselect "
+            "every test."
+        ),
         "The end of the log:",
     ),
     FailureKind.USAGE.value: Explanation(
         "pytest usage error",
-        "pytest rejected its command line. Check the extra pytest arguments given after `--` "
-        "and the options the problem's conftest.py registers.",
+        literal(
+            "pytest rejected its command line. Check the extra pytest arguments given after `--` "
+            "and the options the problem's conftest.py registers."
+        ),
         "The end of the log:",
     ),
     FailureKind.INTERNAL.value: Explanation(
         "pytest internal error",
-        "pytest itself crashed, often in a plugin or a conftest.py hook of the problem's: the "
-        "machinery around the tests failed, and this says nothing about the submission.",
+        literal(
+            "pytest itself crashed, often in a plugin or a conftest.py hook of the problem's: the "
+            "machinery around the tests failed, and this says nothing about the submission."
+        ),
         "The end of the log:",
     ),
     FailureKind.TAMPERED.value: Explanation(
         "reports tampered with",
-        "The reports do not match the seal the test runner put on them when it wrote them: "
-        "something in the run changed or replaced them afterwards, so no test outcome is "
-        "believed. The submission's code is the likely cause.",
+        literal(
+            "The reports do not match the seal the test runner put on them when it wrote them: "
+            "something in the run changed or replaced them afterwards, so no test outcome is "
+            "believed. The submission's code is the likely cause."
+        ),
         "The end of the log:",
     ),
     FailureKind.ABORTED.value: Explanation(
         "test runner stopped",
-        "The test runner was killed before it could write and seal its reports, so no test "
-        "outcome is counted. Nothing outside the run does that: the submission's code is the "
-        "likely cause.",
+        literal(
+            "The test runner was killed before it could write and seal its reports, so no test "
+            "outcome is counted. Nothing outside the run does that: the submission's code is the "
+            "likely cause."
+        ),
         "The end of the log:",
     ),
     FailureKind.RESOURCES.value: Explanation(
         "resource limit reached",
-        "The run reached its memory, process or disk limit, and pytest could not finish or "
-        "report. The message names the limit; the submission's code used it up.",
+        literal(
+            "The run reached its memory, process or disk limit, and pytest could not finish or "
+            "report. The message names the limit; the submission's code used it up."
+        ),
         "The end of the log:",
     ),
     FailureKind.REPORTS.value: Explanation(
         "reports unusable",
-        "The test runner sealed a report that cannot be used (it is too large, or not the JSON "
-        "pytest writes), so no test outcome is counted.",
+        literal(
+            "The test runner sealed a report that cannot be used (it is too large, or not the JSON "
+            "pytest writes), so no test outcome is counted."
+        ),
         "The end of the log:",
     ),
     FailureKind.MISSING.value: Explanation(
         "submission missing",
-        "No test ran. Check the `--submission` template (`{problem}` and `{checkpoint}` are "
-        "replaced by each problem's folder name and each checkpoint's name).",
+        literal(
+            "No test ran. Check the `--submission` template (`{problem}` and `{checkpoint}` are "
+            "replaced by each problem's folder name and each checkpoint's name)."
+        ),
         "",
     ),
 }
@@ -269,7 +309,7 @@ def render_summary(
     max_bytes: int = MAX_BYTES,
     fail_on: str = DEFAULT_FAIL_ON,
     details: str = DEFAULT_DETAILS,
-) -> str:
+) -> Markdown:
     """The markdown summary of a run, at most `max_bytes` UTF-8 bytes, its headline following
     `fail_on` (the run's `--fail-on`), a section for each checkpoint `details` selects
     (summary_view.DETAILS); `reports_folder`: where the reports are when no artifact is named
@@ -315,11 +355,11 @@ def render_summary(
         "max_warnings": MAX_WARNINGS,
     }
     for level in LEVELS[:-1]:
-        markdown = _render_within(template, {**context, **_read(run, level, shown)}, max_bytes)
+        markdown = render(template, {**context, **_read(run, level, shown)}, max_bytes)
         if markdown is not None:
             return markdown
     last = {**context, **_read(run, LEVELS[-1], shown)}
-    return cut_markdown(template.render(last), max_bytes)
+    return cut(render(template, last), max_bytes)
 
 
 def _read(run: RunResult, level: Level, shown: set[tuple[str, str]]) -> dict[str, Any]:
@@ -395,19 +435,22 @@ def load_template(name: str) -> jinja2.Template:
 
 @cache
 def _environment() -> jinja2.Environment:
-    # No autoescape: the output is markdown, not HTML. The filters escape each value for the
-    # place it goes, which HTML autoescaping cannot know.
+    # No HTML autoescape: the output is markdown. `finalize` escapes every `{{ }}` that is not
+    # Markdown instead, and the filters that lay out markdown return Markdown. Macros would
+    # give plain strings (escaped again), so the templates call Python helpers instead.
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("scbench_ci.outputs", "templates"),
         autoescape=False,
+        finalize=template_value,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
     environment.filters.update(
-        md=markdown_text,
+        join=template_join,
         html=html_text,
+        code=code_span,
         fenced=fenced,
         rate=_rate,
         duration=_duration,
@@ -415,62 +458,29 @@ def _environment() -> jinja2.Environment:
         tail=_tail,
         failure_text=_failure_text,
         verdict=_verdict,
+        verdict_line=_verdict_line,
         cell=_cell,
         describe_policy=policy.describe,
         why_failed=why_failed,
         changed=_changed,
         flaky_outcome=flaky_outcome,
         passed_of=passed_of,
+        passed_mark=_passed_mark,
         group_deltas=_group_deltas,
         delta=_delta,
         test_id=_test_id,
         cell_label=cell_label,
         history_date=history_date,
     )
-    environment.globals.update(change_counts=change_counts, baseline_date=baseline_date)
+    environment.globals.update(
+        change_counts=change_counts,
+        baseline_date=baseline_date,
+        counts_cells=_counts_cells,
+        explained=_explained,
+        test_cell=_test_cell,
+        more=_more,
+    )
     return environment
-
-
-def _render_within(
-    template: jinja2.Template, context: dict[str, Any], max_bytes: int
-) -> str | None:
-    """The rendered template, or None as soon as it grows over max_bytes."""
-    chunks = []
-    size = 0
-    for chunk in template.generate(context):
-        size += len(chunk.encode())
-        if size > max_bytes:
-            return None
-        chunks.append(chunk)
-    return "".join(chunks)
-
-
-def cut_markdown(markdown: str, max_bytes: int) -> str:
-    """The markdown, or when it is too big its first whole lines, an open code fence closed."""
-    data = markdown.encode()
-    if len(data) <= max_bytes:
-        return markdown
-    note = f"\n✂️ The summary is cut here to stay under {max_bytes:,} bytes.\n"
-    longest_fence = max((len(f) for f in re.findall(r"^`{3,}", markdown, re.MULTILINE)), default=0)
-    budget = max(0, max_bytes - len(note.encode()) - longest_fence - 1)
-    kept = data[:budget].decode(errors="ignore")
-    kept = kept[: kept.rfind("\n") + 1]
-    fence = _open_fence(kept)
-    return kept + (f"{fence}\n" if fence else "") + note
-
-
-def _open_fence(markdown: str) -> str:
-    """The code fence still open at the end of the markdown, or ''."""
-    fence = ""
-    for line in markdown.split("\n"):
-        run = re.match(r"`{3,}", line)
-        if run is None:
-            continue
-        if not fence:
-            fence = run.group()
-        elif len(run.group()) >= len(fence) and not line[len(run.group()) :].strip():
-            fence = ""
-    return fence
 
 
 def _failing_groups(checkpoint: CheckpointResult, regressed: frozenset[str]) -> list[FailingGroup]:
@@ -489,64 +499,15 @@ def _failing_groups(checkpoint: CheckpointResult, regressed: frozenset[str]) -> 
     ]
 
 
-def artifact_markdown(url: str | None, name: str | None, folder: PurePath | None) -> str:
+def artifact_markdown(url: str | None, name: str | None, folder: PurePath | None) -> Markdown:
     """Where the full reports are, as markdown: the artifact, else the folder as it was given."""
     if url is not None:
-        if urlsplit(url).scheme not in ("http", "https"):
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        # Percent-encode what could end the link target: spaces, parentheses, angle brackets.
-        target = quote(url, safe="/:?#[]@!$&'*+,;=%~")
-        return f"[{markdown_text(name or 'the workflow artifact')}]({target})"
+        return link(name or literal("the workflow artifact"), url)
     if name:
-        return f"the workflow artifact **{markdown_text(name)}**"
+        return formatted("the workflow artifact **{}**", name)
     if folder is None:
-        return "the output folder"
-    return f"the {code_span(str(folder).rstrip('/') + '/')} folder"
-
-
-# Escaping filters.
-
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#~|])")
-# Where a backslash keeps text from starting a list: before `-`/`+`, after the digits of `1.`/`1)`.
-_LIST_START = re.compile(r"^(\d+(?=[.)])|(?=[-+]))")
-_BACKTICKS = re.compile(r"`+")
-# Where GFM makes a link of plain text: `scheme://` and `www.` (an e-mail address still becomes
-# a mailto: link, which no escape prevents).
-_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
-# In a pull request comment `@name` notifies that user and `@org/team` a team: a zero-width space
-# after the `@` keeps the text and notifies no one.
-_MENTION = "@\u200b"
-
-
-def html_text(value: object) -> str:
-    """One line of text for inside HTML (a <summary>): no markdown is parsed there."""
-    text = _LINE_BREAKS.sub(" ", str(value)).strip().replace("@", _MENTION)
-    return html.escape(text, quote=True)
-
-
-def markdown_text(value: object) -> str:
-    """One line of plain text for markdown: a table cell, a heading, a list item; no web link."""
-    text = _LINE_BREAKS.sub(" ", str(value)).strip().replace("@", _MENTION)
-    # Backslashes first: escaping after html.escape would break its `&#x27;`.
-    text = _LIST_START.sub(r"\1\\", _MARKDOWN_SPECIALS.sub(r"\\\1", text), count=1)
-    return html.escape(_AUTOLINK.sub(r"\\\g<0>", text), quote=True)
-
-
-def code_span(text: str) -> str:
-    """One line of text as inline code: its backticks cannot close it."""
-    text = _LINE_BREAKS.sub(" ", text)
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * (longest + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
-
-
-def fenced(text: str) -> str:
-    """A code block no line of the text can close: its fence is longer than any backtick run."""
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
+        return literal("the output folder")
+    return formatted("the {} folder", code_span(str(folder).rstrip("/") + "/"))
 
 
 def _failure_text(test: TestResult, level: Level) -> str:
@@ -631,3 +592,55 @@ def _group_deltas(comparison: Comparison) -> str:
         if passed or total:
             moved.append(f"{group.value} {', '.join(part for part in parts if part)}")
     return "; ".join(moved)
+
+
+# Helpers the templates call where a macro would return a plain string.
+
+
+def _verdict_line(checkpoint: CheckpointResult) -> str:
+    """`❌ failed in 1.2 s`, and whether the result is an earlier run's."""
+    reused = " (earlier result, unchanged)" if checkpoint.reused else ""
+    return f"{_verdict(checkpoint)} in {_duration(checkpoint.duration_s)}{reused}"
+
+
+def _passed_mark(passed: bool | None) -> str:
+    return "\N{EN DASH}" if passed is None else ("✅" if passed else "❌")
+
+
+def _counts_cells(counts: GroupCounts, delta: tuple[int, int], flaky_column: bool) -> Markdown:
+    """The cells of a row of a checkpoint's counts after its label: `7 (+2) | 1 | 0 | 8 | …`."""
+    cells: list[object] = [
+        _changed(counts.passed, delta[0]),
+        counts.failed,
+        counts.skipped,
+        _changed(counts.total, delta[1]),
+        _rate(counts.pass_rate),
+    ]
+    if flaky_column:
+        cells.append(counts.flaky)
+    return formatted("{} |", joined(" | ", cells))
+
+
+def _explained(failure: Failure, caption: str, level: Level) -> Markdown:
+    """A failure's kind, what it means, and the end of its log under `caption`."""
+    kind = FAILURE_KINDS[failure.kind]
+    parts = [formatted("\n**{}**. {}\n", kind.title.capitalize(), kind.text)]
+    if failure.log_tail:
+        if caption:
+            parts.append(formatted("\n{}\n", caption))
+        parts.append(formatted("\n{}\n", fenced(_tail(failure.log_tail, level))))
+    return joined("", parts)
+
+
+def _test_cell(test_id: str, line: int | None) -> Markdown:
+    """A test id in a table cell, in monospace, with its line."""
+    if line:
+        return formatted("<code>{}</code> (line {})", _test_id(test_id), line)
+    return formatted("<code>{}</code>", _test_id(test_id))
+
+
+def _more(count: int, listed: int) -> Markdown:
+    """Under a list that shows `listed` of `count` entries: how many it leaves out."""
+    if count <= listed:
+        return literal("")
+    return formatted("\n… and {} more, not listed here.\n", count - listed)

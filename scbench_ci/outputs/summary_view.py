@@ -14,6 +14,7 @@ from scbench_ci.problem.model import Group
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
 from scbench_ci.results.trends import FailingStreak, TestTrend, Trends, trends
+from scbench_ci.trust.markdown import Markdown, literal
 
 DETAILS = ("failed", "changed", "all")
 DEFAULT_DETAILS = "changed"
@@ -233,10 +234,10 @@ def checkpoint_changes(run: RunResult) -> list[CheckpointChanges]:
 HISTORY_LISTED = 10
 """How many tests each list of the history's section shows (flaky, newly flaky, failing)."""
 CHART_COLORS = {
-    Group.CORE: ("#0969da", "blue"),
-    Group.FUNCTIONALITY: ("#1a7f37", "green"),
-    Group.REGRESSION: ("#9a6700", "brown"),
-    Group.ERROR: ("#cf222e", "red"),
+    Group.CORE: (literal("#0969da"), "blue"),
+    Group.FUNCTIONALITY: (literal("#1a7f37"), "green"),
+    Group.REGRESSION: (literal("#9a6700"), "brown"),
+    Group.ERROR: (literal("#cf222e"), "red"),
 }
 """Each group's line in the chart, and its color's name for the legend (mermaid's xychart
 draws no legend of its own)."""
@@ -256,7 +257,7 @@ class HistoryRow:
 @dataclass(frozen=True)
 class ChartLine:
     group: str
-    color: str
+    color: Markdown
     color_name: str
     percents: list[float]
 

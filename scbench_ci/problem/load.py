@@ -27,6 +27,7 @@ from scbench_ci.problem.model import (
     real_path,
 )
 from scbench_ci.problem.yaml_loader import ConfigError, YamlLines, read_yaml_lines
+from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
 
 MAX_NAME_BYTES = 255
 """The longest file name Linux file systems take."""
@@ -78,6 +79,10 @@ def _read_problem(
     Problem returned is built from defaults where they were."""
     if not root.is_dir():
         raise ProblemError(root, None, "problem folder does not exist or is not a folder")
+    # The folder's name names the problem in results.json and every output.
+    wrong = name_problem(root.name, MAX_PROBLEM_NAME_CHARS)
+    if wrong is not None:
+        raise ProblemError(root, None, f"the problem folder's name {wrong}")
     config_path = root / CONFIG_NAME
     if not config_path.exists() and not config_path.is_symlink():
         raise ProblemError(config_path, None, "missing (every problem needs a config.yaml)")
@@ -88,6 +93,9 @@ def _read_problem(
     reader = FieldReader(config_path, lines, errors)
 
     name = reader.string(raw, "name", required=True)
+    wrong = name_problem(name, MAX_PROBLEM_NAME_CHARS) if name else None
+    if wrong is not None:
+        reader.reject("name", f"{shown(name)} {wrong}", raw, "name")
     problem_timeout = reader.positive_number(raw, "timeout")
     problem_env = reader.string_map(raw, "env")
     markers = _read_markers(reader, raw)

@@ -1,8 +1,10 @@
 """What the schema cannot say about a results.json: the values that cannot be true.
 
-Run on a document that passed the schema (in the current version's shape): dates that parse,
-durations that are plausible, counts that add up, test ids given once, a checkpoint without a
-failure whose pytest ended as a run of tests does. Each check raises a `JsonError` naming the
+Run on a document that passed the schema (in the current version's shape): names that are
+printable and bounded (trust/names.py; the schema's pattern cannot say all of it, and an earlier
+version's schema said none of it), dates that parse, durations that are plausible, counts that
+add up, test ids given once, a checkpoint without a failure whose pytest ended as a run of tests
+does. Each check raises a `JsonError` naming the
 JSON path of the first bad value. Whether the counts agree with the tests listed, and every
 verdict, is the reader's to derive (`results.file`).
 """
@@ -14,6 +16,12 @@ from datetime import datetime
 from typing import Any
 
 from scbench_ci.reports import MAX_DURATION_S, MAX_LINE, MAX_RERUNS
+from scbench_ci.trust.names import (
+    MAX_CHECKPOINT_NAME_CHARS,
+    MAX_PROBLEM_NAME_CHARS,
+    MAX_TEST_ID_CHARS,
+    name_problem,
+)
 from scbench_ci.trust.strict_json import JsonError, join
 
 MIN_YEAR, MAX_YEAR = 1970, 9000
@@ -29,6 +37,16 @@ def check_run(document: Mapping[str, Any]) -> None:
     unique((p["name"] for p in document["problems"]), "problems", "name")
     for index, problem in enumerate(document["problems"]):
         where = f"problems[{index}]"
+        _problem_name(problem["name"], f"{where}.name")
+        for number, name in enumerate(problem["checkpoint_order"]):
+            _checkpoint_name(name, f"{where}.checkpoint_order[{number}]")
+        for number, finding in enumerate(problem["check"]["findings"] if problem["check"] else ()):
+            if finding["checkpoint"] is not None:
+                _checkpoint_name(
+                    finding["checkpoint"], f"{where}.check.findings[{number}].checkpoint"
+                )
+            if finding["test"] is not None:
+                _test_id(finding["test"], f"{where}.check.findings[{number}].test")
         unique((c["name"] for c in problem["checkpoints"]), f"{where}.checkpoints", "name")
         for number, checkpoint in enumerate(problem["checkpoints"]):
             check_checkpoint(checkpoint, f"{where}.checkpoints[{number}]", document["repeat"])
@@ -38,6 +56,7 @@ def check_run(document: Mapping[str, Any]) -> None:
 
 def check_checkpoint(document: Mapping[str, Any], where: str, repeat: int | None = None) -> None:
     """`repeat`: the run's `--repeat`, when the checkpoint is read as part of its run."""
+    _checkpoint_name(document["name"], f"{where}.name")
     code = document["pytest_exit_code"]
     if document["failure"] is None and code not in COMPLETED_EXIT_CODES:
         raise JsonError(
@@ -59,6 +78,8 @@ def check_checkpoint(document: Mapping[str, Any], where: str, repeat: int | None
 
 
 def _check_test(test: Mapping[str, Any], where: str, repeat: int | None) -> None:
+    _test_id(test["id"], f"{where}.id")
+    _checkpoint_name(test["checkpoint"], f"{where}.checkpoint")
     duration(test["duration_s"], f"{where}.duration_s")
     if test["line"] is not None and test["line"] > MAX_LINE:
         raise JsonError(f"{where}.line", f"line {test['line']} is past {MAX_LINE}")
@@ -80,6 +101,12 @@ def _check_test(test: Mapping[str, Any], where: str, repeat: int | None) -> None
 def _check_comparison(document: Mapping[str, Any], where: str) -> None:
     date(document["baseline_started_at"], f"{where}.baseline_started_at")
     for name in COMPARISON_LISTS:
+        for index, change in enumerate(document[name]):
+            _check_place(change, f"{where}.{name}[{index}]")
+            _test_id(change["test"], f"{where}.{name}[{index}].test")
+    for index, delta in enumerate(document["checkpoints"]):
+        _check_place(delta, f"{where}.checkpoints[{index}]")
+    for name in COMPARISON_LISTS:
         told, listed = document["totals"][name], len(document[name])
         if told != listed:
             raise JsonError(f"{where}.totals.{name}", f"says {told}, but {listed} are listed")
@@ -88,6 +115,29 @@ def _check_comparison(document: Mapping[str, Any], where: str) -> None:
             for side in ("before", "after"):
                 if pair[side] is not None:
                     counts(pair[side], f"{where}.checkpoints[{index}].groups.{group}.{side}")
+
+
+def _check_place(document: Mapping[str, Any], where: str) -> None:
+    _problem_name(document["problem"], f"{where}.problem")
+    _checkpoint_name(document["checkpoint"], f"{where}.checkpoint")
+
+
+def _problem_name(name: str, where: str) -> None:
+    _name(name, where, MAX_PROBLEM_NAME_CHARS)
+
+
+def _checkpoint_name(name: str, where: str) -> None:
+    _name(name, where, MAX_CHECKPOINT_NAME_CHARS)
+
+
+def _test_id(name: str, where: str) -> None:
+    _name(name, where, MAX_TEST_ID_CHARS)
+
+
+def _name(name: str, where: str, max_chars: int) -> None:
+    problem = name_problem(name, max_chars)
+    if problem is not None:
+        raise JsonError(where, problem)
 
 
 def counts(document: Mapping[str, Any], where: str) -> None:

@@ -9,6 +9,11 @@ as bidi overrides, line and paragraph separators) is shown as its Python escape,
 newline, a tab, and a carriage return that ends a line (`\\r\\n`) are kept. Log files keep the
 raw bytes: only what goes to a terminal is escaped. `inert` also keeps GitHub's runner from
 reading a workflow command in the text.
+
+This is the one escaper of what scbench-ci writes to a terminal (the CLI's reports, its errors
+and warnings, `scbench-ci summary`'s markdown, the streamed output of the tests): what it returns
+is `TerminalText`. Escaping its own output again leaves it as it is, so every write to a
+terminal can go through it, whatever made the text.
 """
 
 from __future__ import annotations
@@ -16,18 +21,28 @@ from __future__ import annotations
 import re
 
 _KEPT = "\n\t"
+
+
+class TerminalText(str):
+    """Text made inert for a terminal by this module; any other str is escaped."""
+
+    __slots__ = ()
+
+
 _COMMAND_AT_LINE_START = re.compile(r"^( *)::", re.MULTILINE)
 
 
-def terminal_text(text: str, kept: str = _KEPT) -> str:
+def terminal_text(text: str, kept: str = _KEPT) -> TerminalText:
     """`text` with every character that is not printable, except those in `kept`, escaped."""
     text = text.replace("\r\n", "\n")
     if _printable(text, kept):
-        return text
-    return "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
+        return TerminalText(text)
+    return TerminalText(
+        "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
+    )
 
 
-def inert(text: str) -> str:
+def inert(text: str) -> TerminalText:
     """Text that GitHub's runner reads as text and a terminal shows as it is, for what is printed
     outside `workflow.commands_stopped` (or by the CLI in a workflow step).
 
@@ -38,7 +53,7 @@ def inert(text: str) -> str:
     into every `##[`.
     """
     shown = terminal_text(text, kept="\n")
-    return _COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\["))
+    return TerminalText(_COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\[")))
 
 
 def _printable(text: str, kept: str) -> bool:

@@ -26,11 +26,12 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.outputs.summary import html_text, markdown_text
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.model import count_groups
+from scbench_ci.trust.markdown import html_text
+from scbench_ci.trust.markdown import text as markdown_text
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.rest_double import (
     REPOSITORY,

@@ -21,6 +21,7 @@ from scbench_ci.action.publish import unverified_note
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_pull_request, write_results
 from scbench_ci.results.pull_request import PullRequestRef
+from scbench_ci.trust.markdown import text
 from testing.rest_double import FORK, REPOSITORY, WRITE_TOKEN, RestDouble, Run
 from testing.results import make_checkpoint, make_run, make_test
 
@@ -182,9 +183,9 @@ def test_a_claim_that_is_not_the_run_s_own_is_refused(
     assert error.startswith(f"the artifact's pull request #{claim.number} at {claim.head_sha}")
     assert refusal in error
     assert [double.comments_on(n) for n in (PR, 8, 9)] == [[], [], []]
-    # The Check Run says why, on the triggering run's commit.
+    # The Check Run says why, on the triggering run's commit: as text, the message quoting input.
     (check,) = double.check_runs_on(HEAD)
-    assert (check.conclusion, check.summary) == ("failure", error.replace("%0A", "\n"))
+    assert (check.conclusion, check.summary) == ("failure", text(error.replace("%0A", "\n")))
 
 
 def test_another_pull_request_of_the_repository_is_refused(

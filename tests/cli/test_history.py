@@ -89,10 +89,10 @@ def test_bad_windows_and_commits_are_one_line(tmp_path: Path) -> None:
 
 
 def test_the_trends_print_as_a_terminal_shows_them(tmp_path: Path) -> None:
-    """A test id no history keeps (an OSC sequence in it) is in none of them."""
+    """A test id no history keeps (over 500 characters) is in none of them."""
     run = None
     for day, status in enumerate([Status.PASSED, Status.FAILED, Status.PASSED, Status.FAILED], 1):
-        tests = (make_test("flips", status), make_test("id\x1b]0;x\x07", status))
+        tests = (make_test("flips", status), make_test("id" + "x" * 600, status))
         same_inputs = replace(make_checkpoint(*tests), fingerprint="c" * 64)
         tonight = make_run(same_inputs, started_at=f"2026-05-0{day}T01:30:00+00:00")
         run = with_history(tonight, 10, None, carried(run))

@@ -148,6 +148,10 @@ def test_order_field_beats_position(problem_folder: ProblemFolder) -> None:
         ),
         ({"static_assets": {"..": {"path": "tests"}}}, "static_assets...: must be named by one"),
         ({"static_assets": {"a=b": {"path": "tests"}}}, "static_assets.a=b: must be named by one"),
+        # A name is printable and bounded (trust/names.py).
+        ({"name": "demo\x1b]0;owned\x07"}, "name: 'demo\\x1b]0;owned\\x07' holds \\x1b, a char"),
+        ({"name": "demo\u202e"}, "name: 'demo\\u202e' holds \\u202e, a character that is not"),
+        ({"name": "d" * 256}, "name: 'ddd"),
         # Checkpoint names become file and folder names.
         ({"checkpoints": {"a\nb": {}}}, "checkpoints.a\\nb: checkpoint names are 1 to 100"),
         ({"checkpoints": {"c" * 101: {}}}, "checkpoints.ccc"),
@@ -210,6 +214,17 @@ def test_missing_config(tmp_path: Path) -> None:
 def test_missing_problem_folder(tmp_path: Path) -> None:
     with pytest.raises(ProblemError, match="problem folder does not exist"):
         load_problem(tmp_path / "nope")
+
+
+def test_a_problem_folder_s_name_is_a_name(tmp_path: Path) -> None:
+    """The folder's name names the problem in results.json and every output."""
+    folder = ProblemFolder(tmp_path / "demo\x1b[2J\u202e").save()
+    with pytest.raises(ProblemError) as error:
+        load_problem(folder.root)
+    assert str(error.value).endswith(
+        "the problem folder's name holds \\x1b, a character that is not printable (a control, "
+        "bidirectional or format character, or a line separator)"
+    )
 
 
 def test_missing_tests_folder_and_conftest(problem_folder: ProblemFolder) -> None:

@@ -103,7 +103,8 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
     (
         "a bidi override in an id",
         _set("history", "tests", KEY, 0, value="tests/t.py::a\u202eDESSAP"),
-        'history.tests["demo/checkpoint_1"][0]: holds a character that is not printable',
+        # The schema's name pattern refuses it, before the reader's own check.
+        "history.tests[\"demo/checkpoint_1\"][0]: 'tests/t.py::a\\u202eDESSAP' does not match",
     ),
     ("a key that names no checkpoint", _rename_key, "not a `problem/checkpoint` key"),
     (

@@ -7,7 +7,8 @@ summary's headline, its text the summary, and every annotation of the run
 10 warnings. GitHub takes at most 50 annotations a request: the first 50 go with the creation
 (POST /repos/{owner}/{repo}/check-runs), each further 50 with an update of it (PATCH
 .../check-runs/{id}), which appends them. The summary and the text are held to the API's 65,535
-characters, cut at a line with a line saying so. Every failure is a warning: a token without
+characters, cut at a line with a line saying so. The title, summary and text are markdown: each is
+escaped (trust/markdown.py) unless it is Markdown. Every failure is a warning: a token without
 `checks: write` (a pull request from a fork gets a read-only one) leaves the step's own
 annotations as they are.
 """
@@ -22,7 +23,8 @@ from typing import Any, Literal
 from scbench_ci.outputs.github.annotations import Annotation
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
-from scbench_ci.outputs.summary import cut_markdown
+from scbench_ci.trust.markdown import cut, markdown
+from scbench_ci.trust.terminal import terminal_text
 
 OUTPUT_LIMIT = 65_535
 """GitHub's longest `output.summary` and `output.text`, in characters."""
@@ -48,6 +50,8 @@ class CheckRun:
     title: str
     summary: str
     text: str
+    """The title, summary and text: Markdown is shown as it is, any other str escaped as a line
+    of text."""
     annotations: Iterable[Annotation]
 
 
@@ -71,9 +75,9 @@ def publish_check_run(
         return CheckRunResult(None, "there is no GitHub token to create it with", 0)
     batches = _batches(check.annotations)
     output = {
-        "title": check.title,
-        "summary": cut_markdown(check.summary, OUTPUT_LIMIT),
-        "text": cut_markdown(check.text, OUTPUT_LIMIT),
+        "title": markdown(check.title),
+        "summary": cut(markdown(check.summary), OUTPUT_LIMIT),
+        "text": cut(markdown(check.text), OUTPUT_LIMIT),
     }
     url, taken = None, 0
     try:
@@ -101,15 +105,17 @@ def publish_check_run(
 
 
 def annotation_json(annotation: Annotation) -> dict[str, Any]:
-    """An annotation as the checks API takes it."""
+    """An annotation as the checks API takes it, shown as text: each character that is not
+    printable (but a newline in the message) as its Python escape, as a workflow command has
+    it."""
     line = annotation.line or 1
     return {
-        "path": annotation.file or NO_FILE,
+        "path": terminal_text(annotation.file, kept="") if annotation.file else NO_FILE,
         "start_line": line,
         "end_line": line,
         "annotation_level": _LEVELS[annotation.level],
-        "message": annotation.message or annotation.title,
-        "title": annotation.title[:MAX_TITLE_CHARS],
+        "message": terminal_text(annotation.message or annotation.title, kept="\n"),
+        "title": terminal_text(annotation.title, kept="")[:MAX_TITLE_CHARS],
     }
 
 

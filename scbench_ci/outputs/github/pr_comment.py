@@ -5,30 +5,31 @@ A hidden tag marks the comment; it comes from the workflow, the job and a key th
 comment with the tag is edited in place, or created. Two jobs with one tag can both create one:
 after creating, the list is read again and the oldest tagged comment is kept, with this body, and
 the others deleted. Only comments by a bot (what the job's GITHUB_TOKEN or an app writes as), or by
-the account that just created one, count as ours: anyone can paste a tag into a comment. Every
-failure is a warning.
+the account that just created one, count as ours: anyone can paste a tag into a comment. The tag
+counts only as a comment's last line, where this module puts it: text quoted in the body (a test's
+output in a code block) cannot hold another job's tag. The body is markdown: escaped
+(trust/markdown.py) unless it is Markdown. Every failure is a warning.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from scbench_ci.outputs.github.event import pull_request_number
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy
+from scbench_ci.trust.markdown import Markdown, ended, formatted, markdown
 
 COMMENT_LIMIT = 65_536
 """GitHub's longest comment body, in characters."""
-CUT_NOTE = (
+CUT_NOTE = formatted(
     "> [!NOTE]\n"
-    f"> This comment was cut to GitHub's limit of {COMMENT_LIMIT:,} characters; the job summary "
-    "and the run's artifact have all of it."
+    "> This comment was cut to GitHub's limit of {} characters; the job summary "
+    "and the run's artifact have all of it.",
+    f"{COMMENT_LIMIT:,}",
 )
-_FENCE = re.compile(r"^ {0,3}```", re.MULTILINE)
-_FENCE_CLOSE = "\n```"
 
 
 @dataclass(frozen=True)
@@ -48,31 +49,23 @@ class _Comment:
     bot: bool
 
 
-def comment_tag(env: Mapping[str, str], key: str) -> str:
+def comment_tag(env: Mapping[str, str], key: str) -> Markdown:
     """The hidden marker of the comment of this workflow file, job (GITHUB_JOB) and `key`."""
     workflow = env.get("GITHUB_WORKFLOW_REF", "").partition("@")[0]
     job = env.get("GITHUB_JOB", "")
     seed = "\0".join((workflow or env.get("GITHUB_WORKFLOW", ""), job, key))
-    return f"<!-- scbench-ci:{hashlib.sha256(seed.encode()).hexdigest()[:16]} -->"
+    return formatted("<!-- scbench-ci:{} -->", hashlib.sha256(seed.encode()).hexdigest()[:16])
 
 
-def comment_body(body: str, tag: str) -> str:
-    """`body` with `tag` after it, cut (at a line, with a note) to fit GitHub's limit."""
-    text = body.rstrip()
-    whole = f"{text}\n\n{tag}"
-    if len(whole) <= COMMENT_LIMIT:
-        return whole
-    ending = f"\n\n{CUT_NOTE}\n\n{tag}"
-    kept = text[: COMMENT_LIMIT - len(ending) - len(_FENCE_CLOSE)]
-    kept = kept[: kept.rfind("\n")] if "\n" in kept else kept
-    if len(_FENCE.findall(kept)) % 2:  # the cut is inside a code block
-        kept += _FENCE_CLOSE
-    return kept + ending
+def comment_body(body: str, tag: Markdown) -> Markdown:
+    """`body` (escaped unless it is Markdown) with `tag` after it, cut (at a line, with a note)
+    to fit GitHub's limit."""
+    return ended(markdown(body), tag, COMMENT_LIMIT, CUT_NOTE)
 
 
 def upsert_comment(
     body: str,
-    tag: str,
+    tag: Markdown,
     env: Mapping[str, str],
     token: str,
     *,
@@ -135,14 +128,14 @@ def _converge(api: GitHubRest, ours: list[_Comment], text: str) -> str:
 
 
 def _ours(items: Iterable[Mapping[str, object]], tag: str, me: str | None) -> list[_Comment]:
-    """The comments with `tag` written by a bot or by `me`, oldest (lowest id) first."""
+    """The comments that end with `tag`, written by a bot or by `me`, oldest (lowest id) first."""
     comments = (_comment(item) for item in items)
     return sorted(
         (
             comment
             for comment in comments
             if comment is not None
-            and tag in comment.body
+            and comment.body.endswith(tag)
             and (comment.bot or (me is not None and comment.login == me))
         ),
         key=lambda comment: comment.id,

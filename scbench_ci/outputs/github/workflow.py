@@ -1,4 +1,8 @@
-"""GitHub's workflow commands and environment files, written as the runner reads them."""
+"""GitHub's workflow commands and environment files, written as the runner reads them: the one
+escaper of that kind of output. A command's message and properties are escaped whatever they
+are (characters that are not printable shown as Python escapes, then the runner's percent
+escapes), so a message cannot end its line, start another command or color the log; an output's
+value goes under a delimiter it cannot guess."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
+
+from scbench_ci.trust.terminal import terminal_text
 
 
 def escape_data(text: str) -> str:
@@ -20,11 +26,12 @@ def escape_property(text: str) -> str:
 
 def command(name: str, message: str = "", **properties: str | int | None) -> str:
     given = ",".join(
-        f"{key}={escape_property(str(value))}"
+        f"{key}={escape_property(terminal_text(str(value), kept=''))}"
         for key, value in properties.items()
         if value is not None
     )
-    return f"::{name}{' ' + given if given else ''}::{escape_data(message)}"
+    shown = escape_data(terminal_text(message, kept="\n"))
+    return f"::{name}{' ' + given if given else ''}::{shown}"
 
 
 @contextmanager

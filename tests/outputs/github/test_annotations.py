@@ -76,7 +76,8 @@ def test_hostile_test_ids_stay_inside_their_property() -> None:
         )
     )
     regression, warning = error_annotations(compared(run, baseline), WORKSPACE)
-    escaped = "t[x%0D%0A%3A%3Aerror%3A%3Aa%2Cfile=/etc/passwd%2Cline=1%3A%3A%250A]"
+    # A property is one line: its line break is shown as `\n`, its `:` and `,` percent-escaped.
+    escaped = "t[x\\n%3A%3Aerror%3A%3Aa%2Cfile=/etc/passwd%2Cline=1%3A%3A%250A]"
     assert regression == (
         f"::error title=Regression%3A checkpoint_1 · Core · tests/test_checkpoint_1.py%3A%3A"
         f"{escaped},file=demo/tests/test_checkpoint_1.py,line=3::passed before, failed now: "
@@ -86,4 +87,4 @@ def test_hostile_test_ids_stay_inside_their_property() -> None:
         "::warning title=Flaky%3A checkpoint_1 · Core · "
         f"tests/test_checkpoint_1.py%3A%3A{escaped}2,file="
     )
-    assert warning.endswith("::passed on attempt 2; first failure: f%0D%0A::warning::injected")
+    assert warning.endswith("::passed on attempt 2; first failure: f%0A::warning::injected")

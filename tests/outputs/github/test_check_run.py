@@ -17,6 +17,7 @@ from scbench_ci.outputs.github.check_run import (
     publish_check_run,
 )
 from scbench_ci.outputs.github.retry import RetryPolicy
+from scbench_ci.trust.markdown import Markdown, literal
 from testing.rest_double import READ_TOKEN, REPOSITORY, WRITE_TOKEN, RestDouble
 
 FAST = RetryPolicy(attempts=2, base_delay_s=0.01, max_delay_s=1.0, timeout_s=5.0)
@@ -44,7 +45,7 @@ def check(annotations: list[Annotation], **fields: object) -> CheckRun:
         "conclusion": "failure",
         "title": "❌ FAILED",
         "summary": "FAILED (policy core-cases)",
-        "text": "## ❌ FAILED\n\nthe summary\n",
+        "text": literal("## ❌ FAILED\n\nthe summary\n"),
         "annotations": annotations,
     }
     return CheckRun(**{**values, **fields})  # type: ignore[arg-type]
@@ -102,7 +103,7 @@ def test_a_passing_run_without_annotations_is_one_request(double: RestDouble) ->
 
 def test_summary_and_text_are_cut_to_the_api_s_limit_at_a_line(double: RestDouble) -> None:
     line = "| a &amp; b | `x` |\n"
-    text = line * (OUTPUT_LIMIT // len(line) + 10)
+    text = Markdown(line * (OUTPUT_LIMIT // len(line) + 10))
     result = publish_check_run(
         check([], summary=text, text=text), double.environment(), WRITE_TOKEN, retry=FAST
     )

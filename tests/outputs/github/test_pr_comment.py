@@ -20,6 +20,7 @@ from scbench_ci.outputs.github.pr_comment import (
     upsert_comment,
 )
 from scbench_ci.outputs.github.retry import RetryPolicy
+from scbench_ci.trust.markdown import Markdown
 from testing.ports import free_port
 from testing.rest_double import (
     BOT,
@@ -55,12 +56,15 @@ def env(double: RestDouble, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def tag(env: dict[str, str]) -> str:
+def tag(env: dict[str, str]) -> Markdown:
     return comment_tag(env, "problem-a")
 
 
-def upsert(body: str, tag: str, env: Mapping[str, str], token: str = WRITE_TOKEN) -> CommentResult:
-    return upsert_comment(body, tag, env, token, retry=FAST)
+def upsert(
+    body: str, tag: Markdown, env: Mapping[str, str], token: str = WRITE_TOKEN
+) -> CommentResult:
+    """`body`: markdown the caller wrote."""
+    return upsert_comment(Markdown(body), tag, env, token, retry=FAST)
 
 
 def url_of(comment: Comment) -> str:
@@ -230,8 +234,8 @@ def test_a_long_body_is_cut_at_a_line_with_a_note(
 
 
 def test_a_cut_inside_a_code_block_closes_it() -> None:
-    tag = "<!-- scbench-ci:0123456789abcdef -->"
-    body = "## Log\n\n```\n" + "line of the log\n" * 5000
+    tag = Markdown("<!-- scbench-ci:0123456789abcdef -->")
+    body = Markdown("## Log\n\n```\n" + "line of the log\n" * 5000)
     posted = comment_body(body, tag)
     assert len(posted) <= COMMENT_LIMIT
     kept, _, rest = posted.partition(f"\n\n{CUT_NOTE}")
@@ -241,9 +245,10 @@ def test_a_cut_inside_a_code_block_closes_it() -> None:
 
 
 def test_a_short_body_is_kept_whole() -> None:
-    assert comment_body("hi\n\n", "<!-- t -->") == "hi\n\n<!-- t -->"
-    body = "x" * (COMMENT_LIMIT - len("\n\n<!-- t -->"))
-    assert comment_body(body, "<!-- t -->") == f"{body}\n\n<!-- t -->"
+    tag = Markdown("<!-- t -->")
+    assert comment_body(Markdown("hi\n\n"), tag) == "hi\n\n<!-- t -->"
+    body = Markdown("x" * (COMMENT_LIMIT - len("\n\n<!-- t -->")))
+    assert comment_body(body, tag) == f"{body}\n\n<!-- t -->"
 
 
 @pytest.mark.parametrize(
