@@ -43,7 +43,7 @@ from scbench_ci.outputs.github.workflow import (
 from scbench_ci.results.file import write_pull_request
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.trust.markdown import Markdown
+from scbench_ci.trust.markdown import Markdown, formatted, joined, literal
 from scbench_ci.trust.terminal import inert
 
 COMMENT_BYTES = COMMENT_LIMIT - 1024
@@ -54,12 +54,13 @@ here), less room for the tag."""
 UNVERIFIED_TITLE = "Not verified"
 
 
-def unverified_note(run_id: int) -> str:
+def unverified_note(run_id: int) -> Markdown:
     """Said first wherever `command: publish` shows another workflow's result: a claim."""
-    return (
-        f"> ⚠️ **{UNVERIFIED_TITLE}.** This result was reported by the pull request's own workflow "
-        f"(run {run_id}), which the pull request can change, and was not verified by this "
-        "repository: it is shown for information and is not a verdict.\n\n"
+    return formatted(
+        "> ⚠️ **Not verified.** This result was reported by the pull request's own workflow "
+        "(run {}), which the pull request can change, and was not verified by this "
+        "repository: it is shown for information and is not a verdict.\n\n",
+        run_id,
     )
 
 
@@ -121,7 +122,7 @@ class Step:
         whose artifact the result is (`command: publish`), a claim this repository did not
         verify: the summary and the comment say so first, and the Check Run is neutral."""
         inputs, result = self.inputs, outcome.result
-        note = "" if reported_by is None else unverified_note(reported_by)
+        note = literal("") if reported_by is None else unverified_note(reported_by)
         own = pull_request(self.env)
         if target is None and own is not None and outcome.results_path is not None:
             # What a `workflow_run` workflow needs to publish this run (`command: publish`).
@@ -137,11 +138,11 @@ class Step:
             reports_folder=self.shown(inputs.options.output_dir),
         )
         if inputs.job_summary and self.env.get("GITHUB_STEP_SUMMARY"):
-            append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), note + summary())
+            append_summary(Path(self.env["GITHUB_STEP_SUMMARY"]), joined("", (note, summary())))
         if inputs.comment:
             # Degraded to fit a comment as the job summary is to fit its 1 MiB, not cut.
             room = COMMENT_BYTES - len(note.encode())
-            self._comment(note + summary(max_bytes=room), artifact_name, target)
+            self._comment(joined("", (note, summary(max_bytes=room))), artifact_name, target)
         shown = self.shown(outcome.results_path)
         if shown is None:
             write_step_outputs(self.env, {"passed": "true", "infrastructure_failure": "false"})
@@ -163,7 +164,7 @@ class Step:
                     head_sha=target.head_sha or "",
                     conclusion=conclusion,
                     title=title,
-                    summary=note + headline.text,
+                    summary=joined("", (note, headline.text)),
                     text=summary(max_bytes=OUTPUT_LIMIT),
                     annotations=annotate(result, inputs.workspace),
                 )
