@@ -20,6 +20,7 @@ from scbench_ci.cli.arguments import (
     wants_colour,
     warn,
 )
+from scbench_ci.cli.workflow_step import add_workflow_report_argument, report_to_workflow
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.options import (
     DEFAULT_JOBS,
@@ -138,6 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not stream the test output; print only the report",
     )
+    add_workflow_report_argument(parser)
     take_pytest_arguments(parser)
 
 
@@ -181,4 +183,8 @@ def run(args: argparse.Namespace) -> int:
             outcome.result, outcome.results_path, fail_on=args.fail_on, colour=wants_colour()
         )
     )
+    if args.workflow_report:
+        report_to_workflow(
+            outcome.result, fail_on=args.fail_on, details=args.details, reports_folder=args.output
+        )
     return outcome.exit_code
