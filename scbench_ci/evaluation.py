@@ -504,7 +504,8 @@ def now() -> str:
 
 
 def tool_versions() -> dict[str, str]:
-    versions = {"scbench-ci": __version__, "python": platform.python_version()}
+    # The Python scbench-ci runs on here; the tests' is the image's (each checkpoint's image).
+    versions = {"scbench-ci": __version__, "host-python": platform.python_version()}
     for package in ("uv", "docker"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             versions[package] = metadata.version(package)

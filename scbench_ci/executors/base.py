@@ -69,6 +69,23 @@ class ExecutionRequest:
 
 
 @dataclass(frozen=True)
+class ImageRecord:
+    """The image a run ran in, as results.json records it."""
+
+    name: str
+    """As it was asked for: the default, `--image`, or the environment file's."""
+    id: str
+    built_from: str | None = None
+    """The base SCBench's evaluation layer was built on here, when it was."""
+    toolchains: str | None = None
+    """Where its Node and Rust came from (`upstream`, `registries`), when it says."""
+    note: str | None = None
+    """What the user must know about how it was made."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """The first line of `--version` of python, node, npm, g++, rustc and cargo in it."""
+
+
+@dataclass(frozen=True)
 class ExecutionResult:
     exit_code: int | None
     """pytest's exit code; None when it never ran or was killed at the session timeout."""
@@ -85,6 +102,8 @@ class ExecutionResult:
     """The resource limits the run ran into, one sentence each."""
     phases: dict[str, float] = field(default_factory=dict)
     """Seconds spent in each of the executor's phases, in order."""
+    image: ImageRecord | None = None
+    """The container image it ran in (container executors)."""
 
 
 class Executor(Protocol):

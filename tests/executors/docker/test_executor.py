@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -62,7 +63,12 @@ def execute(
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
     command = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
-    return (executor or DockerExecutor(DockerSettings())).execute(
+    # `image` as --image gives it: run as it is (an environment file's would be a base).
+    chosen = executor or DockerExecutor(DockerSettings())
+    if image is not None and chosen.settings.image is None:
+        settings = dataclasses.replace(chosen.settings, image=image)
+        chosen = DockerExecutor(settings, cache_scope=chosen.cache_scope)
+    return chosen.execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
@@ -71,7 +77,6 @@ def execute(
             session_timeout_s=timeout,
             seal_key=PROBE_KEY,
             echo=echo,
-            image=image,
         )
     )
 
