@@ -98,8 +98,9 @@ def main() -> None:
     problem = args.problem.resolve()
     config = yaml.safe_load((problem / "config.yaml").read_text())
     folder = args.output or Path(tempfile.mkdtemp(prefix="against-scbench-"))
-    with docker.from_env() as client:
-        image = default_image(client, sys.stderr).reference
+    client = docker.from_env()
+    image = default_image(client, sys.stderr).reference
+    client.close()
     print(f"image: {image}")
     for checkpoint in args.checkpoint or _ordered(config):
         started = time.monotonic()
