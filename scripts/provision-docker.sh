@@ -103,7 +103,7 @@ present() {
 }
 image_present() { present "$IMAGE"; }
 evaluation_base_present() { present "$EVALUATION_BASE"; }
-action_base_present() { docker image inspect "$ACTION_BASE" >/dev/null 2>&1; }
+action_base_present() { present "$ACTION_BASE"; }
 
 # ---------------------------------------------------------------- --check ----
 if [ "$CHECK_ONLY" = 1 ]; then
@@ -114,7 +114,15 @@ if [ "$CHECK_ONLY" = 1 ]; then
     image_present || { log "image: MISSING: $IMAGE"; exit 1; }
     log "image: present: $IMAGE"
     action_base_present || { log "action base image: MISSING: $ACTION_BASE"; exit 1; }
-    log "action base image: present: $ACTION_BASE"; exit 0
+    log "action base image: present: $ACTION_BASE"
+    evaluation_base_present || { log "SCBench's base: MISSING: $EVALUATION_BASE"; exit 1; }
+    log "SCBench's base: present: $EVALUATION_BASE"
+    "$ROOT/.venv/bin/python" -c 'import sys, docker
+from scbench_ci.executors.docker import image_build as b
+here = b.default_here(docker.from_env())
+print("provision-docker: evaluation image:", f"present: {here.reference}" if here else f"MISSING: {b.DEFAULT_IMAGE}")
+sys.exit(0 if here else 1)' || exit 1
+    exit 0
 fi
 
 need_root() { [ "$(id -u)" = 0 ] || die "$1 needs root (re-run as root)"; }

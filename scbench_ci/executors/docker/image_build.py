@@ -74,13 +74,21 @@ class EvaluationImage:
         return REGISTRIES_NOTE if self.toolchains == "registries" else None
 
 
-def default_image(client: docker.DockerClient, echo: TextIO | None) -> EvaluationImage:
-    """DEFAULT_IMAGE: here already, else a local build of it, else pulled, else built."""
+def default_here(client: docker.DockerClient) -> EvaluationImage | None:
+    """DEFAULT_IMAGE if it is here, else a local build of it on the base that is here."""
     with contextlib.suppress(ImageNotFound):
         return _described(client, DEFAULT_IMAGE, DEFAULT_IMAGE, None)
     with contextlib.suppress(ImageNotFound):
         tag = local_tag(SCBENCH_BASE, str(client.images.get(SCBENCH_BASE).id))
         return _described(client, DEFAULT_IMAGE, tag, SCBENCH_BASE)
+    return None
+
+
+def default_image(client: docker.DockerClient, echo: TextIO | None) -> EvaluationImage:
+    """DEFAULT_IMAGE: here already, else a local build of it, else pulled, else built."""
+    here = default_here(client)
+    if here is not None:
+        return here
     try:
         ensure_image(client, DEFAULT_IMAGE, echo)
         return _described(client, DEFAULT_IMAGE, DEFAULT_IMAGE, None)
