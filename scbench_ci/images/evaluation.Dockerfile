@@ -69,6 +69,13 @@ RUN if [ "$TOOLCHAINS" = upstream ]; then \
       apt-get install -y rustc cargo && mkdir -p /usr/local/cargo/bin; \
     fi
 
+# SCBench runs its tests through `bash -l`, whose profile sets PATH anew: rustup's installer put
+# cargo's folder back on it there (through ~/.profile); here /etc/profile.d does, since HOME is
+# a fresh folder in every scbench-ci run.
+RUN if [ -f /usr/local/cargo/env ]; then \
+      echo '. /usr/local/cargo/env' > /etc/profile.d/cargo.sh; \
+    fi
+
 # Create non-root user and workspace
 RUN groupadd -g 1000 agent && \
     useradd -m -u 1000 -g 1000 -d "$HOME" -s /bin/bash agent && \

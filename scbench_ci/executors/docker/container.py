@@ -72,7 +72,7 @@ class Containers:
     confinement: Mapping[str, Any]
     folder_limits: Callable[[], str]
     path: str = CONTAINER_PATH
-    """The image's PATH, which setup and the tests get, as in SCBench's container."""
+    """The PATH setup and the tests get: a login shell's in the image, as in SCBench's."""
 
     def create(
         self, name: str, run_id: str, mounts: list[Mount], limits: str, **options: Any

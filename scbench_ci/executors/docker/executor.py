@@ -67,7 +67,7 @@ from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_im
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
 from scbench_ci.executors.docker.exec import disconnect, run, tests_environment
 from scbench_ci.executors.docker.image_build import EvaluationImage
-from scbench_ci.executors.docker.image_versions import image_versions
+from scbench_ci.executors.docker.image_versions import image_facts
 from scbench_ci.executors.docker.layout import (
     CACHED_RUNNER_VENV,
     CONTAINER_PATH,
@@ -140,11 +140,19 @@ class DockerExecutor:
         with docker_errors(), contextlib.closing(connect()) as client:
             with clock.timing("image"):
                 image = self._image(client, request.image, request.echo)
-                record = self._record(client, image)
+                facts = image_facts(client, image.id, _image_path(client, image.reference))
+            record = ImageRecord(
+                name=image.name,
+                id=image.id,
+                built_from=image.built_from,
+                toolchains=image.toolchains,
+                note=image.note,
+                versions=dict(facts.versions),
+            )
             image_id = image.id
             # The session's clock starts once the image is here: a pull is not the run's.
             deadline = time.monotonic() + request.session_timeout_s
-            containers = self._containers(client, image.reference)
+            containers = self._containers(client, image.reference, facts.path)
             with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
                 caches = Caches()
                 if self.settings.use_cache:
@@ -180,17 +188,7 @@ class DockerExecutor:
             return image_build.on_base(client, requested, echo)
         return image_build.default_image(client, echo)
 
-    def _record(self, client: docker.DockerClient, image: EvaluationImage) -> ImageRecord:
-        return ImageRecord(
-            name=image.name,
-            id=image.id,
-            built_from=image.built_from,
-            toolchains=image.toolchains,
-            note=image.note,
-            versions=image_versions(client, image.id, _image_path(client, image.reference)),
-        )
-
-    def _containers(self, client: docker.DockerClient, image: str) -> Containers:
+    def _containers(self, client: docker.DockerClient, image: str, path: str) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as
         `--disk`, or with `auto` as the free space of Docker's disk, so a program that checks it
         sees what it would under SCBench."""
@@ -201,7 +199,7 @@ class DockerExecutor:
                 return tmpfs_limits(self._free_disk.measure(client, image, confined))
             return tmpfs_limits(int(parse_bytes(self.settings.disk)))
 
-        return Containers(client, image, confined, folder_limits, _image_path(client, image))
+        return Containers(client, image, confined, folder_limits, path)
 
     def _attempt(self, attempt: _Attempt, caches: Caches) -> ExecutionResult:
         """One container's run; CacheRejected before any of the submission's code ran when a
@@ -385,7 +383,7 @@ class _Attempt:
 
 
 def _image_path(client: docker.DockerClient, reference: str) -> str:
-    """The PATH the image sets (SCBench's puts cargo's folder on it), else the usual one."""
+    """The PATH the image sets, else the usual one."""
     for variable in client.images.get(reference).attrs.get("Config", {}).get("Env") or []:
         name, _, value = str(variable).partition("=")
         if name == "PATH" and value:

@@ -1,17 +1,20 @@
-"""What an image holds: the versions of Python, Node, npm, g++, rustc and cargo in it, read once
-per image id by a throwaway container, for results.json's record of what ran."""
+"""What an image holds, read once per image id by a throwaway container: the PATH a login shell
+of the tests user has there (SCBench runs its tests through `bash -l`, whose profile sets PATH),
+and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json."""
 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
+from dataclasses import dataclass, field
 
 import docker
 import requests
 from docker.errors import DockerException
 
 from scbench_ci.executors.docker.container import build_name, labels
-from scbench_ci.executors.docker.layout import TEST_USER
+from scbench_ci.executors.docker.layout import HOME_DIR, TEST_USER
 
 TOOLS = (
     ("python", "python3"),
@@ -22,29 +25,44 @@ TOOLS = (
     ("cargo", "cargo"),
 )
 _LONGEST = 200
-# Each tool's first line of `--version`, as name=line; a tool the image lacks is left out.
+_PATH = re.compile(r"/[A-Za-z0-9._+/-]*(:/[A-Za-z0-9._+/-]*)*")
+# The login shell's PATH first (and the tools found on it), then each tool's first line of
+# `--version`, as name=line; a tool the image lacks is left out.
 _PROBE = (
-    "".join(
+    "if command -v bash >/dev/null 2>&1; then "
+    'login=$(bash -lc \'printf %s "$PATH"\' </dev/null 2>/dev/null) && [ -n "$login" ] '
+    '&& PATH=$login && printf "PATH=%s\\n" "$login"; fi; '
+    + "".join(
         f'command -v {command} >/dev/null 2>&1 && printf "{name}=%s\\n" '
         f'"$({command} --version 2>&1 | head -n 1)"; '
         for name, command in TOOLS
     )
     + "true"
 )
-_known: dict[str, dict[str, str]] = {}
+
+
+@dataclass(frozen=True)
+class ImageFacts:
+    path: str
+    """The login shell's PATH for the tests user, else the image's own."""
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+_known: dict[str, ImageFacts] = {}
 _probing = threading.Lock()
 
 
-def image_versions(client: docker.DockerClient, image_id: str, path: str) -> dict[str, str]:
-    """The tools' versions in the image (cached by its id): `{}` when they cannot be read. The
-    image is untrusted: what it prints is cut to one short printable line per tool."""
+def image_facts(client: docker.DockerClient, image_id: str, path: str) -> ImageFacts:
+    """What the image holds (cached by its id); `path` is the image's own PATH, which stands when
+    no login shell gives one. The image is untrusted: what it prints is cut to one short
+    printable line per tool, and a PATH is taken only as a list of absolute paths."""
     with _probing:
         if image_id not in _known:
-            _known[image_id] = _probe(client, image_id, path)
-        return dict(_known[image_id])
+            _known[image_id] = _parsed(_probe(client, image_id, path), path)
+        return _known[image_id]
 
 
-def _probe(client: docker.DockerClient, image_id: str, path: str) -> dict[str, str]:
+def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:
     name = build_name(f"versions-{threading.get_ident()}-{image_id[7:19]}")
     with contextlib.suppress(DockerException, requests.RequestException):
         try:
@@ -55,7 +73,7 @@ def _probe(client: docker.DockerClient, image_id: str, path: str) -> dict[str, s
                 name=name,
                 labels=labels("versions"),
                 user=TEST_USER,
-                environment={"HOME": "/tmp", "PATH": path},
+                environment={"HOME": HOME_DIR, "PATH": path},
                 network_mode="none",
                 working_dir="/tmp",
                 mem_limit="1g",
@@ -67,16 +85,18 @@ def _probe(client: docker.DockerClient, image_id: str, path: str) -> dict[str, s
         finally:
             with contextlib.suppress(DockerException, requests.RequestException):
                 client.api.remove_container(name, force=True)
-        return _parsed(bytes(output).decode(errors="replace"))
-    return {}
+        return bytes(output).decode(errors="replace")
+    return ""
 
 
-def _parsed(text: str) -> dict[str, str]:
+def _parsed(text: str, path: str) -> ImageFacts:
     wanted = {name for name, _ in TOOLS}
     versions = {}
     for line in text.splitlines():
-        name, _, version = line.partition("=")
-        version = "".join(c for c in version if c.isprintable()).strip()[:_LONGEST]
-        if name in wanted and version:
-            versions[name] = version
-    return versions
+        name, _, value = line.partition("=")
+        if name == "PATH" and _PATH.fullmatch(value) and len(value) <= 4096:
+            path = value
+        value = "".join(c for c in value if c.isprintable()).strip()[:_LONGEST]
+        if name in wanted and value:
+            versions[name] = value
+    return ImageFacts(path, versions)

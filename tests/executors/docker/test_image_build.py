@@ -16,7 +16,7 @@ from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.docker import image_build
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.image_build import DEFAULT_IMAGE, SCBENCH_BASE, local_tag
-from scbench_ci.executors.docker.image_versions import _parsed, image_versions
+from scbench_ci.executors.docker.image_versions import ImageFacts, _parsed, image_facts
 from scbench_ci.executors.docker.settings import DockerSettings
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
@@ -89,24 +89,32 @@ def test_the_default_is_had_once_then_reused(
         assert (again.note is not None) == (again.toolchains == "registries")
 
 
-def test_its_tools_are_read_once_per_image(
+def test_its_login_path_and_tools_are_read_once_per_image(
     docker_client: docker.DockerClient, evaluation_image: str
 ) -> None:
     image_id = str(docker_client.images.get(evaluation_image).id)
-    path = "/usr/local/cargo/bin:/usr/local/bin:/usr/bin:/bin"
-    versions = image_versions(docker_client, image_id, path)
+    facts = image_facts(docker_client, image_id, "/usr/local/bin:/usr/bin:/bin")
 
-    assert versions["python"].startswith("Python 3.12.")
-    assert versions["node"].startswith("v22.")
-    assert set(versions) == {"python", "node", "npm", "g++", "rustc", "cargo"}
+    # Debian's profile for a user who is not root, as `bash -l` in SCBench's image has it.
+    assert facts.path.endswith("/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games")
+    assert facts.versions["python"].startswith("Python 3.12.")
+    assert facts.versions["node"].startswith("v22.")
+    assert set(facts.versions) == {"python", "node", "npm", "g++", "rustc", "cargo"}
     started = time.monotonic()
-    assert image_versions(docker_client, image_id, path) == versions
+    assert image_facts(docker_client, image_id, "/bin") is facts
     assert time.monotonic() - started < 0.1  # no container: the cache by id
 
 
-def test_a_tool_s_line_is_short_and_printable() -> None:
+def test_what_an_image_prints_is_taken_only_as_what_it_should_be() -> None:
     text = "python=Python 3.12.1\x1b[31m\nnode=" + "v" * 500 + "\nother=1\nrustc=\n"
-    assert _parsed(text) == {"python": "Python 3.12.1[31m", "node": "v" * 200}
+    assert _parsed(text, "/bin") == ImageFacts(
+        "/bin", {"python": "Python 3.12.1[31m", "node": "v" * 200}
+    )
+    assert _parsed("PATH=/a:/b c\n", "/bin").path == "/bin"
+    assert _parsed("PATH=relative:/b\n", "/bin").path == "/bin"
+    assert _parsed("PATH=/usr/local/cargo/bin:/usr/bin\n", "/bin").path == (
+        "/usr/local/cargo/bin:/usr/bin"
+    )
 
 
 def test_the_tests_run_where_scbench_s_run(tmp_path: Path, evaluation_image: str) -> None:
@@ -122,7 +130,8 @@ done = subprocess.run(["bash", "-c", {_TOOLCHAINS!r}], capture_output=True, text
 with open(PROBE_OUTPUT, "w") as out:
     json.dump({{"code": done.returncode, "out": done.stdout, "err": done.stderr[-2000:],
                "ids": [os.getuid(), os.getgid()], "home": os.environ["HOME"],
-               "cwd": os.getcwd(), "networks": open("/proc/net/route").read().count("\\n")}}, out)
+               "cwd": os.getcwd(), "path": os.environ["PATH"],
+               "networks": open("/proc/net/route").read().count("\\n")}}, out)
 """
     result = DockerExecutor(DockerSettings()).execute(
         ExecutionRequest(
@@ -141,6 +150,7 @@ with open(PROBE_OUTPUT, "w") as out:
     assert seen["out"].split("\n") == ["py int", "js 42", "cpp 42", "rs 42", ""]
     assert seen["ids"] == [1000, 1000]
     assert (seen["home"], seen["cwd"]) == ("/tmp/agent_home", "/workspace")
+    assert seen["path"].endswith("/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games")
     assert seen["networks"] > 1  # a route besides the header line: the bridge is there
     assert result.image is not None
     assert result.image.name == DEFAULT_IMAGE
