@@ -57,7 +57,10 @@ class ExecutionRequest:
     echo: TextIO | None
     """Where output is streamed live as it arrives, if anywhere."""
     image: str | None = None
-    """The container image the environment file names, if any (container executors only)."""
+    """The container image the environment file names, if any (container executors only): a
+    base, as SCBench's runner has it, that SCBench's evaluation layer is built on."""
+    network: str | None = None
+    """The Docker network the environment file names (`docker.network`), if any."""
     default_environment: bool = False
     """Whether the setup commands are SCBench's default environment's (`uv init`, `uv add -r
     requirements.txt`, from environment.default_environment): a container executor may then

@@ -223,7 +223,7 @@ class DockerExecutor:
                     run_id,
                     [*volumes, *caches.mounts()],
                     limits,
-                    network_mode=None if online else "none",
+                    network_mode=(request.network if online else "none"),
                 )
                 # A volume in memory is there once the container runs, not before.
                 container.start()

@@ -127,6 +127,12 @@ def on_base(
     )
 
 
+def recipe_digest() -> str:
+    """The Dockerfile's digest: what a run of the default image or an environment file's base
+    depends on besides the base."""
+    return hashlib.sha256(dockerfile()).hexdigest()
+
+
 def local_tag(base: str, base_id: str) -> str:
     key = hashlib.sha256(dockerfile() + b"\0" + base.encode() + b"\0" + base_id.encode())
     return f"{LOCAL_REPOSITORY}:{key.hexdigest()[:16]}"
