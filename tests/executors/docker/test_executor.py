@@ -174,16 +174,8 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
     assert (tmp_path / "logs" / PYTEST_LOG).read_text() == f"{RUNNER_STARTED}out\nerr\n"
-    # Each phase timed, in order (cutting the network ends the setup).
-    assert list(result.phases) == [
-        "image",
-        "container",
-        "runner",
-        "setup",
-        "tests",
-        "collect",
-        "cleanup",
-    ]
+    # Each phase timed, in order (no setup: no setup commands, and the network kept).
+    assert list(result.phases) == ["image", "container", "runner", "tests", "collect", "cleanup"]
     assert all(seconds >= 0 for seconds in result.phases.values())
     assert sum(result.phases.values()) <= result.duration_s + 0.01
     setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
@@ -281,7 +273,9 @@ def test_limits_labels_and_isolation(
     tmp_path: Path, test_image: str, docker_client: docker.DockerClient
 ) -> None:
     executor = DockerExecutor(
-        DockerSettings(image=test_image, memory="512m", cpus=1.5, pids_limit=256)
+        DockerSettings(
+            image=test_image, memory="512m", cpus=1.5, pids_limit=256, test_network=False
+        )
     )
     results: list[ExecutionResult] = []
     run = threading.Thread(
@@ -297,7 +291,8 @@ def test_limits_labels_and_isolation(
     labels = attributes["Config"]["Labels"]
     assert set(labels) >= {RUN_LABEL, VERSION_LABEL}
     host = attributes["HostConfig"]
-    # Nothing to install (the runner's environment is cached, no setup): no network at all.
+    # Nothing to install (the runner's environment is cached, no setup) and the network cut for
+    # the tests: no network at all.
     assert host["NetworkMode"] == "none"
     assert (host["Memory"], host["MemorySwap"]) == (512 * 1024**2, 512 * 1024**2)
     assert (host["NanoCpus"], host["PidsLimit"]) == (1_500_000_000, 256)
