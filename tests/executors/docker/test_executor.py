@@ -23,6 +23,7 @@ from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, E
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.daemon import docker_available
 from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.image_build import SCBENCH_BASE
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner
@@ -524,9 +525,13 @@ def test_a_daemon_too_old_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> 
     )
 
 
-def test_preflight_finds_the_image_the_run_would_use(test_image: str) -> None:
+def test_preflight_finds_the_image_the_run_would_use(
+    test_image: str, evaluation_image: str
+) -> None:
     echo = io.StringIO()
-    DockerExecutor(DockerSettings()).preflight(test_image, echo)
+    # An environment file's image is a base: SCBench's layer on it, built once (the default's).
+    DockerExecutor(DockerSettings()).preflight(SCBENCH_BASE, echo)
+    DockerExecutor(DockerSettings()).preflight(None, echo)
     # --image comes before the environment file's image, as in a run.
     DockerExecutor(DockerSettings(image=test_image)).preflight(UNPULLABLE, echo)
     assert echo.getvalue() == ""
