@@ -143,7 +143,7 @@ def run(
             os.lchown(path, uid, gid)
     client = docker.from_env()
     try:
-        output = client.containers.run(
+        container = client.containers.run(
             image,
             ["/bin/sh", "-c", f"bash -l {ENTRY_SCRIPT}"],
             volumes={str(workspace): {"bind": SCBENCH_WORKDIR, "mode": "rw"}},
@@ -151,10 +151,14 @@ def run(
             environment=environment,
             user=SCBENCH_EVAL_USER,
             network_mode="bridge",
-            stdout=True,
-            stderr=True,
-            remove=True,
+            detach=True,
         )
+        try:
+            # Whatever pytest exits with (1: a test failed), as SCBench's runtime takes it.
+            container.wait()
+            output = container.logs(stdout=True, stderr=True)
+        finally:
+            container.remove(force=True)
     finally:
         client.close()
     return ScbenchRun(workspace, output.decode(errors="replace"))
