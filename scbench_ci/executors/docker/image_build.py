@@ -30,6 +30,7 @@ from docker.errors import DockerException, ImageNotFound
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import ensure_image, reason, say
+from scbench_ci.trust.terminal import terminal_text
 
 PUBLISHED_IMAGE = "ghcr.io/scbench/evaluate-env:python3.12"
 DEFAULT_IMAGE = os.environ.get("SCBENCH_EVALUATION_IMAGE") or PUBLISHED_IMAGE
@@ -188,11 +189,12 @@ def _follow(events: Iterable[Mapping[str, Any]], echo: TextIO | None) -> str | N
     for event in events:
         if "error" in event:
             detail = " | ".join(last[-3:])
-            failed = _ANSI.sub("", str(event["error"])).strip()
+            failed = terminal_text(_ANSI.sub("", str(event["error"])).strip())
             if failed.startswith("The command "):  # the step's whole script, already shown
                 failed = failed[failed.rfind("returned") :]
             return f"{failed} ({detail})" if detail else failed
-        line = _ANSI.sub("", str(event.get("stream") or ""))
+        # What the base's programs print is the base's: shown as inert text.
+        line = terminal_text(_ANSI.sub("", str(event.get("stream") or "")), kept="\n")
         if line.startswith("Step "):
             say(echo, f"  {line.strip()}")
         if line.strip() and not line.startswith(("Step ", " ---> ", "Removing intermediate")):

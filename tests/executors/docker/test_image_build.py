@@ -158,3 +158,21 @@ with open(PROBE_OUTPUT, "w") as out:
     if result.image.toolchains == "registries":
         assert result.image.note == image_build.REGISTRIES_NOTE
         assert image_build.REGISTRIES_NOTE in (logs / "setup.log").read_text()
+
+
+def test_a_build_s_output_is_shown_inert_and_its_error_in_one_message() -> None:
+    echo = io.StringIO()
+    events = [
+        {"stream": "Step 1/2 : FROM base\n"},
+        {"stream": " ---> abc\n"},
+        {"stream": "\x1b[91mcurl: (6) Could not resolve host\x1b[0m\n"},
+        {"stream": "bell \x07 here\n"},
+        {"error": "The command '/bin/sh -c curl ...' returned a non-zero code: 6"},
+    ]
+    failure = image_build._follow(events, echo)
+
+    assert echo.getvalue() == "  Step 1/2 : FROM base\n"
+    assert failure == (
+        "returned a non-zero code: 6 (curl: (6) Could not resolve host | bell \\x07 here)"
+    )
+    assert image_build._follow([{"stream": "Step 1/1 : FROM base\n"}], None) is None
