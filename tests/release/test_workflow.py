@@ -143,7 +143,7 @@ def test_the_evaluation_image_is_scbench_s_recipe_published_before_the_package()
 
 def test_publishing_waits_for_the_image_and_only_publishing_may_sign_in_to_pypi() -> None:
     jobs = RELEASE["jobs"]
-    assert set(jobs["pypi"]["needs"]) == {"prepare", "package", "image"}
+    assert set(jobs["pypi"]["needs"]) == {"prepare", "package", "image", "evaluation-image"}
     assert set(jobs["action"]["needs"]) == {"prepare", "image"}
     assert {"pypi", "action"} <= set(jobs["release"]["needs"])
     assert jobs["pypi"]["environment"]["name"] == "pypi"
