@@ -36,7 +36,7 @@ def test_the_tag_must_be_the_package_version(checkout: Path) -> None:
         context = {
             "github.ref_name": tag,
             "github.repository_owner": "SCBench-Test",
-            "vars.EVALUATION_IMAGE": named,
+            "env.EVALUATION_IMAGE": named,
         }
         run = run_step(
             RELEASE, "prepare", "version", cwd=checkout, context=context, env=PYTHON_FIRST
@@ -50,7 +50,7 @@ def test_the_tag_must_be_the_package_version(checkout: Path) -> None:
         "image": "ghcr.io/scbench-test/evaluate",
         "evaluation_image": "ghcr.io/scbench-test/evaluate-env:python3.12",
     }
-    # The repository variable names SCBench's evaluation image where it is published.
+    # The workflow's EVALUATION_IMAGE names SCBench's evaluation image where it is published.
     code, output, outputs = version_step(f"v{__version__}", "registry.example/env:3.12")
     assert (code, outputs["evaluation_image"]) == (0, "registry.example/env:3.12")
     code, output, outputs = version_step("v99.0.0")
