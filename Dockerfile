@@ -19,6 +19,9 @@ RUN /opt/venv/bin/pip install --no-deps /src \
 
 # Final stage: the base, the environment and the entrypoint; no sources, no build tools.
 FROM ${BASE_IMAGE}
+# The name the release published SCBench's evaluation image under (empty: the package's).
+ARG EVALUATION_IMAGE=""
+ENV SCBENCH_EVALUATION_IMAGE=${EVALUATION_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PATH=/opt/venv/bin:$PATH

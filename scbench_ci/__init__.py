@@ -67,6 +67,7 @@ __all__ = [
     "Finding",
     "Group",
     "GroupCounts",
+    "ImageRecord",
     "InfrastructureError",
     "ProblemResult",
     "RepeatCount",
@@ -85,6 +86,7 @@ __all__ = [
 _HOMES = {
     "scbench_ci.api": ("CheckResult", "EvaluationResult", "check_problems", "evaluate"),
     "scbench_ci.errors": ("ExitCode", "InfrastructureError", "ScbenchError", "UsageError"),
+    "scbench_ci.executors.base": ("ImageRecord",),
     "scbench_ci.plan": ("Target",),
     "scbench_ci.problem.model": ("Group",),
     "scbench_ci.reports": ("Status",),
@@ -105,6 +107,7 @@ _HOME = {name: module for module, names in _HOMES.items() for name in names}
 if TYPE_CHECKING:
     from scbench_ci.api import CheckResult, EvaluationResult, check_problems, evaluate
     from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
+    from scbench_ci.executors.base import ImageRecord
     from scbench_ci.plan import Target
     from scbench_ci.problem.model import Group
     from scbench_ci.reports import Status

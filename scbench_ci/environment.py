@@ -17,6 +17,10 @@ SCBENCH_ENV = {
 }
 """The variables of SCBench's Python environment (`environment.env` of its
 `docker-python3.12-uv.yaml`)."""
+TESTS_USER = "1000:1000"
+"""SCBench's `get_eval_user` without `docker.user`: the user the tests run as here, always."""
+TESTS_WORKDIR = "/workspace"
+"""SCBench's default `docker.workdir`: where the tests run here, always."""
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
 
@@ -32,6 +36,12 @@ class Environment:
     setup_commands: tuple[str, ...]
     command: str
     entry_format: str
+    network: str | None = None
+    """`docker.network`: the Docker network the run's container is attached to (SCBench's
+    `docker run --network`); None, the default bridge."""
+    differences: tuple[str, ...] = ()
+    """What the file asks for that scbench-ci does otherwise, one sentence each (a warning of
+    every checkpoint run with it)."""
 
     def entrypoint(self, entry_file: str) -> str:
         return f"{self.command} {self.entry_format.format(entry_file=entry_file)}".strip()
@@ -83,6 +93,17 @@ def load_environment(path: Path) -> Environment:
         isinstance(k, str) and isinstance(v, str | int | float) for k, v in env.items()
     ):
         raise ProblemError(path, "environment.env", "must map variable names to strings")
+    network = docker.get("network")
+    if network is not None and (not isinstance(network, str) or not network.strip()):
+        raise ProblemError(path, "docker.network", f"must be a network's name, got {network!r}")
+    differences = []
+    for key, ours in (("user", TESTS_USER), ("workdir", TESTS_WORKDIR)):
+        value = docker.get(key)
+        if value is not None and str(value) != ours:
+            differences.append(
+                f"the environment file's docker.{key} {str(value)[:100]!r} is not honoured: the "
+                f"tests run with {ours}, SCBench's default"
+            )
     entry_format = _string(path, commands, "commands.entry_file", DEFAULT_ENTRY_FORMAT)
     if "{entry_file}" not in entry_format:
         raise ProblemError(path, "commands.entry_file", "must contain {entry_file}")
@@ -96,6 +117,8 @@ def load_environment(path: Path) -> Environment:
         ),
         command=_string(path, commands, "commands.command", DEFAULT_COMMAND),
         entry_format=entry_format,
+        network=network.strip() if network else None,
+        differences=tuple(differences),
     )
 
 

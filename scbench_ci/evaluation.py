@@ -27,6 +27,7 @@ from scbench_ci.executors.base import (
     Executor,
     TestCommand,
 )
+from scbench_ci.executors.docker.image_build import recipe_digest
 from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
@@ -399,7 +400,7 @@ def _evaluate_checkpoint(
             options, job, workspace.root, command, environment, placement.executor
         )
         phases["stage"] = time.monotonic() - clock
-        warnings = workspace.warnings
+        warnings = (*workspace.warnings, *environment.differences)
         if options.skip_existing:
             earlier = _earlier_result(output_dir, job, fingerprint, options)
             if isinstance(earlier, CheckpointResult):
@@ -421,6 +422,7 @@ def _evaluate_checkpoint(
                     session_timeout_s=options.session_timeout_s,
                     echo=echo,
                     image=environment.image,
+                    network=environment.network,
                     default_environment=environment.source == "default",
                 )
             )
@@ -485,6 +487,9 @@ def _fingerprint(
         "command": dataclasses.asdict(replace(command, variables=variables)),
         "setup": environment.setup_commands,
         "image": environment.image,
+        "network": environment.network,
+        # A run with no image named has the default's recipe: a changed one is another image.
+        "recipe": recipe_digest(),
     }
     return fingerprint(workspace, settings)
 
@@ -505,7 +510,8 @@ def now() -> str:
 
 
 def tool_versions() -> dict[str, str]:
-    versions = {"scbench-ci": __version__, "python": platform.python_version()}
+    # The Python scbench-ci runs on here; the tests' is the image's (each checkpoint's image).
+    versions = {"scbench-ci": __version__, "host-python": platform.python_version()}
     for package in ("uv", "docker"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             versions[package] = metadata.version(package)

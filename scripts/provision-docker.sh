@@ -11,11 +11,21 @@
 # or start anything.
 #
 # When the image cannot be pulled (no registry reachable), a local stand-in is
-# built under the SAME name with debootstrap: Debian bookworm minbase + python3,
-# the uv/uvx that scripts/bootstrap.sh installed into .venv (scbench-ci's
-# dependency `uv`: run it first) in /usr/local/bin, `python` -> python3, and the
-# host's CA bundle (so uv/pip inside containers trust intercepting TLS proxies).
-# Nothing is installed into the system Python.
+# built under the SAME name with debootstrap: Debian bookworm minbase, this
+# machine's CPython 3.12 (pyenv's, `PYENV_VERSION=3.12.1 pyenv prefix`) in
+# /usr/local as the official python:3.12 images have it (so an image named
+# python3.12 runs 3.12; Debian's python3 is not installed), the uv/uvx that
+# scripts/bootstrap.sh installed into .venv (scbench-ci's dependency `uv`: run
+# it first) in /usr/local/bin, and the host's CA bundle (so uv/pip inside
+# containers trust intercepting TLS proxies). Nothing is installed into the
+# system Python.
+#
+# SCBench's evaluation image (scbench_ci/images/evaluation.Dockerfile) is the
+# default image of the tool: pulled, else built by scbench-ci itself (through
+# the Docker SDK, `python -m scbench_ci.executors.docker`) on SCBench's base,
+# SCBENCH_EVALUATION_BASE; where that base cannot be pulled, its stand-in is
+# built as above from Debian trixie. The build takes Node and Rust from the
+# package registries when nvm's and rustup's hosts are out of reach, and says so.
 #
 # The action's Dockerfile builds FROM SCBENCH_ACTION_BASE_IMAGE (default python:3.12-slim); when
 # that cannot be pulled either, the test image (which has python3 with venv and pip) is tagged
@@ -23,6 +33,8 @@
 #
 # Environment knobs:
 #   SCBENCH_TEST_IMAGE        image name (default ghcr.io/astral-sh/uv:python3.12-bookworm-slim)
+#   SCBENCH_EVALUATION_BASE   SCBench's base (default ghcr.io/astral-sh/uv:python3.12-trixie-slim)
+#   SCBENCH_PYENV_VERSION     the CPython the stand-ins get (default 3.12.1)
 #   SCBENCH_ACTION_BASE_IMAGE base of the action image (default python:3.12-slim)
 #   SCBENCH_DOCKERD_LOG       dockerd log file (default /var/log/scbench-dockerd.log)
 #   SCBENCH_DOCKERD_TIMEOUT   seconds to wait for dockerd to answer (default 60)
@@ -37,7 +49,11 @@ ACTION_BASE="${SCBENCH_ACTION_BASE_IMAGE:-python:3.12-slim}"
 DOCKERD_LOG="${SCBENCH_DOCKERD_LOG:-/var/log/scbench-dockerd.log}"
 DOCKERD_TIMEOUT="${SCBENCH_DOCKERD_TIMEOUT:-60}"
 PULL_TIMEOUT="${SCBENCH_PULL_TIMEOUT:-60}"
+EVALUATION_BASE="${SCBENCH_EVALUATION_BASE:-ghcr.io/astral-sh/uv:python3.12-trixie-slim}"
+PYENV_PYTHON="${SCBENCH_PYENV_VERSION:-3.12.1}"
 HOST_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
+# The host's bundle, kept apart from Debian's (which update-ca-certificates rewrites in a build).
+IMAGE_CA_BUNDLE=/etc/ssl/host-ca-certificates.crt
 SUITE=bookworm
 
 PROG="provision-docker"
@@ -78,8 +94,16 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 engine_up() { command -v docker >/dev/null 2>&1 && timeout 20 docker info >/dev/null 2>&1; }
-image_present() { docker image inspect "$IMAGE" >/dev/null 2>&1; }
-action_base_present() { docker image inspect "$ACTION_BASE" >/dev/null 2>&1; }
+# A stand-in of ours whose python is not the CPython its name says (older stand-ins ran Debian's
+# 3.11) counts as missing.
+present() {
+    docker image inspect "$1" >/dev/null 2>&1 || return 1
+    docker image inspect --format '{{.Comment}}' "$1" | grep -q 'scbench-ci local stand-in' || return 0
+    docker image inspect --format '{{.Comment}}' "$1" | grep -q 'CPython'
+}
+image_present() { present "$IMAGE"; }
+evaluation_base_present() { present "$EVALUATION_BASE"; }
+action_base_present() { present "$ACTION_BASE"; }
 
 # ---------------------------------------------------------------- --check ----
 if [ "$CHECK_ONLY" = 1 ]; then
@@ -90,7 +114,15 @@ if [ "$CHECK_ONLY" = 1 ]; then
     image_present || { log "image: MISSING: $IMAGE"; exit 1; }
     log "image: present: $IMAGE"
     action_base_present || { log "action base image: MISSING: $ACTION_BASE"; exit 1; }
-    log "action base image: present: $ACTION_BASE"; exit 0
+    log "action base image: present: $ACTION_BASE"
+    evaluation_base_present || { log "SCBench's base: MISSING: $EVALUATION_BASE"; exit 1; }
+    log "SCBench's base: present: $EVALUATION_BASE"
+    "$ROOT/.venv/bin/python" -c 'import sys, docker
+from scbench_ci.executors.docker import image_build as b
+here = b.default_here(docker.from_env())
+print("provision-docker: evaluation image:", f"present: {here.reference}" if here else f"MISSING: {b.DEFAULT_IMAGE}")
+sys.exit(0 if here else 1)' || exit 1
+    exit 0
 fi
 
 need_root() { [ "$(id -u)" = 0 ] || die "$1 needs root (re-run as root)"; }
@@ -233,7 +265,35 @@ find_uv() {
     echo "$bin"
 }
 
+# The packages CPython's extension modules link against, per suite (trixie renamed some: t64).
+runtime_libraries() {
+    case "$1" in
+        bookworm) echo libssl3,libffi8,libsqlite3-0,zlib1g,libbz2-1.0,liblzma5,libreadline8,libncursesw6,libuuid1,libexpat1,libnsl2,libtirpc3 ;;
+        *) echo libssl3t64,libffi8,libsqlite3-0,zlib1g,libbz2-1.0,liblzma5,libreadline8t64,libncursesw6,libuuid1,libexpat1,libnsl2,libtirpc3t64 ;;
+    esac
+}
+
+# This machine's CPython, copied into /usr/local of the rootfs ($1) as the python images have it:
+# its standard library and pip, not its tests nor what else its site-packages holds.
+install_cpython() {
+    local rootfs=$1 prefix
+    command -v pyenv >/dev/null 2>&1 || die "no pyenv: the stand-in needs a CPython $PYENV_PYTHON"
+    prefix=$(PYENV_VERSION="$PYENV_PYTHON" pyenv prefix) || die "pyenv has no CPython $PYENV_PYTHON"
+    local minor=${PYENV_PYTHON%.*}
+    tar -C "$prefix" --exclude="./lib/python$minor/test" --exclude="./lib/python$minor/site-packages" \
+        --exclude='*/__pycache__' -c . | tar -C "$rootfs/usr/local" -x
+    mkdir -p "$rootfs/usr/local/lib/python$minor/site-packages"
+    cp -a "$prefix/lib/python$minor/site-packages/"pip* "$rootfs/usr/local/lib/python$minor/site-packages/"
+    ln -sf "python$minor" "$rootfs/usr/local/bin/python3"
+    ln -sf "python$minor" "$rootfs/usr/local/bin/python"
+    chroot "$rootfs" /sbin/ldconfig
+    chroot "$rootfs" /usr/local/bin/python3 -c 'import ssl, sqlite3, ctypes, lzma, bz2, zlib, venv' \
+        || die "the CPython copied into the stand-in does not start or lacks a module"
+}
+
+# build_standin NAME SUITE: a Debian SUITE minbase with this machine's CPython, uv and CA bundle.
 build_standin() {
+    local name=$1 suite=$2
     local t0; t0=$(now)
     need_root "building the stand-in image"
     [ -r "$HOST_CA_BUNDLE" ] || die "host CA bundle $HOST_CA_BUNDLE not found"
@@ -243,19 +303,20 @@ build_standin() {
 
     BUILD_DIR=$(mktemp -d /var/tmp/scbench-image-build.XXXXXX)
     local ROOTFS="$BUILD_DIR/rootfs"
-    log "debootstrap $SUITE from $mirror (python3, uv $("$uvdir/uv" --version | awk '{print $2}')) ..."
+    log "debootstrap $suite from $mirror (CPython $PYENV_PYTHON, uv $("$uvdir/uv" --version | awk '{print $2}')) for $name ..."
     local dlog="$BUILD_DIR/debootstrap.log"
-    if ! debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,procps \
-            "$SUITE" "$ROOTFS" "$mirror" >"$dlog" 2>&1; then
+    if ! debootstrap --variant=minbase --include="ca-certificates,procps,$(runtime_libraries "$suite")" \
+            "$suite" "$ROOTFS" "$mirror" >"$dlog" 2>&1; then
         tail -n 25 "$dlog" >&2
         if [ -f "$ROOTFS/debootstrap/debootstrap.log" ]; then tail -n 25 "$ROOTFS/debootstrap/debootstrap.log" >&2; fi
         die "debootstrap failed"
     fi
 
+    install_cpython "$ROOTFS"
     install -m 0755 "$uvdir/uv" "$ROOTFS/usr/local/bin/uv"
     install -m 0755 "$uvdir/uvx" "$ROOTFS/usr/local/bin/uvx"
-    ln -sf /usr/bin/python3 "$ROOTFS/usr/local/bin/python"
     install -m 0644 "$HOST_CA_BUNDLE" "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
+    install -m 0644 "$HOST_CA_BUNDLE" "$ROOTFS$IMAGE_CA_BUNDLE"
     chmod 1777 "$ROOTFS/tmp" "$ROOTFS/var/tmp"
     mkdir -p "$ROOTFS/workspace"; chmod 0777 "$ROOTFS/workspace"
     # Keep it small.
@@ -265,22 +326,24 @@ build_standin() {
     find "$ROOTFS/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
     : > "$ROOTFS/etc/resolv.conf"   # docker bind-mounts its own
 
-    log "importing rootfs as $IMAGE ..."
+    log "importing rootfs as $name ..."
     tar -C "$ROOTFS" --numeric-owner -c . | docker import \
         --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        --change "ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt" \
-        --change "ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt" \
+        --change "ENV SSL_CERT_FILE=$IMAGE_CA_BUNDLE" \
+        --change "ENV PIP_CERT=$IMAGE_CA_BUNDLE" \
+        --change "ENV NODE_EXTRA_CA_CERTS=$IMAGE_CA_BUNDLE" \
+        --change "ENV CURL_CA_BUNDLE=$IMAGE_CA_BUNDLE" \
         --change 'ENV LANG=C.UTF-8' \
         --change 'WORKDIR /workspace' \
         --change 'CMD ["/bin/bash"]' \
-        -m "scbench-ci local stand-in for $IMAGE (debootstrap $SUITE + host uv)" \
-        - "$IMAGE" >/dev/null || die "docker import failed"
+        -m "scbench-ci local stand-in for $name (debootstrap $suite + CPython $PYENV_PYTHON + host uv)" \
+        - "$name" >/dev/null || die "docker import failed"
     rm -rf --one-file-system "$BUILD_DIR"; BUILD_DIR=""
-    log "built stand-in $IMAGE ($(image_size)) in $(elapsed "$t0")"
+    log "built stand-in $name ($(image_size "$name")) in $(elapsed "$t0")"
 }
 
 image_size() {
-    docker image inspect --format '{{.Size}}' "$IMAGE" 2>/dev/null \
+    docker image inspect --format '{{.Size}}' "$1" 2>/dev/null \
         | awk '{ printf "%.0f MB", $1 / 1000000 }'
 }
 
@@ -289,11 +352,34 @@ ensure_image() {
     local t0; t0=$(now)
     log "pulling $IMAGE (at most ${PULL_TIMEOUT}s) ..."
     if timeout "$PULL_TIMEOUT" docker pull -q "$IMAGE" >/dev/null 2>&1 && image_present; then
-        log "pulled $IMAGE ($(image_size)) in $(elapsed "$t0")"
+        log "pulled $IMAGE ($(image_size "$IMAGE")) in $(elapsed "$t0")"
         return 0
     fi
     log "pull failed after $(elapsed "$t0") (no registry?); building a local stand-in under the same name"
-    build_standin
+    build_standin "$IMAGE" "$SUITE"
+}
+
+# SCBench's base, for the evaluation image's local build.
+ensure_evaluation_base() {
+    evaluation_base_present && return 0
+    local t0; t0=$(now)
+    if timeout "$PULL_TIMEOUT" docker pull -q "$EVALUATION_BASE" >/dev/null 2>&1 && evaluation_base_present; then
+        log "pulled $EVALUATION_BASE in $(elapsed "$t0")"
+        return 0
+    fi
+    log "pull of $EVALUATION_BASE failed; building a local stand-in (Debian trixie) under its name"
+    build_standin "$EVALUATION_BASE" trixie
+}
+
+# SCBench's evaluation image, as scbench-ci gets it (pulled, else built once and reused).
+ensure_evaluation_image() {
+    local out
+    out=$("$ROOT/.venv/bin/python" -m scbench_ci.executors.docker 2>&1) \
+        || { printf '%s\n' "$out" | tail -n 30 >&2; die "the evaluation image could not be had"; }
+    if printf '%s\n' "$out" | grep -q '^building\|^pulling'; then
+        CHANGED=1
+        printf '%s\n' "$out" | sed "s/^/$PROG: /"
+    fi
 }
 
 ensure_action_base() {
@@ -329,6 +415,9 @@ engine_up || CHANGED=1
 ensure_engine
 image_present || CHANGED=1
 ensure_image
+evaluation_base_present || CHANGED=1
+ensure_evaluation_base
+ensure_evaluation_image
 action_base_present || CHANGED=1
 ensure_action_base
 verify_image

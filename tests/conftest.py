@@ -12,6 +12,7 @@ import pytest
 import requests
 from docker.errors import BuildError, DockerException, ImageNotFound
 
+from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.signals import STOPS
 from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
 from testing.paths import REPO_ROOT
@@ -94,6 +95,13 @@ def docker_client() -> Iterator[docker.DockerClient]:
 @pytest.fixture(scope="session")
 def test_image(docker_client: docker.DockerClient) -> str:
     return TEST_IMAGE
+
+
+@pytest.fixture(scope="session")
+def evaluation_image(docker_client: docker.DockerClient) -> str:
+    """The default image, SCBench's evaluation image, as a run without --image has it (here
+    already, pulled, or built once: `{PROVISION}` builds it); what its containers are made from."""
+    return default_image(docker_client, None).reference
 
 
 @pytest.fixture(scope="session")

@@ -38,6 +38,26 @@ def test_environment_file_in_scbench_format(tmp_path: Path) -> None:
     assert environment.env == {"UV_CACHE_DIR": "/tmp/uv", "LEVEL": "3"}
     assert environment.setup_commands == ("echo visible", "pip install -r requirements.txt")
     assert environment.entrypoint("main") == "python main.py"
+    assert (environment.network, environment.differences) == (None, ())
+
+
+def test_an_environment_file_s_network_is_taken_and_its_user_and_workdir_said_to_differ(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "env.yaml"
+    path.write_text(
+        "docker: {image: 'python:3.12-slim', network: ' scbench ', user: '0:0', workdir: /app}\n"
+    )
+    environment = load_environment(path)
+    assert environment.network == "scbench"
+    assert environment.differences == (
+        "the environment file's docker.user '0:0' is not honoured: the tests run with "
+        "1000:1000, SCBench's default",
+        "the environment file's docker.workdir '/app' is not honoured: the tests run with "
+        "/workspace, SCBench's default",
+    )
+    path.write_text("docker: {image: x, user: '1000:1000', workdir: /workspace}\n")
+    assert load_environment(path).differences == ()
 
 
 @pytest.mark.parametrize(
@@ -45,6 +65,7 @@ def test_environment_file_in_scbench_format(tmp_path: Path) -> None:
     [
         ("type: vm\n", "type: must be docker or local"),
         ("docker: {image: ''}\n", "docker.image: must be an image name"),
+        ("docker: {network: 3}\n", "docker.network: must be a network's name"),
         ("commands: {entry_file: main.py}\n", "commands.entry_file: must contain {entry_file}"),
         ("setup: {eval_commands: 'pip install'}\n", "setup.eval_commands: must be a list"),
         ("environment: {env: [A]}\n", "environment.env: must map variable names"),

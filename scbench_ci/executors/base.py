@@ -61,7 +61,10 @@ class ExecutionRequest:
     echo: TextIO | None
     """Where output is streamed live as it arrives, if anywhere."""
     image: str | None = None
-    """The container image the environment file names, if any (container executors only)."""
+    """The container image the environment file names, if any (container executors only): a
+    base, as SCBench's runner has it, that SCBench's evaluation layer is built on."""
+    network: str | None = None
+    """The Docker network the environment file names (`docker.network`), if any."""
     default_environment: bool = False
     """Whether the setup commands are SCBench's default environment's (`uv init`, `uv add -r
     requirements.txt`, from environment.default_environment): a container executor may then
@@ -70,6 +73,23 @@ class ExecutionRequest:
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    """The image a run ran in, as results.json records it."""
+
+    name: str
+    """As it was asked for: the default, `--image`, or the environment file's."""
+    id: str
+    built_from: str | None = None
+    """The base SCBench's evaluation layer was built on here, when it was."""
+    toolchains: str | None = None
+    """Where its Node and Rust came from (`upstream`, `registries`), when it says."""
+    note: str | None = None
+    """What the user must know about how it was made."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """The first line of `--version` of python, node, npm, g++, rustc and cargo in it."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +109,8 @@ class ExecutionResult:
     """The resource limits the run ran into, one sentence each."""
     phases: dict[str, float] = field(default_factory=dict)
     """Seconds spent in each of the executor's phases, in order."""
+    image: ImageRecord | None = None
+    """The container image it ran in (container executors)."""
 
 
 class Executor(Protocol):

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from scbench_ci.executors.base import ImageRecord
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results import policy
@@ -64,8 +65,33 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "fingerprint": result.fingerprint,
         "reused": result.reused,
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
+        "image": None if result.image is None else _image_json(result.image),
         "tests": [_test_json(test) for test in result.tests],
     }
+
+
+def _image_json(image: ImageRecord) -> dict[str, Any]:
+    return {
+        "name": image.name,
+        "id": image.id,
+        "built_from": image.built_from,
+        "toolchains": image.toolchains,
+        "note": image.note,
+        "versions": dict(image.versions),
+    }
+
+
+def _image_from_json(document: Mapping[str, Any] | None) -> ImageRecord | None:
+    if document is None:
+        return None
+    return ImageRecord(
+        name=document["name"],
+        id=document["id"],
+        built_from=document["built_from"],
+        toolchains=document["toolchains"],
+        note=document["note"],
+        versions=dict(document["versions"]),
+    )
 
 
 def run_header(run: RunResult) -> dict[str, Any]:
@@ -284,6 +310,7 @@ def checkpoint_from_json(
         fingerprint=document["fingerprint"],
         reused=document["reused"],
         phases=dict(document["phases"]),
+        image=_image_from_json(document.get("image")),
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult, ImageRecord
 from scbench_ci.problem.model import Checkpoint, Group, Problem
 from scbench_ci.reports import FAILING, PASSING, Reports, Status
 from scbench_ci.results import policy
@@ -110,6 +110,8 @@ class CheckpointResult:
     """Taken from an earlier run's output by `--skip-existing` instead of run again."""
     phases: Mapping[str, float] = field(default_factory=dict)
     """Seconds spent in each phase (staging, the executor's phases, reading reports)."""
+    image: ImageRecord | None = None
+    """The container image the tests ran in, and the versions of the tools in it."""
 
     @property
     def counts(self) -> GroupCounts:
@@ -244,6 +246,7 @@ def judge_checkpoint(
             *_execution_warnings(execution),
             *(trusted.problems if trusted else ()),
         ),
+        image=execution.image,
     )
 
 

@@ -17,13 +17,14 @@ import jsonschema
 
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
     3: "results.v3.schema.json",
     4: "results.v4.schema.json",
-    5: "results.schema.json",
+    5: "results.v5.schema.json",
+    6: "results.schema.json",
 }
 
 
@@ -48,6 +49,8 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v3(document)
     if version <= 4:
         document = _upgrade_v4(document)
+    if version <= 5:
+        document = _upgrade_v5(document)
     return document
 
 
@@ -146,7 +149,16 @@ def _upgrade_v3(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _upgrade_v4(document: Mapping[str, Any]) -> dict[str, Any]:
     """A schema_version 4 document as version 5 has it: it carried no history."""
-    return {**document, "schema_version": SCHEMA_VERSION, "history": None, "trends": None}
+    return {**document, "schema_version": 5, "history": None, "trends": None}
+
+
+def _upgrade_v5(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 5 document as version 6 has it: its checkpoints say no image (an
+    optional field) and its `tool_versions.python` was the host's."""
+    versions = dict(document["tool_versions"])
+    if "python" in versions:
+        versions["host-python"] = versions.pop("python")
+    return {**document, "schema_version": SCHEMA_VERSION, "tool_versions": versions}
 
 
 def _is_integer(_: object, value: object) -> bool:

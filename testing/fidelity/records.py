@@ -53,8 +53,8 @@ def _without_deliberate(value: Any) -> Any:
         return {
             key: _without_deliberate(item)
             for key, item in value.items()
-            # `root` and `disk`: the uid and the disk are compared apart, or said to differ.
-            if key not in DELIBERATE and key not in ("root", "disk")
+            # `disk`: the free disk is compared apart (`free_disk`).
+            if key not in DELIBERATE and key != "disk"
         }
     if isinstance(value, list):
         # The workspace's listing: SCBench's entry script is in it, scbench-ci's reports folder.

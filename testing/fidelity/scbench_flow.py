@@ -14,7 +14,9 @@ What SCBench does for one checkpoint (slop_code `evaluation/pytest_runner.py` `P
   commands (`uv init`, `uv add -r requirements.txt`, whatever they exit with), a split marker,
   then `uvx --with=<plugins> --with=<test dependencies> pytest ...`;
 - it runs as `docker run --rm -v <workspace>:/workspace --workdir /workspace -e <env> <image>
-  /bin/sh -c "bash -l HANDLE_ENTRY.sh"`, as root, on the default network; the environment is the
+  /bin/sh -c "bash -l HANDLE_ENTRY.sh"` in SCBench's evaluation image (the environment's base plus
+  `setup_base.docker.j2`: scbench-ci's default image), as 1000:1000 (`get_eval_user`), owning the
+  workspace (SCBench's image `chown`s it), on a bridge network; the environment is the
   environment file's `env` (`UV_CACHE_DIR`, `PIP_CACHE_DIR`, `PIP_CONFIG_FILE`), the checkpoint's,
   and the assets' variables; `HOME` is `/tmp/agent_home`, as SCBench's image sets it.
 
@@ -35,6 +37,7 @@ import docker
 
 SCBENCH_WORKDIR = "/workspace"
 SCBENCH_HOME = "/tmp/agent_home"
+SCBENCH_EVAL_USER = "1000:1000"
 SCBENCH_ENV = {
     "UV_CACHE_DIR": "/tmp/uv-cache",
     "PIP_CACHE_DIR": "/tmp/pip-cache-dir",
@@ -144,21 +147,28 @@ def run(
     )
     (workspace / ENTRY_SCRIPT).chmod(0o755)
     environment = {**SCBENCH_ENV, **variables, **_machine_variables(), "HOME": SCBENCH_HOME}
+    uid, gid = (int(part) for part in SCBENCH_EVAL_USER.split(":"))
+    for folder, _, files in os.walk(workspace):
+        for path in (folder, *(os.path.join(folder, name) for name in files)):
+            os.lchown(path, uid, gid)
     client = docker.from_env()
     try:
-        output = client.containers.run(
+        container = client.containers.run(
             image,
-            # SCBench's image has the home folder; this one gets it first.
-            ["/bin/sh", "-c", f"mkdir -p {SCBENCH_HOME} && bash -l {ENTRY_SCRIPT}"],
+            ["/bin/sh", "-c", f"bash -l {ENTRY_SCRIPT}"],
             volumes={str(workspace): {"bind": SCBENCH_WORKDIR, "mode": "rw"}},
             working_dir=SCBENCH_WORKDIR,
             environment=environment,
-            user="0:0",
+            user=SCBENCH_EVAL_USER,
             network_mode="bridge",
-            stdout=True,
-            stderr=True,
-            remove=True,
+            detach=True,
         )
+        try:
+            # Whatever pytest exits with (1: a test failed), as SCBench's runtime takes it.
+            container.wait()
+            output = container.logs(stdout=True, stderr=True)
+        finally:
+            container.remove(force=True)
     finally:
         client.close()
     return ScbenchRun(workspace, output.decode(errors="replace"))

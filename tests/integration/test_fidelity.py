@@ -6,8 +6,9 @@ variable, umask, limits, stdin, where they can write and the free disk there, th
 and the second `uv run` print, a `uv run` from a copied folder and an import of a test dependency
 from a folder without a project. Each submission (with and without a requirements.txt) runs once
 under SCBench's flow (testing/fidelity/scbench_flow.py) and under scbench-ci, with and without the
-cached environments; the records must be equal, but for what records.DELIBERATE names and the uid
-(SCBench runs as root; scbench-ci as uid 1000, which a permission test needs).
+cached environments; the records must be equal, but for what records.DELIBERATE names. Both run
+at SCBench's defaults: its evaluation image (scbench-ci's default, SCBench's recipe), as
+1000:1000, HOME=/tmp/agent_home, in /workspace, on a bridge network during the tests too.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ from testing.fidelity.records import (
     free_disk,
     read_records,
 )
-from testing.images import TEST_IMAGE
 from testing.paths import REPO_ROOT
 
-pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("test_image")]
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("evaluation_image")]
 
 SUBMISSIONS = ("with_requirements", "without_requirements")
 _HARDLINK_WARNING = re.compile(r"warning: Failed to hardlink files;.*?this warning\.\n", re.S)
@@ -54,7 +54,7 @@ def submissions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def under_scbench(
-    tmp_path_factory: pytest.TempPathFactory, submissions: dict[str, Path]
+    tmp_path_factory: pytest.TempPathFactory, submissions: dict[str, Path], evaluation_image: str
 ) -> dict[str, dict[str, Any]]:
     """Each submission's records under SCBench's flow."""
     config = yaml.safe_load((PROBE_PROBLEM / "config.yaml").read_text())
@@ -69,7 +69,7 @@ def under_scbench(
             timeout=config["checkpoints"]["checkpoint_1"]["timeout"],
             test_dependencies=config["test_dependencies"],
         )
-        run = scbench_flow.run(workspace, TEST_IMAGE, command, {})
+        run = scbench_flow.run(workspace, evaluation_image, command, {})
         report = workspace / ".scbench/pytest-report.json"
         assert report.is_file(), run.output[-3000:]
         records[name] = read_records(report)
@@ -91,8 +91,6 @@ def evaluate(submission: Path, output: Path, *options: str) -> dict[str, Any]:
             str(submission),
             "--output",
             str(output),
-            "--image",
-            TEST_IMAGE,
             "--quiet",
             *options,
         ],

@@ -286,16 +286,17 @@ def test_a_flood_is_capped_and_the_summary_stays_readable(tmp_path: Path, test_i
     assert summary.startswith("## ")
 
 
-def test_the_tests_run_without_network_unless_allowed(tmp_path: Path, test_image: str) -> None:
+def test_the_tests_have_the_network_unless_it_is_cut(tmp_path: Path, test_image: str) -> None:
     submission = hostile(tmp_path, "network", base=SOLVED)
 
-    code, checkpoint, output = evaluate(submission, tmp_path, "docker", test_image)
+    code, checkpoint, output = evaluate(
+        submission, tmp_path, "docker", test_image, "--no-test-network"
+    )
     assert code == 0, output
     assert group_counts(checkpoint) == SOLVED_COUNTS
 
-    code, checkpoint, output = evaluate(
-        submission, tmp_path, "docker", test_image, "--test-network"
-    )
+    # As in SCBench, by default.
+    code, checkpoint, output = evaluate(submission, tmp_path, "docker", test_image)
     assert code == 1, output
     assert checkpoint["groups"]["Core"]["passed"] == 0
     assert "escaped: internet" in (tmp_path / CHECKPOINT_OUT / "pytest.log").read_text()

@@ -32,8 +32,12 @@ def image_name() -> str:
 
 
 def test_the_tag_must_be_the_package_version(checkout: Path) -> None:
-    def version_step(tag: str) -> tuple[int, str, dict[str, str]]:
-        context = {"github.ref_name": tag, "github.repository_owner": "SCBench-Test"}
+    def version_step(tag: str, named: str = "") -> tuple[int, str, dict[str, str]]:
+        context = {
+            "github.ref_name": tag,
+            "github.repository_owner": "SCBench-Test",
+            "env.EVALUATION_IMAGE": named,
+        }
         run = run_step(
             RELEASE, "prepare", "version", cwd=checkout, context=context, env=PYTHON_FIRST
         )
@@ -41,7 +45,14 @@ def test_the_tag_must_be_the_package_version(checkout: Path) -> None:
 
     code, output, outputs = version_step(f"v{__version__}")
     assert code == 0, output
-    assert outputs == {"version": __version__, "image": "ghcr.io/scbench-test/evaluate"}
+    assert outputs == {
+        "version": __version__,
+        "image": "ghcr.io/scbench-test/evaluate",
+        "evaluation_image": "ghcr.io/scbench-test/evaluate-env:python3.12",
+    }
+    # The workflow's EVALUATION_IMAGE names SCBench's evaluation image where it is published.
+    code, output, outputs = version_step(f"v{__version__}", "registry.example/env:3.12")
+    assert (code, outputs["evaluation_image"]) == (0, "registry.example/env:3.12")
     code, output, outputs = version_step("v99.0.0")
     assert code == 1
     assert f"::error::the tag v99.0.0 is not v{__version__}, the package's version" in output
@@ -105,7 +116,8 @@ def test_the_release_image_is_built_on_a_base_pinned_by_digest_for_both_platform
         for step in RELEASE["jobs"]["image"]["steps"]
         if step.get("uses", "").startswith("docker/build-push-action@")
     ]
-    assert "build-args" not in build  # the Dockerfile's pinned base
+    # The Dockerfile's pinned base; only the name the evaluation image is published under.
+    assert build["build-args"] == "EVALUATION_IMAGE=${{ needs.prepare.outputs.evaluation_image }}"
     assert (build["push"], build["platforms"]) == (True, "${{ env.PLATFORMS }}")
     assert RELEASE["env"]["PLATFORMS"] == "linux/amd64,linux/arm64"
     assert (
@@ -113,9 +125,25 @@ def test_the_release_image_is_built_on_a_base_pinned_by_digest_for_both_platform
     )
 
 
+def test_the_evaluation_image_is_scbench_s_recipe_published_before_the_package() -> None:
+    job = RELEASE["jobs"]["evaluation-image"]
+    (build,) = [
+        step["with"]
+        for step in job["steps"]
+        if step.get("uses", "").startswith("docker/build-push-action@")
+    ]
+    assert build["file"] == "scbench_ci/images/evaluation.Dockerfile"
+    assert build["build-args"] == "TOOLCHAINS=upstream"  # nvm and rustup, as SCBench's
+    assert build["tags"].splitlines() == [
+        "${{ needs.prepare.outputs.evaluation_image }}",
+        "${{ needs.prepare.outputs.evaluation_image }}-${{ needs.prepare.outputs.version }}",
+    ]
+    assert "evaluation-image" in RELEASE["jobs"]["pypi"]["needs"]
+
+
 def test_publishing_waits_for_the_image_and_only_publishing_may_sign_in_to_pypi() -> None:
     jobs = RELEASE["jobs"]
-    assert set(jobs["pypi"]["needs"]) == {"prepare", "package", "image"}
+    assert set(jobs["pypi"]["needs"]) == {"prepare", "package", "image", "evaluation-image"}
     assert set(jobs["action"]["needs"]) == {"prepare", "image"}
     assert {"pypi", "action"} <= set(jobs["release"]["needs"])
     assert jobs["pypi"]["environment"]["name"] == "pypi"

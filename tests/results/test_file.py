@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from scbench_ci.executors.base import ImageRecord
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
@@ -43,6 +44,7 @@ SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").
 SCHEMA_V2 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v2.schema.json").read_text())
 SCHEMA_V3 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v3.schema.json").read_text())
 SCHEMA_V4 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v4.schema.json").read_text())
+SCHEMA_V5 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v5.schema.json").read_text())
 
 
 def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointResult:
@@ -244,8 +246,45 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     )
 
 
+def _version_5(document: dict[str, Any]) -> dict[str, Any]:
+    """A document this version wrote, as version 5 wrote it: no image, the host's Python as
+    `python`."""
+    for problem in document["problems"]:
+        for each in problem["checkpoints"]:
+            del each["image"]
+    if "host-python" in document["tool_versions"]:
+        document["tool_versions"]["python"] = document["tool_versions"].pop("host-python")
+    document["schema_version"] = 5
+    jsonschema.validate(document, SCHEMA_V5)
+    return document
+
+
+def test_a_version_5_document_is_read_without_images(tmp_path: Path) -> None:
+    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(run, tool_versions={**run.tool_versions, "host-python": "3.11.2"})
+    path = tmp_path / "v5.json"
+    path.write_text(json.dumps(_version_5(json.loads(write_results(run, tmp_path).read_text()))))
+    assert load_results(path) == run
+
+
+def test_the_image_a_checkpoint_ran_in_is_read_back(tmp_path: Path) -> None:
+    image = ImageRecord(
+        name="ghcr.io/scbench/evaluate-env:python3.12",
+        id="sha256:" + "0" * 64,
+        built_from="ghcr.io/astral-sh/uv:python3.12-trixie-slim",
+        toolchains="registries",
+        note="built here",
+        versions={"python": "Python 3.12.1", "node": "v22.21.1"},
+    )
+    run = make_run(replace(checkpoint("checkpoint_1"), image=image))
+    written = json.loads(write_results(run, tmp_path).read_text())
+    assert written["problems"][0]["checkpoints"][0]["image"]["versions"]["node"] == "v22.21.1"
+    assert load_results(tmp_path / "results.json") == run
+
+
 def _version_4(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 4 wrote it: without a history."""
+    document = _version_5(document)
     del document["history"], document["trends"]
     document["schema_version"] = 4
     jsonschema.validate(document, SCHEMA_V4)

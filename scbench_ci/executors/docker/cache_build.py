@@ -198,7 +198,7 @@ def build_dependencies(
         alone.write_bytes(requirements)
         shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
         copy_in(container, Path(folder), installs_runner=False)
-        env = tests_environment(variables)
+        env = tests_environment(variables, containers.path)
         for command in setup_commands:
             log.note(f"$ {command}")
             code, left = run(

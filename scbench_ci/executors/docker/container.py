@@ -15,6 +15,7 @@ from docker.types import Mount
 
 from scbench_ci.executors import processes
 from scbench_ci.executors.docker.layout import (
+    CONTAINER_PATH,
     IDLE_USER,
     RUN_DIR,
     RUNNER_GID,
@@ -70,6 +71,8 @@ class Containers:
     image: str
     confinement: Mapping[str, Any]
     folder_limits: Callable[[], str]
+    path: str = CONTAINER_PATH
+    """The PATH setup and the tests get: a login shell's in the image, as in SCBench's."""
 
     def create(
         self, name: str, run_id: str, mounts: list[Mount], limits: str, **options: Any

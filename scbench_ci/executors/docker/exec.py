@@ -99,13 +99,14 @@ def disconnect(container: Container) -> None:
         client.disconnect_container_from_network(str(container.id), network)
 
 
-def tests_environment(variables: Mapping[str, str]) -> dict[str, str]:
+def tests_environment(variables: Mapping[str, str], path: str = CONTAINER_PATH) -> dict[str, str]:
     """What setup and the tests get, as in SCBench's container: the image's own variables (Docker
-    keeps them, its locale among them), the login shell's PATH, SCBench's home, the index
-    variables every container here needs, and the command's variables (the environment's own,
-    such as SCBench's `UV_CACHE_DIR`, among them)."""
+    keeps them, its locale among them), the PATH a login shell has there (SCBench's runtime runs
+    `bash -l`; image_versions.image_facts), SCBench's home, the index variables every
+    container here needs, and the command's variables (the environment's own, such as SCBench's
+    `UV_CACHE_DIR`, among them)."""
     return run_environment(
-        path=CONTAINER_PATH,
+        path=path,
         home=HOME_DIR,
         extra=index_variables(os.environ),
         variables=variables,

@@ -44,9 +44,16 @@ from docker.utils import parse_bytes
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
-from scbench_ci.executors.base import REPORTS_DIR, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.base import (
+    REPORTS_DIR,
+    SETUP_LOG,
+    ExecutionRequest,
+    ExecutionResult,
+    ImageRecord,
+)
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker import image_build
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
@@ -59,6 +66,8 @@ from scbench_ci.executors.docker.container import Containers, confinement, run_n
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
 from scbench_ci.executors.docker.exec import disconnect, run, tests_environment
+from scbench_ci.executors.docker.image_build import EvaluationImage
+from scbench_ci.executors.docker.image_versions import image_facts
 from scbench_ci.executors.docker.layout import (
     CACHED_RUNNER_VENV,
     CONTAINER_PATH,
@@ -71,7 +80,7 @@ from scbench_ci.executors.docker.layout import (
     TEST_USER,
     WORKSPACE_DIR,
 )
-from scbench_ci.executors.docker.settings import DEFAULT_DISK, DEFAULT_IMAGE, DockerSettings
+from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.transfer import (
     Collected,
     after_tests,
@@ -123,18 +132,27 @@ class DockerExecutor:
 
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
         with docker_errors(), contextlib.closing(connect()) as client:
-            ensure_image(client, self._image(image), echo)
+            self._image(client, image, echo)
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
-        image = self._image(request.image)
         with docker_errors(), contextlib.closing(connect()) as client:
             with clock.timing("image"):
-                image_id = ensure_image(client, image, request.echo)
+                image = self._image(client, request.image, request.echo)
+                facts = image_facts(client, image.id, _image_path(client, image.reference))
+            record = ImageRecord(
+                name=image.name,
+                id=image.id,
+                built_from=image.built_from,
+                toolchains=image.toolchains,
+                note=image.note,
+                versions=dict(facts.versions),
+            )
+            image_id = image.id
             # The session's clock starts once the image is here: a pull is not the run's.
             deadline = time.monotonic() + request.session_timeout_s
-            containers = self._containers(client, image)
+            containers = self._containers(client, image.reference, facts.path)
             with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
                 caches = Caches()
                 if self.settings.use_cache:
@@ -147,19 +165,30 @@ class DockerExecutor:
                         clock,
                         scope=self.cache_scope,
                     )
+                if record.note:
+                    setup_log.note(f"image {record.name}: {record.note}")
                 attempt = _Attempt(containers, request, setup_log, deadline, clock, started)
                 try:
-                    return self._attempt(attempt, caches)
+                    result = self._attempt(attempt, caches)
                 except CacheRejected as rejected:
                     docker_cache.forget(client, rejected.cached.marker, rejected.cached.data_volume)
                     setup_log.note(f"{rejected}: it is removed, and this run does without caches")
-                    return self._attempt(attempt, Caches())
+                    result = self._attempt(attempt, Caches())
+                return dataclasses.replace(result, image=record)
 
-    def _image(self, requested: str | None) -> str:
-        """`--image`, else the environment file's, else the default."""
-        return self.settings.image or requested or DEFAULT_IMAGE
+    def _image(
+        self, client: docker.DockerClient, requested: str | None, echo: TextIO | None
+    ) -> EvaluationImage:
+        """`--image` as it is; else SCBench's evaluation layer on the environment file's image,
+        as SCBench builds it; else SCBench's evaluation image (DEFAULT_IMAGE)."""
+        if self.settings.image:
+            image_id = ensure_image(client, self.settings.image, echo)
+            return EvaluationImage(self.settings.image, self.settings.image, image_id)
+        if requested:
+            return image_build.on_base(client, requested, echo)
+        return image_build.default_image(client, echo)
 
-    def _containers(self, client: docker.DockerClient, image: str) -> Containers:
+    def _containers(self, client: docker.DockerClient, image: str, path: str) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as
         `--disk`, or with `auto` as the free space of Docker's disk, so a program that checks it
         sees what it would under SCBench."""
@@ -170,7 +199,7 @@ class DockerExecutor:
                 return tmpfs_limits(self._free_disk.measure(client, image, confined))
             return tmpfs_limits(int(parse_bytes(self.settings.disk)))
 
-        return Containers(client, image, confined, folder_limits)
+        return Containers(client, image, confined, folder_limits, path)
 
     def _attempt(self, attempt: _Attempt, caches: Caches) -> ExecutionResult:
         """One container's run; CacheRejected before any of the submission's code ran when a
@@ -194,7 +223,7 @@ class DockerExecutor:
                     run_id,
                     [*volumes, *caches.mounts()],
                     limits,
-                    network_mode=None if online else "none",
+                    network_mode=(request.network if online else "none"),
                 )
                 # A volume in memory is there once the container runs, not before.
                 container.start()
@@ -228,7 +257,7 @@ class DockerExecutor:
         collected: list[Collected],
     ) -> Plan:
         request = attempt.request
-        tests_env = tests_environment(request.command.variables)
+        tests_env = tests_environment(request.command.variables, attempt.containers.path)
         runner_env = run_environment(
             path=CONTAINER_PATH,
             home=RUNNER_HOME,
@@ -351,3 +380,12 @@ class _Attempt:
     deadline: float
     clock: PhaseClock
     started: float
+
+
+def _image_path(client: docker.DockerClient, reference: str) -> str:
+    """The PATH the image sets, else the usual one."""
+    for variable in client.images.get(reference).attrs.get("Config", {}).get("Env") or []:
+        name, _, value = str(variable).partition("=")
+        if name == "PATH" and value:
+            return value
+    return CONTAINER_PATH

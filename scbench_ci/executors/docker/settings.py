@@ -16,9 +16,9 @@ from typing import Any
 from docker.errors import DockerException
 from docker.utils import parse_bytes
 
+from scbench_ci.executors.docker.image_build import DEFAULT_IMAGE
 from scbench_ci.option_values import BadValue, boolean, optional_text, positive_number, whole_number
 
-DEFAULT_IMAGE = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
 DEFAULT_MEMORY = "4g"
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
 DEFAULT_CPUS = 2.0
@@ -89,7 +89,9 @@ class DockerSettings:
         input="image",
         metavar="IMAGE",
         parse=optional_text,
-        help=f"the image the tests run in (default: the environment file's, else {DEFAULT_IMAGE})",
+        help="the image the tests run in, as it is (default: SCBench's evaluation image, "
+        f"{DEFAULT_IMAGE}, or SCBench's evaluation layer on the environment file's image; "
+        "built here when it cannot be pulled)",
     )
     memory: str = _setting(
         DEFAULT_MEMORY,
@@ -136,11 +138,12 @@ class DockerSettings:
         fingerprinted=False,
     )
     test_network: bool = _setting(
-        False,
-        flag="--test-network",
+        True,
+        flag="--no-test-network",
         input="test_network",
         parse=boolean,
-        help="keep the network during the tests (default: cut after setup; loopback stays)",
+        help="cut the network after setup, so the tests have loopback only (default: the tests "
+        "keep it, as SCBench's do)",
     )
 
     def __post_init__(self) -> None:

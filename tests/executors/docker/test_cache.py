@@ -4,6 +4,7 @@ and only where they stand in exactly for what a run would do itself."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -401,11 +402,13 @@ def test_the_dependency_cache_makes_what_the_setup_makes(
     files = {"requirements.txt": fresh_requirements, "main.py": MAIN}
     runs: dict[str, tuple[object, str]] = {}
     used = ""
+    # The network cut after setup (--no-test-network), so that `uv run` proves it needs none.
+    offline = DockerSettings(image=test_image, test_network=False)
     for name, executor in (
-        ("setup", DockerExecutor(DockerSettings(image=test_image, use_cache=False))),
-        ("build", DockerExecutor(DockerSettings(image=test_image))),
-        ("cached", DockerExecutor(DockerSettings(image=test_image))),
-        ("tampered", DockerExecutor(DockerSettings(image=test_image))),
+        ("setup", DockerExecutor(dataclasses.replace(offline, use_cache=False))),
+        ("build", DockerExecutor(offline)),
+        ("cached", DockerExecutor(offline)),
+        ("tampered", DockerExecutor(offline)),
     ):
         if name == "tampered":
             # Its mark of completion gone: the run finds out before the tests, and starts over.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -21,6 +22,7 @@ from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.image_build import SCBENCH_BASE
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner
@@ -61,7 +63,12 @@ def execute(
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
     command = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
-    return (executor or DockerExecutor(DockerSettings())).execute(
+    # `image` as --image gives it: run as it is (an environment file's would be a base).
+    chosen = executor or DockerExecutor(DockerSettings())
+    if image is not None and chosen.settings.image is None:
+        settings = dataclasses.replace(chosen.settings, image=image)
+        chosen = DockerExecutor(settings, cache_scope=chosen.cache_scope)
+    return chosen.execute(
         ExecutionRequest(
             workspace=workspace,
             log_dir=logs,
@@ -70,7 +77,6 @@ def execute(
             session_timeout_s=timeout,
             seal_key=PROBE_KEY,
             echo=echo,
-            image=image,
         )
     )
 
@@ -168,16 +174,8 @@ def test_output_is_logged_and_echoed_and_the_exit_code_kept(
 
     assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (7, None, None)
     assert (tmp_path / "logs" / PYTEST_LOG).read_text() == f"{RUNNER_STARTED}out\nerr\n"
-    # Each phase timed, in order (cutting the network ends the setup).
-    assert list(result.phases) == [
-        "image",
-        "container",
-        "runner",
-        "setup",
-        "tests",
-        "collect",
-        "cleanup",
-    ]
+    # Each phase timed, in order (no setup: no setup commands, and the network kept).
+    assert list(result.phases) == ["image", "container", "runner", "tests", "collect", "cleanup"]
     assert all(seconds >= 0 for seconds in result.phases.values())
     assert sum(result.phases.values()) <= result.duration_s + 0.01
     setup_log = (tmp_path / "logs" / SETUP_LOG).read_text()
@@ -275,7 +273,9 @@ def test_limits_labels_and_isolation(
     tmp_path: Path, test_image: str, docker_client: docker.DockerClient
 ) -> None:
     executor = DockerExecutor(
-        DockerSettings(image=test_image, memory="512m", cpus=1.5, pids_limit=256)
+        DockerSettings(
+            image=test_image, memory="512m", cpus=1.5, pids_limit=256, test_network=False
+        )
     )
     results: list[ExecutionResult] = []
     run = threading.Thread(
@@ -291,7 +291,8 @@ def test_limits_labels_and_isolation(
     labels = attributes["Config"]["Labels"]
     assert set(labels) >= {RUN_LABEL, VERSION_LABEL}
     host = attributes["HostConfig"]
-    # Nothing to install (the runner's environment is cached, no setup): no network at all.
+    # Nothing to install (the runner's environment is cached, no setup) and the network cut for
+    # the tests: no network at all.
     assert host["NetworkMode"] == "none"
     assert (host["Memory"], host["MemorySwap"]) == (512 * 1024**2, 512 * 1024**2)
     assert (host["NanoCpus"], host["PidsLimit"]) == (1_500_000_000, 256)
@@ -524,9 +525,13 @@ def test_a_daemon_too_old_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> 
     )
 
 
-def test_preflight_finds_the_image_the_run_would_use(test_image: str) -> None:
+def test_preflight_finds_the_image_the_run_would_use(
+    test_image: str, evaluation_image: str
+) -> None:
     echo = io.StringIO()
-    DockerExecutor(DockerSettings()).preflight(test_image, echo)
+    # An environment file's image is a base: SCBench's layer on it, built once (the default's).
+    DockerExecutor(DockerSettings()).preflight(SCBENCH_BASE, echo)
+    DockerExecutor(DockerSettings()).preflight(None, echo)
     # --image comes before the environment file's image, as in a run.
     DockerExecutor(DockerSettings(image=test_image)).preflight(UNPULLABLE, echo)
     assert echo.getvalue() == ""

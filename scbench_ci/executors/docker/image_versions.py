@@ -1,0 +1,102 @@
+"""What an image holds, read once per image id by a throwaway container: the PATH a login shell
+of the tests user has there (SCBench runs its tests through `bash -l`, whose profile sets PATH),
+and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from dataclasses import dataclass, field
+
+import docker
+import requests
+from docker.errors import DockerException
+
+from scbench_ci.executors.docker.container import build_name, labels
+from scbench_ci.executors.docker.layout import HOME_DIR, TEST_USER
+
+TOOLS = (
+    ("python", "python3"),
+    ("node", "node"),
+    ("npm", "npm"),
+    ("g++", "g++"),
+    ("rustc", "rustc"),
+    ("cargo", "cargo"),
+)
+_LONGEST = 200
+_PATH = re.compile(r"/[A-Za-z0-9._+/-]*(:/[A-Za-z0-9._+/-]*)*")
+# The login shell's PATH first (and the tools found on it), then each tool's first line of
+# `--version`, as name=line; a tool the image lacks is left out.
+_PROBE = (
+    "if command -v bash >/dev/null 2>&1; then "
+    'login=$(bash -lc \'printf %s "$PATH"\' </dev/null 2>/dev/null) && [ -n "$login" ] '
+    '&& PATH=$login && printf "PATH=%s\\n" "$login"; fi; '
+    + "".join(
+        f'command -v {command} >/dev/null 2>&1 && printf "{name}=%s\\n" '
+        f'"$({command} --version 2>&1 | head -n 1)"; '
+        for name, command in TOOLS
+    )
+    + "true"
+)
+
+
+@dataclass(frozen=True)
+class ImageFacts:
+    path: str
+    """The login shell's PATH for the tests user, else the image's own."""
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+_known: dict[str, ImageFacts] = {}
+_probing = threading.Lock()
+
+
+def image_facts(client: docker.DockerClient, image_id: str, path: str) -> ImageFacts:
+    """What the image holds (cached by its id); `path` is the image's own PATH, which stands when
+    no login shell gives one. The image is untrusted: what it prints is cut to one short
+    printable line per tool, and a PATH is taken only as a list of absolute paths."""
+    with _probing:
+        if image_id not in _known:
+            _known[image_id] = _parsed(_probe(client, image_id, path), path)
+        return _known[image_id]
+
+
+def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:
+    name = build_name(f"versions-{threading.get_ident()}-{image_id[7:19]}")
+    with contextlib.suppress(DockerException, requests.RequestException):
+        try:
+            output = client.containers.run(
+                image_id,
+                ["/bin/sh", "-c", _PROBE],
+                entrypoint=[],
+                name=name,
+                labels=labels("versions"),
+                user=TEST_USER,
+                environment={"HOME": HOME_DIR, "PATH": path},
+                network_mode="none",
+                working_dir="/tmp",
+                mem_limit="1g",
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                stdout=True,
+                stderr=False,
+            )
+        finally:
+            with contextlib.suppress(DockerException, requests.RequestException):
+                client.api.remove_container(name, force=True)
+        return bytes(output).decode(errors="replace")
+    return ""
+
+
+def _parsed(text: str, path: str) -> ImageFacts:
+    wanted = {name for name, _ in TOOLS}
+    versions = {}
+    for line in text.splitlines():
+        name, _, value = line.partition("=")
+        if name == "PATH" and _PATH.fullmatch(value) and len(value) <= 4096:
+            path = value
+        value = "".join(c for c in value if c.isprintable()).strip()[:_LONGEST]
+        if name in wanted and value:
+            versions[name] = value
+    return ImageFacts(path, versions)

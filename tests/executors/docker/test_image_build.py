@@ -1,0 +1,178 @@
+"""SCBench's evaluation image: the default, built once here when it cannot be pulled and reused,
+and what runs in it is what runs in SCBench's: Python 3.12, Node 22, g++, Rust, as 1000:1000 with
+HOME=/tmp/agent_home, on a bridge network."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from scbench_ci.executors.base import ExecutionRequest
+from scbench_ci.executors.docker import image_build
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.image_build import DEFAULT_IMAGE, SCBENCH_BASE, local_tag
+from scbench_ci.executors.docker.image_versions import ImageFacts, _parsed, image_facts
+from scbench_ci.executors.docker.settings import DockerSettings
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
+
+# What the tests of a real problem (SCBench's dynamic_buffer) run: a program per language, built
+# with SCBench's own commands; and a Python 3.12 statement.
+_TOOLCHAINS = r"""
+set -e
+cd "$(mktemp -d)"
+printf 'type Count = int\nprint("py", Count.__value__.__name__)\n' > p.py && python p.py
+node -e 'console.log("js", 6 * 7)'
+npm --version > /dev/null
+printf '#include <iostream>\nint main(){std::cout<<"cpp "<<6*7<<std::endl;}\n' > c.cpp
+g++ -std=c++17 -o c c.cpp && ./c
+cargo new --lib --vcs none lib > /dev/null 2>&1
+printf 'pub fn answer() -> i32 { 42 }\n' > lib/src/lib.rs
+(cd lib && cargo build --release --quiet)
+printf 'fn main(){println!("rs {}", lib::answer());}\n' > m.rs
+rustc --edition 2021 --extern lib=lib/target/release/liblib.rlib -o m m.rs && ./m
+"""
+
+
+def test_a_local_build_is_keyed_by_the_recipe_and_the_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tag = local_tag(SCBENCH_BASE, "sha256:1")
+    assert tag.startswith(f"{image_build.LOCAL_REPOSITORY}:")
+    assert local_tag(SCBENCH_BASE, "sha256:1") == tag
+    assert local_tag(SCBENCH_BASE, "sha256:2") != tag
+    assert local_tag("python:3.12-slim", "sha256:1") != tag
+    monkeypatch.setattr(image_build, "dockerfile", lambda: b"FROM scratch\n")
+    assert local_tag(SCBENCH_BASE, "sha256:1") != tag
+
+
+def test_the_recipe_is_scbench_s_layer() -> None:
+    """The steps of SCBench's setup_base.docker.j2 that decide what the tests see."""
+    text = image_build.dockerfile().decode()
+    for step in (
+        f"ARG BASE={SCBENCH_BASE}",
+        "ENV HOME=/tmp/agent_home",
+        "apt-get install -y build-essential",
+        "apt-get install -y bzip2 tar gzip zip unzip curl ca-certificates gnupg procps",
+        "ENV NODE_VERSION=22.21.1",
+        "nvm-sh/nvm/v0.39.7/install.sh",
+        "https://sh.rustup.rs",
+        "groupadd -g 1000 agent",
+        'useradd -m -u 1000 -g 1000 -d "$HOME" -s /bin/bash agent',
+        'chown -R agent:agent "$HOME" /workspace',
+        "ENV CARGO_HOME=$HOME/.cargo",
+    ):
+        assert step in text, step
+
+
+def test_the_default_is_had_once_then_reused(
+    docker_client: docker.DockerClient, evaluation_image: str
+) -> None:
+    echo = io.StringIO()
+    started = time.monotonic()
+    again = image_build.default_image(docker_client, echo)
+    reused_s = time.monotonic() - started
+
+    assert again.reference == evaluation_image
+    assert again.name == DEFAULT_IMAGE
+    assert echo.getvalue() == ""  # neither pulled nor built
+    assert reused_s < 5
+    if again.built_from is not None:  # built here: it says how
+        assert again.reference == local_tag(
+            SCBENCH_BASE, str(docker_client.images.get(SCBENCH_BASE).id)
+        )
+        assert again.toolchains in image_build.TOOLCHAINS
+        assert (again.note is not None) == (again.toolchains == "registries")
+
+
+def test_its_login_path_and_tools_are_read_once_per_image(
+    docker_client: docker.DockerClient, evaluation_image: str
+) -> None:
+    image_id = str(docker_client.images.get(evaluation_image).id)
+    facts = image_facts(docker_client, image_id, "/usr/local/bin:/usr/bin:/bin")
+
+    # Debian's profile for a user who is not root, as `bash -l` in SCBench's image has it.
+    assert facts.path.endswith("/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games")
+    assert facts.versions["python"].startswith("Python 3.12.")
+    assert facts.versions["node"].startswith("v22.")
+    assert set(facts.versions) == {"python", "node", "npm", "g++", "rustc", "cargo"}
+    started = time.monotonic()
+    assert image_facts(docker_client, image_id, "/bin") is facts
+    assert time.monotonic() - started < 0.1  # no container: the cache by id
+
+
+def test_what_an_image_prints_is_taken_only_as_what_it_should_be() -> None:
+    text = "python=Python 3.12.1\x1b[31m\nnode=" + "v" * 500 + "\nother=1\nrustc=\n"
+    assert _parsed(text, "/bin") == ImageFacts(
+        "/bin", {"python": "Python 3.12.1[31m", "node": "v" * 200}
+    )
+    assert _parsed("PATH=/a:/b c\n", "/bin").path == "/bin"
+    assert _parsed("PATH=relative:/b\n", "/bin").path == "/bin"
+    assert _parsed("PATH=/usr/local/cargo/bin:/usr/bin\n", "/bin").path == (
+        "/usr/local/cargo/bin:/usr/bin"
+    )
+
+
+def test_the_tests_run_where_scbench_s_run(tmp_path: Path, evaluation_image: str) -> None:
+    """No --image: Python 3.12, Node, g++ and Rust as a real problem's tests use them, as
+    1000:1000 with SCBench's HOME, on a bridge network; and results say what ran."""
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    code = f"""
+import json, os, subprocess
+done = subprocess.run(["bash", "-c", {_TOOLCHAINS!r}], capture_output=True, text=True)
+with open(PROBE_OUTPUT, "w") as out:
+    json.dump({{"code": done.returncode, "out": done.stdout, "err": done.stderr[-2000:],
+               "ids": [os.getuid(), os.getgid()], "home": os.environ["HOME"],
+               "cwd": os.getcwd(), "path": os.environ["PATH"],
+               "networks": open("/proc/net/route").read().count("\\n")}}, out)
+"""
+    result = DockerExecutor(DockerSettings()).execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=(),
+            command=probe_command(workspace, code),
+            session_timeout_s=600,
+            seal_key=PROBE_KEY,
+            echo=None,
+        )
+    )
+    seen = json.loads((workspace / PROBE_OUTPUT).read_text())
+
+    assert seen["code"] == 0, seen["err"]
+    assert seen["out"].split("\n") == ["py int", "js 42", "cpp 42", "rs 42", ""]
+    assert seen["ids"] == [1000, 1000]
+    assert (seen["home"], seen["cwd"]) == ("/tmp/agent_home", "/workspace")
+    assert seen["path"].endswith("/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games")
+    assert seen["networks"] > 1  # a route besides the header line: the bridge is there
+    assert result.image is not None
+    assert result.image.name == DEFAULT_IMAGE
+    assert result.image.versions["python"].startswith("Python 3.12.")
+    if result.image.toolchains == "registries":
+        assert result.image.note == image_build.REGISTRIES_NOTE
+        assert image_build.REGISTRIES_NOTE in (logs / "setup.log").read_text()
+
+
+def test_a_build_s_output_is_shown_inert_and_its_error_in_one_message() -> None:
+    echo = io.StringIO()
+    events = [
+        {"stream": "Step 1/2 : FROM base\n"},
+        {"stream": " ---> abc\n"},
+        {"stream": "\x1b[91mcurl: (6) Could not resolve host\x1b[0m\n"},
+        {"stream": "bell \x07 here\n"},
+        {"error": "The command '/bin/sh -c curl ...' returned a non-zero code: 6"},
+    ]
+    failure = image_build._follow(events, echo)
+
+    assert echo.getvalue() == "  Step 1/2 : FROM base\n"
+    assert failure == (
+        "returned a non-zero code: 6 (curl: (6) Could not resolve host | bell \\x07 here)"
+    )
+    assert image_build._follow([{"stream": "Step 1/1 : FROM base\n"}], None) is None
