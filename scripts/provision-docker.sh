@@ -64,7 +64,7 @@ CHECK_ONLY=0
 case "${1:-}" in
     "") ;;
     --check) CHECK_ONLY=1 ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (usage: $0 [--check])" ;;
 esac
 [ $# -le 1 ] || die "too many arguments (usage: $0 [--check])"
