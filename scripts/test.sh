@@ -17,6 +17,8 @@ mypy
 echo "== import contracts"
 lint-imports --no-cache
 echo "== pytest"
-# Tests are independent (their own folders, ports, container labels): they run side by side, a
-# module's Ray cluster tests together. SCBENCH_TEST_WORKERS=0 runs them in this process, in order.
-pytest -n "${SCBENCH_TEST_WORKERS:-4}" --dist loadgroup --durations=25 "$@"
+# Tests are independent (their own folders, ports, container labels), so SCBENCH_TEST_WORKERS=N
+# runs them side by side (pytest-xdist, a module's Ray cluster tests on one worker). The default,
+# 0, runs them in this process, in order: on 2 cores the Docker tests already use both, and side
+# by side their timing-sensitive ones (session timeouts of a few seconds) were measured to fail.
+pytest -n "${SCBENCH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@"
