@@ -24,7 +24,7 @@ from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
-from scbench_ci.executors import DEFAULT_EXECUTOR, executor_name
+from scbench_ci.executors.choice import DEFAULT_EXECUTOR, executor_name
 from scbench_ci.executors.docker.settings import (
     DEFAULT_CPUS,
     DEFAULT_DISK,

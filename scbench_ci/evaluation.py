@@ -27,7 +27,7 @@ from scbench_ci.executors.base import (
     Executor,
     TestCommand,
 )
-from scbench_ci.executors.docker.image_build import recipe_digest
+from scbench_ci.executors.docker.image_recipe import recipe_digest
 from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus

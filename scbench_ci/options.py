@@ -15,7 +15,7 @@ from typing import Literal
 
 from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.errors import UsageError
-from scbench_ci.executors import DEFAULT_EXECUTOR
+from scbench_ci.executors.choice import DEFAULT_EXECUTOR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue, whole_number
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON

@@ -13,17 +13,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
 from scbench_ci.engines.ray_cluster import RayCluster
 from scbench_ci.errors import UsageError
-from scbench_ci.executors import make_executor
 from scbench_ci.executors.base import ExecutionRequest, Executor
-from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.sealed import SealedRun, run_sealed
-from scbench_ci.executors.shipped import landed, run_shipped, ship
 from scbench_ci.options import EvaluationOptions
+
+if TYPE_CHECKING:
+    # Loaded when a cluster is used, with Docker's SDK: the CLI's start-up does not pay for it.
+    from scbench_ci.executors.docker.executor import DockerExecutor
 
 
 class Placement(Protocol):
@@ -123,6 +125,8 @@ class OnRayCluster:
         return FixedCount(max(1, min(self.cluster.capacity(), count)))
 
     def run(self, request: ExecutionRequest) -> SealedRun:
+        from scbench_ci.executors.shipped import landed, run_shipped, ship
+
         started = time.monotonic()
         shipped = ship(request, self.executor.settings, self.executor.cache_scope)
         outcome = self.cluster.call(run_shipped, shipped)
@@ -172,5 +176,7 @@ def make_placement(
         )
     if os.environ.get("RAY_AUTH_MODE") != "token":
         warn(UNAUTHENTICATED_RAY)
+    from scbench_ci.executors.docker.executor import DockerExecutor
+
     executor = DockerExecutor(options.docker, cache_scope=cache_scope)
     return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))

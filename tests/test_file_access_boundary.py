@@ -58,7 +58,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
     ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find the tests' processes",
     ("scbench_ci.executors.processes", "open"): "/proc/<pid>/stat",
-    ("scbench_ci.executors.docker.image_build", ".read_bytes"): "the evaluation image's "
+    ("scbench_ci.executors.docker.image_recipe", ".read_bytes"): "the evaluation image's "
     "Dockerfile, a resource of the installed package",
     ("scbench_ci.executors.docker.image_build", "tarfile.open"): "the build context made in "
     "memory from that Dockerfile (fileobj, no path)",

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from testing.paths import REPO_ROOT
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -25,3 +27,18 @@ def test_import_contracts_are_kept() -> None:
         check=False,
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import runpy, sys; sys.argv = ['scbench-ci', '--version']\n"
+        "try: runpy.run_module('scbench_ci', run_name='__main__')\nexcept SystemExit: pass",
+        "import scbench_ci.results.model",
+    ],
+)
+def test_the_version_and_the_results_do_not_load_docker_s_sdk(code: str) -> None:
+    """Docker's SDK (and requests) cost 0.4 s to import: loaded when a run needs the daemon."""
+    probe = f"{code}\nimport sys\nprint(sorted({{'docker', 'requests'}} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.errors import UsageError
-from scbench_ci.executors import make_executor
+from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor

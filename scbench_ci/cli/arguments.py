@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
 from scbench_ci.commands.channels import BaselineSource, Echo
-from scbench_ci.executors import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
+from scbench_ci.executors.choice import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
 from scbench_ci.executors.docker.settings import DockerSettings, settings
 from scbench_ci.option_values import BadValue, seconds, whole_number
 from scbench_ci.options import (

@@ -7,8 +7,7 @@ import argparse
 
 from scbench_ci.cli.arguments import argument_type
 from scbench_ci.commands.cleanup import cleanup, owner
-from scbench_ci.executors.docker.cache import CACHE_LABEL
-from scbench_ci.executors.docker.cleanup import LEGACY_CACHE_VOLUME
+from scbench_ci.executors.docker.labels import CACHE_LABEL, LEGACY_CACHE_VOLUME
 from scbench_ci.executors.processes import OWNER_LABEL
 from scbench_ci.options import CleanupOptions
 

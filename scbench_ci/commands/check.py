@@ -14,7 +14,7 @@ from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn, say
 from scbench_ci.evaluation import now, run_evaluations, tool_versions
-from scbench_ci.executors import REVIEW_CACHE_SCOPE
+from scbench_ci.executors.base import REVIEW_CACHE_SCOPE
 from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.processes import parse_owner
 from scbench_ci.option_values import BadValue
 from scbench_ci.options import CleanupOptions
@@ -20,6 +19,8 @@ def owner(option: str, value: str) -> str:
 
 def cleanup(options: CleanupOptions, say: Callable[[str], None] = print) -> ExitCode:
     """What runs left behind, removed as `executors.docker.cleanup.remove_leftovers` says."""
+    from scbench_ci.executors.docker.cleanup import remove_leftovers
+
     remove_leftovers(
         owner=options.owner, everything=options.everything, volumes=options.volumes, say=say
     )

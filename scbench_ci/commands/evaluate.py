@@ -8,7 +8,7 @@ from functools import partial
 
 from scbench_ci import evaluation
 from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline, say
-from scbench_ci.executors import EVALUATION_CACHE_SCOPE
+from scbench_ci.executors.base import EVALUATION_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files

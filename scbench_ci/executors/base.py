@@ -19,6 +19,10 @@ WORKSPACE_TESTS_DIR = ".evaluation_tests"
 """Where the problem's tests are staged in the workspace, as SCBench's runner stages them
 (`WORKSPACE_TEST_DIR`, src/slop_code/common/constants.py); a submission's own `tests/` stays."""
 PYTEST_INI = "pytest.ini"
+EVALUATION_CACHE_SCOPE = "evaluation"
+REVIEW_CACHE_SCOPE = "review"
+"""The environment caches' scopes: `check`'s review builds its own, apart from the
+evaluations'."""
 REPORTS_DIR = ".scbench"
 """Where the test runner writes its reports, in the workspace."""
 REQUIREMENTS = "requirements.txt"

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scbench_ci.executors import LOCAL_NOTICE
+from scbench_ci.executors.choice import LOCAL_NOTICE
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 from testing.results import checkpoint_documents

@@ -15,8 +15,8 @@ import docker
 import pytest
 
 from scbench_ci.command import RERUN_PLUGIN, build_command
-from scbench_ci.executors import EVALUATION_CACHE_SCOPE
 from scbench_ci.executors.base import (
+    EVALUATION_CACHE_SCOPE,
     PYTEST_LOG,
     REPORTS_DIR,
     SETUP_LOG,

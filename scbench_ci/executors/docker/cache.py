@@ -48,10 +48,8 @@ from docker.errors import APIError, DockerException, NotFound
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import REQUIREMENTS
+from scbench_ci.executors.docker.labels import CACHE_LABEL
 
-CACHE_LABEL = "dev.scbench-ci.cache"
-"""On every cache volume (data and marker); its value is the kind. `cleanup --volumes` removes
-them by it."""
 KEY_LABEL = "dev.scbench-ci.cache.key"
 DATA_LABEL = "dev.scbench-ci.cache.data"
 NAMES_LABEL = "dev.scbench-ci.cache.names"

@@ -15,15 +15,12 @@ from docker.models.volumes import Volume
 from scbench_ci.executors.docker.cache import remove_all
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.docker.daemon import connect, docker_errors
+from scbench_ci.executors.docker.labels import LEGACY_CACHE_VOLUME
 from scbench_ci.executors.processes import OWNER_LABEL, parse_owner, running_since, this_host
 
 _CLOCK_SLACK_S = 1.0
 """A process's start time is known to the clock tick, a container's creation to the daemon's
 clock: an owner that started up to this much after its container was made is still its owner."""
-
-
-LEGACY_CACHE_VOLUME = "scbench-ci-runner-cache"
-"""The uv cache volume that runs and builds of earlier versions shared: removed too."""
 
 
 def remove_leftovers(

@@ -45,6 +45,7 @@ from docker.utils import parse_bytes
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
+    EVALUATION_CACHE_SCOPE,
     REPORTS_DIR,
     SETUP_LOG,
     ExecutionRequest,
@@ -92,8 +93,6 @@ from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, Step, run_phases, with_phases
 from scbench_ci.standalone import pytest_runner
 
-EVALUATION_CACHE_SCOPE = "evaluation"
-REVIEW_CACHE_SCOPE = "review"
 """The cached environments of problems under review (`check`): never an evaluation's."""
 
 

@@ -21,7 +21,6 @@ import tarfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Literal, TextIO
 
 import docker
@@ -30,15 +29,9 @@ from docker.errors import DockerException, ImageNotFound
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import ensure_image, reason, say
+from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE, SCBENCH_BASE, dockerfile
 from scbench_ci.trust.terminal import terminal_text
 
-PUBLISHED_IMAGE = "ghcr.io/scbench/evaluate-env:python3.12"
-DEFAULT_IMAGE = os.environ.get("SCBENCH_EVALUATION_IMAGE") or PUBLISHED_IMAGE
-"""SCBench's evaluation image as the release workflow publishes it; SCBENCH_EVALUATION_IMAGE
-names another (the action's image sets it to the name its release published)."""
-SCBENCH_BASE = "ghcr.io/astral-sh/uv:python3.12-trixie-slim"
-"""`docker.image` of SCBench's standard environment (configs/environments/
-docker-python3.12-uv.yaml): the base of the default image."""
 LOCAL_REPOSITORY = "scbench-ci-evaluation"
 """Where local builds are tagged, by their key."""
 TOOLCHAINS_LABEL = "dev.scbench-ci.toolchains"
@@ -49,10 +42,6 @@ REGISTRIES_NOTE = (
     "built here without nvm's and rustup's hosts: Node 22 from the npm registry, Rust and "
     "cargo from Debian's packages, the base as this machine has it"
 )
-
-
-def dockerfile() -> bytes:
-    return (resources.files("scbench_ci") / "images" / "evaluation.Dockerfile").read_bytes()
 
 
 @dataclass(frozen=True)
@@ -126,12 +115,6 @@ def on_base(
         f"could not build SCBench's evaluation image on {base}: {'; '.join(failures)}; "
         "build it yourself, or pass --image"
     )
-
-
-def recipe_digest() -> str:
-    """The Dockerfile's digest: what a run of the default image or an environment file's base
-    depends on besides the base."""
-    return hashlib.sha256(dockerfile()).hexdigest()
 
 
 def local_tag(base: str, base_id: str) -> str:

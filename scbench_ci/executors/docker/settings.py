@@ -13,10 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from docker.errors import DockerException
-from docker.utils import parse_bytes
-
-from scbench_ci.executors.docker.image_build import DEFAULT_IMAGE
+from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE
 from scbench_ci.option_values import BadValue, boolean, optional_text, positive_number, whole_number
 
 DEFAULT_MEMORY = "4g"
@@ -31,20 +28,28 @@ the memory limit. A size caps them, and programs see that size."""
 
 def size(option: str, value: str) -> str:
     """A size as Docker reads one (`512m`, `4g`), more than 0; kept as given."""
-    try:
-        number = parse_bytes(value)
-    except DockerException:
-        number = 0
-    if number <= 0:
+    if _bytes(value) <= 0:
         raise BadValue(option, f"not a size like 512m or 4g: {value!r}")
     return value
+
+
+def _bytes(value: str) -> int:
+    """The size in bytes as Docker reads it; 0 for what is no size. Docker's SDK is loaded here,
+    when a value is read, not when the flags are made."""
+    from docker.errors import DockerException
+    from docker.utils import parse_bytes
+
+    try:
+        return int(parse_bytes(value))
+    except DockerException:
+        return 0
 
 
 def memory(option: str, value: str) -> str:
     """A size, at least Docker's least memory limit (6 MiB): a bare `4` is 4 bytes, which no
     container can start in, so it is refused before anything runs."""
     size(option, value)
-    if parse_bytes(value) < MIN_MEMORY_BYTES:
+    if _bytes(value) < MIN_MEMORY_BYTES:
         hint = f" (did you mean {value}g?)" if value.isdigit() else ""
         raise BadValue(option, f"{value!r} is less than Docker's least memory limit, 6m{hint}")
     return value
@@ -148,9 +153,12 @@ class DockerSettings:
 
     def __post_init__(self) -> None:
         """Each value is one its flag could give: made in code too, a bad one is refused here,
-        never by Docker in the middle of a run."""
-        for name, setting in settings():
-            setting.parse(setting.flag, as_text(getattr(self, name)))
+        never by Docker in the middle of a run. A default is the project's own (a test parses
+        each), so the defaults cost nothing to make: the CLI makes them to build its flags."""
+        for one in dataclasses.fields(self):
+            setting, value = one.metadata["setting"], getattr(self, one.name)
+            if value != one.default:
+                setting.parse(setting.flag, as_text(value))
 
     def fingerprinted(self) -> dict[str, object]:
         """What makes two runs' results comparable."""

@@ -17,8 +17,13 @@ import docker
 import pytest
 
 from scbench_ci.commands.cleanup import cleanup
-from scbench_ci.executors import EVALUATION_CACHE_SCOPE
-from scbench_ci.executors.base import SETUP_LOG, ExecutionRequest, ExecutionResult, TestCommand
+from scbench_ci.executors.base import (
+    EVALUATION_CACHE_SCOPE,
+    SETUP_LOG,
+    ExecutionRequest,
+    ExecutionResult,
+    TestCommand,
+)
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import (

@@ -22,7 +22,7 @@ from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.image_build import SCBENCH_BASE
+from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import OWNER_LABEL, owner

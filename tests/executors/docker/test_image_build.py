@@ -15,7 +15,8 @@ import pytest
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.docker import image_build
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.image_build import DEFAULT_IMAGE, SCBENCH_BASE, local_tag
+from scbench_ci.executors.docker.image_build import local_tag
+from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE, SCBENCH_BASE
 from scbench_ci.executors.docker.image_versions import ImageFacts, _parsed, image_facts
 from scbench_ci.executors.docker.settings import DockerSettings
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command

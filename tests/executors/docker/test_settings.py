@@ -12,7 +12,7 @@ from scbench_ci.action.inputs import DEFAULTS, read_inputs
 from scbench_ci.cli import evaluate
 from scbench_ci.cli.main import parse_arguments
 from scbench_ci.errors import UsageError
-from scbench_ci.executors import make_executor
+from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings, as_text, settings
 
@@ -82,3 +82,12 @@ def test_a_value_its_flag_could_not_give_is_refused(given: dict[str, object], me
     with pytest.raises(UsageError) as error:
         DockerSettings(**given)  # type: ignore[arg-type]
     assert str(error.value) == message
+
+
+def test_every_default_is_a_value_its_flag_could_give() -> None:
+    """DockerSettings does not parse its defaults when made (the CLI makes them to build its
+    flags): each is parsed here instead."""
+    defaults = DockerSettings()
+    for name, setting in settings():
+        value = getattr(defaults, name)
+        assert setting.parse(setting.flag, as_text(value)) == value, name
