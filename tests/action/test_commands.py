@@ -30,6 +30,7 @@ from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.model import count_groups
+from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.trust.markdown import html_text
 from scbench_ci.trust.markdown import text as markdown_text
 from testing.paths import EXAMPLES, REPO_ROOT
@@ -520,7 +521,8 @@ def test_an_artifact_that_cannot_be_read_is_a_warning(
     assert re.fullmatch(
         rf"no baseline to compare with: artifact {FOREIGN_NAME} \(id \d+\) of run "
         rf"{NIGHTLY_RUN_ID} on main, 2026-11-01 cannot be used: \S+/results\.json: "
-        r"schema_version 99 is not supported \(this scbench-ci reads versions 1 to 5\)",
+        r"schema_version 99 is not supported "
+        rf"\(this scbench-ci reads versions 1 to {SCHEMA_VERSION}\)",
         warning,
     )
 
