@@ -1,10 +1,13 @@
-.PHONY: example test lint format dist clean
+.PHONY: example test test-fast lint format dist clean
 
 example:  ## evaluate a bundled example problem
 	scripts/example.sh
 
 test:  ## the whole suite: lint, types, tests
 	scripts/test.sh
+
+test-fast:  ## the tests that need no Docker, Ray, browser, npm or real evaluation
+	.venv/bin/pytest -m "not docker and not ray and not browser and not npm and not slow and not integration"
 
 lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports --no-cache
