@@ -15,14 +15,16 @@ pipeline     options.py       one options type per command, built once by either
              check/           `check`: a problem's static findings, then findings from its runs
   (a stage   evaluation.py    the pipeline, job by job: problem -> workspace -> command -> executor
   imports                     -> reports -> results, run side by side by an engine
-  the ones   merge.py         the shards of a matrix as one run
-  below it)  matrix.py        GitHub's `strategy.matrix`: one entry per checkpoint, or timed shards
+  the ones   placement.py     where a job's run takes place: this machine's executor, or a node
+  below it)                   of a Ray cluster (the workspace and the outcome as bytes)
+             merge.py         the shards of a matrix as one run
+             matrix.py        GitHub's `strategy.matrix`: one entry per checkpoint, or timed shards
              outputs/         what people and workflows read: summary, console report, progress,
                               exit status; github/: workflow commands, annotations, the REST API,
                               artifacts, the pull request comment, the Check Run, the event
              results/         each checkpoint's result, policy and verdict; results.json written and
-                              read back; a baseline and the comparison with it; check's findings;
-                              SCBench's own result files
+                              read back; a baseline and the comparison with it; the history across
+                              runs and its trends; check's findings; SCBench's own result files
              reports.py       pytest-json-report and CTRF read into test outcomes
              plan.py          problems x checkpoints x submissions -> jobs
              command.py       the uvx/pytest command line and the variables the tests see
@@ -31,17 +33,21 @@ pipeline     options.py       one options type per command, built once by either
              workspace.py     the folder the tests run in: submission, selected tests, assets,
                               pytest.ini, .scbench/
              problem/         config.yaml, read by a hardened loader, as a typed problem
-engines      engines/         where jobs run side by side: the local pool (`--jobs`)
-executors    executors/       where tests run, behind one `Executor` shape: local, and docker/ (its
-                              settings, the daemon, the container, its caches, the tar transfer,
+engines      engines/         how jobs run side by side: the pool (`--jobs`), its admission by
+                              measured load (`auto`), and the Ray cluster (`--engine ray`)
+executors    executors/       where tests run, behind one `Executor` shape (`choice.py` names them
+                              and makes one): local, and docker/ (its settings, the daemon, the
+                              evaluation image, the container, its caches, the tar transfer,
                               cleanup); the phases, logs and processes both share
 base         error_handler.py the one catch-all: an error as its exit code and one line, an
                               unexpected exception as exit code 3 and a crash log
              trust/           the guarded tree reader, the one output-folder writer, the reports'
-                              seal, signatures for reuse, strict JSON, inert text
+                              seal, signatures for reuse, strict JSON, the escapers (markdown,
+                              terminal text) and the rule for names
              option_values.py the one set of parsers of option text (numbers, booleans, seconds)
              errors.py        errors the user can act on, and the exit codes
              signals.py       Ctrl-C and SIGTERM as exceptions, the first only: every cleanup runs
+             version.py       the package's one version
              standalone/      scripts run as processes of their own (the test runner, the
                               subreaper): they import nothing of the package
 """
