@@ -95,15 +95,17 @@ def remove(root: Path, relative: str | PurePath) -> None:
 
 
 def file_digests(root: Path, relative: str | PurePath, limit: int) -> dict[str, str] | str:
-    """The SHA-256 of each file in the folder `root/relative`, by name; or why there are none:
-    the folder is not there, or holds something other than regular files (links, folders,
-    fifos), or more than `limit` entries. Nothing is followed, nothing blocks."""
+    """The SHA-256 of each file in the folder `root/relative` and in its sub-folders (SCBench's
+    `evaluation/`), by path; or why there are none: the folder is not there, or holds something
+    other than regular files and folders (links, fifos), folders deeper than FOLDER_DEPTH, or
+    more than `limit` entries. Nothing is followed, nothing blocks."""
     try:
         with _opened(root, _parts(relative), make=False) as folder:
-            names = sorted(os.listdir(folder))
-            if len(names) > limit:
-                return f"it holds more than {limit} entries"
-            return {name: _digest(folder, name) for name in names}
+            digests: dict[str, str] = {}
+            _digest_folder(folder, "", FOLDER_DEPTH, limit, digests)
+            return dict(sorted(digests.items()))
+    except _TooMany:
+        return f"it holds more than {limit} entries"
     except FileNotFoundError:
         return MISSING
     except _NotRegular as error:
@@ -112,8 +114,35 @@ def file_digests(root: Path, relative: str | PurePath, limit: int) -> dict[str, 
         return f"it cannot be read ({error})"
 
 
+FOLDER_DEPTH = 1
+"""How deep a job folder's sub-folders go: one level (`evaluation/`)."""
+
+
 class _NotRegular(Exception):
     pass
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _digest_folder(
+    folder: int, prefix: str, depth: int, limit: int, digests: dict[str, str]
+) -> None:
+    for name in sorted(os.listdir(folder)):
+        if len(digests) >= limit:
+            raise _TooMany
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode) and depth > 0:
+            inner = os.open(name, _FOLDER, dir_fd=folder)
+            try:
+                _digest_folder(inner, f"{prefix}{name}/", depth - 1, limit, digests)
+            finally:
+                os.close(inner)
+        elif stat.S_ISDIR(info.st_mode):
+            raise _NotRegular(f"{prefix}{name}")
+        else:
+            digests[f"{prefix}{name}"] = _digest(folder, name)
 
 
 def _digest(folder: int, name: str) -> str:

@@ -183,6 +183,10 @@ def test_a_passing_submission(
         "summary.md",
         "wordstat/checkpoint_2/ctrf-report.json",
         "wordstat/checkpoint_2/evaluation.json",
+        # SCBench's own files beside evaluation.json, so its `eval` reads the run as current.
+        "wordstat/checkpoint_2/evaluation/report.json",
+        "wordstat/checkpoint_2/evaluation/stderr.txt",
+        "wordstat/checkpoint_2/evaluation/stdout.txt",
         "wordstat/checkpoint_2/pytest-report.json",
         "wordstat/checkpoint_2/pytest.log",
         "wordstat/checkpoint_2/result.json",
