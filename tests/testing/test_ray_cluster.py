@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -213,7 +214,8 @@ def test_a_node_that_does_not_come_up_fails_naming_it_with_its_log(
     finally:
         nodes.stop()
     message = str(failure.value)
-    assert message.startswith("the Ray host node exited:\n"), message[:300]
+    # Both workers refuse -1 CPUs; whichever exits first is the one named.
+    assert re.match(r"the Ray (host|container) node exited:\n", message), message[:300]
     assert "Resource quantities must be nonnegative" in message, message[-1000:]
     label = f"{CONTAINER_LABEL}={nodes.cluster_id}"
     assert docker_client.containers.list(all=True, filters={"label": label}) == []
