@@ -10,6 +10,7 @@ from pathlib import Path
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.history import History
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.results.trends import FailingStreak, TestTrend, trends
@@ -126,30 +127,30 @@ def test_tests_a_history_cannot_keep_are_left_out() -> None:
     assert dict(run.history.runs[0].checkpoints[KEY].outcomes) == {node_id("z"): F}
 
 
-def test_a_break_then_a_fix_with_other_code_is_not_flaky() -> None:
-    """Reference, broken, reference: each change of outcome came with a change of code."""
-    reference, broken = "1" * 64, "2" * 64
-    runs = [(reference, P), (broken, F), (reference, P)]
+def _history_of(runs: list[tuple[str | None, Status]]) -> History:
+    """One test `t`, run after run: each run's fingerprint (None: unknown) and its status."""
     history = None
     for number, (inputs, status) in enumerate(runs, start=1):
         checkpoint = replace(make_checkpoint(make_test("t", status)), fingerprint=inputs)
         before = history.runs if history is not None else ()
-        run = with_history(make_run(checkpoint, started_at=started(number)), 30, None, before)
-        history = run.history
+        history = with_history(
+            make_run(checkpoint, started_at=started(number)), 30, None, before
+        ).history
     assert history is not None
-    assert trends(history).flaky == ()
+    return history
+
+
+def test_a_break_then_a_fix_with_other_code_is_not_flaky() -> None:
+    """Reference, broken, reference: each change of outcome came with a change of code."""
+    reference, broken = "1" * 64, "2" * 64
+    runs = [(reference, P), (broken, F), (reference, P)]
+    assert trends(_history_of(runs)).flaky == ()
 
 
 def test_the_same_inputs_with_another_outcome_are_flaky_and_so_are_disagreeing_reruns() -> None:
     same = "3" * 64
     outcomes = [(same, P), (same, F), (None, P), (None, Status.FLAKY)]
-    history = None
-    for number, (inputs, status) in enumerate(outcomes, start=1):
-        checkpoint = replace(make_checkpoint(make_test("t", status)), fingerprint=inputs)
-        before = history.runs if history is not None else ()
-        run = with_history(make_run(checkpoint, started_at=started(number)), 30, None, before)
-        history = run.history
-    assert history is not None
+    history = _history_of(outcomes)
     # Night 2 (the same inputs failed) and night 4 (its reruns disagreed); night 3's inputs are
     # unknown, so they are nobody's same.
     assert trends(history).flaky == (TestTrend(KEY, node_id("t"), runs=4, failed=2, flips=2),)
