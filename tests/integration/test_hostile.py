@@ -182,7 +182,9 @@ def test_the_submission_cannot_steer_pytest(
 def test_a_discarded_folder_is_said(overlay: str, tmp_path: Path, test_image: str) -> None:
     _, checkpoint, _ = evaluate(hostile(tmp_path, overlay), tmp_path, "local", test_image)
 
-    folder = "tests" if overlay == "own_tests" else ".scbench"
+    # The problem's tests are staged in .evaluation_tests/ (the submission's own tests/ stays,
+    # as under SCBench): a submission's .evaluation_tests/ is what is discarded.
+    folder = ".evaluation_tests" if overlay == "own_tests" else ".scbench"
     assert any(f"submission's {folder} was discarded" in n for n in checkpoint["notices"])
 
 
