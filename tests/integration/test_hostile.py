@@ -326,6 +326,7 @@ def test_links_and_specials_in_the_reports_folder_stay_inside(
     expected = {
         "ctrf-report.json",
         "evaluation.json",
+        "evaluation",  # SCBench's own files beside evaluation.json
         "pytest-report.json",
         "pytest.log",
         "result.json",

@@ -66,8 +66,8 @@ CONFIG_ERRORS = {
     "tests/assets",
     "asset_save_path_dotdot": "static_assets.corpus.save_path: '../../../escape' must stay inside "
     "tests/assets",
-    "asset_name_dotdot": "static_assets.../../../escape.save_path: '../../../escape' must stay "
-    "inside tests/assets",
+    # An asset's name is its folder in .evaluation_tests/assets/: one file name.
+    "asset_name_dotdot": "static_assets.../../../escape: must be named by one file name without =",
     "asset_overlap": "static_assets.fox.save_path: 'corpus/fox.txt' overlaps "
     "static_assets.corpus's 'corpus'",
     "asset_through_tests_symlink": "static_assets.corpus.save_path: tests/assets is a symlink in "
