@@ -22,6 +22,8 @@ import docker
 import jsonschema
 import pytest
 
+from scbench_ci.reports import problem_node_id
+from scbench_ci.trust.terminal import terminal_text
 from testing.examples import SCHEMA
 from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
@@ -117,7 +119,9 @@ def assert_faithful(results: dict[str, Any], output: Path) -> None:
     jsonschema.validate(results, SCHEMA)
     names, collection, crashed = checkpoint_documents(results)
     report = json.loads(raw(output / "checkpoint_1/pytest-report.json"))
-    assert [t["id"] for t in names["tests"]] == [t["nodeid"] for t in report["tests"]]
+    # pytest ran the staged .evaluation_tests/; results name the problem's tests/.
+    staged = [problem_node_id(t["nodeid"]) for t in report["tests"]]
+    assert [t["id"] for t in names["tests"]] == staged
     assert [t["id"] for t in names["tests"]] == [escaped_id(name) for name in NAMES]
     for test in names["tests"]:
         assert (test["status"], test["group"]) == ("failed", "Core")
@@ -221,14 +225,19 @@ def test_the_action(
         (token, ""),
         ("endgroup", ""),
     ]
-    # Then only the annotations, each carrying its title and message as they are.
+    # Then only the annotations, each carrying its title and message as the workflow commands'
+    # escaper shows them: what is not printable as its escape (a message keeps its newlines).
     checkpoints = checkpoint_documents(results)
     # The problem is named by its folder in the workspace.
-    expected = [
+    raw_expected = [
         (f"submission / {c['name']}: {c['failure']['kind']}", c["failure"]["message"])
         for c in checkpoints
         if c["failure"]
     ] + [(f"checkpoint_1 · Core · {t['id']}", t["message"]) for t in checkpoints[0]["tests"]]
+    expected = [
+        (terminal_text(title, kept=""), terminal_text(message, kept="\n"))
+        for title, message in raw_expected
+    ]
     annotations = commands[4:]
     assert {c.name for c in annotations} == {"error"}
     assert [(c.properties["title"], c.data) for c in annotations] == expected[:10]
