@@ -251,7 +251,7 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
     for checkpoint in checkpoint_documents(document):
         assert (merged_dir / checkpoint["artifacts"] / "pytest-report.json").is_file()
     summary = (merged_dir / "summary.md").read_text()
-    assert summary.startswith("## ❌ FAILED: 5 problems, 9 checkpoints\n")
+    assert summary.startswith("## ✅ PASSED: 5 problems, 9 checkpoints\n")
 
 
 def test_merged_shards_have_the_rows_scbench_reads_from_one_run(
