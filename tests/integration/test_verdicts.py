@@ -14,7 +14,10 @@ from testing.paths import EXAMPLES
 
 MARKS = EXAMPLES / "marks"
 NO_CORE = "no Core test passed (policy any-core-cases needs at least one)"
-POLICY = "policy any-core-cases: at least one Core test passes"
+POLICY = (
+    "1 of 2 checkpoints pass the policy any-core-cases, which asks that at least one Core test "
+    "passes"
+)
 CHECKPOINTS = "marks v1, checkpoint\\_1, checkpoint\\_2"
 # fail_on -> (exit code, the console's Verdict line, the summary's heading), against a baseline
 # that is the same run: no regression, one of the two checkpoints failing its policy.
