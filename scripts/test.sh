@@ -20,5 +20,5 @@ echo "== pytest"
 # Tests are independent (their own folders, ports, container labels), so SCBENCH_TEST_WORKERS=N
 # runs them side by side (pytest-xdist, a module's Ray cluster tests on one worker). The default,
 # 0, runs them in this process, in order: on 2 cores the Docker tests already use both, and side
-# by side their timing-sensitive ones (session timeouts of a few seconds) were measured to fail.
+# by side four workers oversubscribed them and tests failed that pass in order.
 pytest -n "${SCBENCH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@"
