@@ -72,7 +72,10 @@ def section(text: str, heading: str) -> str:
     """The text under `heading` (a whole heading line, `## Inputs`), up to the next heading of the
     same or a higher level."""
     level = heading.split(" ", 1)[0]
-    start = text.index(f"\n{heading}\n") + len(heading) + 2
+    found = re.search(rf"^{re.escape(heading)}\n", text, re.MULTILINE)
+    if found is None:
+        raise ValueError(f"no heading {heading!r}")
+    start = found.end()
     end = re.search(rf"^#{{1,{len(level)}}} ", text[start:], re.MULTILINE)
     return text[start : start + end.start()] if end else text[start:]
 
