@@ -130,9 +130,9 @@ def test_every_input_and_output_of_action_yml_is_documented_once_with_its_defaul
     inputs = entries(section(text, "## Inputs"))
     assert [entry_names(item) for item in inputs] == [[name] for name in ACTION["inputs"]]
     for item, (name, spec) in zip(inputs, ACTION["inputs"].items(), strict=True):
-        head = f"- `{name}` (default "
-        assert item.startswith(head), item
-        default = item[len(head) :].split("): ", 1)[0]
+        head = re.match(rf"- `{name}` \(default:? (.+?)\): ", item)
+        assert head, item
+        default = head.group(1)
         if spec.get("default"):
             assert default == f"`{spec['default']}`", name
         else:  # empty in action.yml: the entry says in words what decides
