@@ -45,7 +45,7 @@ OPTIONS = EvaluationOptions(
     session_timeout_s=600,
     policy="any-case",
     pytest_args=("-x",),
-    jobs=3,
+    concurrency=3,
     skip_existing=True,
 )
 
@@ -66,7 +66,7 @@ def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
 
 def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
     options = EvaluationOptions(problems=(), checkpoint="all", submission="s", output_dir=Path("o"))
-    assert options.jobs == "auto"
+    assert options.concurrency == "auto"
     assert job_count("--jobs", "auto") == "auto"
     assert job_count("--jobs", "3") == 3
     for bad, reason in (("0", "must be at least 1, got '0'"), ("Auto", "'Auto' is not a whole")):

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_details_argument
+from scbench_ci.cli.arguments import add_option
 from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
+from scbench_ci.options.declared import ARTIFACT_NAME, DETAILS, FAIL_ON
 from scbench_ci.trust.terminal import terminal_text
 
 
@@ -24,11 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--artifact-url", metavar="URL", help="link the summary to the artifact with the reports"
     )
-    parser.add_argument(
-        "--artifact-name",
-        metavar="NAME",
-        help="the name of that artifact (default: point to the folder of RESULTS_JSON)",
-    )
+    add_option(parser, ARTIFACT_NAME)
     parser.add_argument(
         "-o",
         "--output",
@@ -36,13 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the markdown to FILE (default: stdout)",
     )
-    parser.add_argument(
-        "--fail-on",
-        default=DEFAULT_FAIL_ON,
-        choices=FAIL_ON,
+    add_option(
+        parser,
+        FAIL_ON,
         help="the run's --fail-on, which the headline follows (default: %(default)s)",
     )
-    add_details_argument(parser)
+    add_option(parser, DETAILS)
 
 
 def options(args: argparse.Namespace) -> SummaryOptions:

@@ -1,0 +1,548 @@
+"""Every option of scbench-ci's commands, declared once (`Option`): the CLI's flags
+(`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`, action.yml,
+checked by a test), the Python API's keywords (`api.py`, checked by a test) and the parser of their
+text all come from here. The Docker executor's limits are declared as DockerSettings' fields.
+
+A new option is a declaration here (or a DockerSettings field), a field of the options type of
+each command that takes it, the line of each front end's list that names it (`EVALUATE_FLAGS`,
+`ACTION_INPUTS`, an API keyword), and the code where it takes effect.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import partial
+
+from scbench_ci.engines.admission import AUTO, JobCount
+from scbench_ci.executors.choice import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
+from scbench_ci.executors.docker.settings import Setting, settings
+from scbench_ci.option_values import (
+    BadValue,
+    Option,
+    boolean,
+    choice,
+    optional_text,
+    path,
+    seconds,
+    shell_words,
+    whole_number,
+    words,
+)
+from scbench_ci.outputs import exit_status, summary_view
+from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
+from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
+from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
+from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
+
+ENGINES = ("local", "ray")
+DEFAULT_RAY_ADDRESS = "auto"
+"""Ray's own default: the cluster this machine is a node of (RAY_ADDRESS when set)."""
+UNEXPANDED_TOKEN = "${{ github.token }}"
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_RAY_ADDRESS = re.compile(r"(ray://)?[A-Za-z0-9._\-\[\]:]{1,200}:[0-9]{1,5}")
+_ACTION_ONLY = "the action's own: how a step publishes to GitHub"
+
+
+def job_count(option: str, value: str) -> JobCount:
+    """`auto`, or a whole number of at least 1."""
+    return AUTO if value == AUTO else whole_number(option, value, least=1)
+
+
+def ray_address(option: str, value: str) -> str:
+    """`auto`, or HOST:PORT of a Ray cluster's head (ray://HOST:PORT through Ray Client)."""
+    if value != DEFAULT_RAY_ADDRESS and not _RAY_ADDRESS.fullmatch(value):
+        raise BadValue(option, f"{value[:200]!r} is not auto or HOST:PORT of a Ray cluster's head")
+    return value
+
+
+def checkpoint_choice(option: str, value: str) -> str:
+    """A checkpoint's name, or `all`."""
+    if value != "all" and not is_checkpoint_name(value):
+        raise BadValue(option, f"{value!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})")
+    return value
+
+
+def submission_template(option: str, value: str) -> str:
+    """A `--submission` value whose placeholders are all known: a typo (`{problems}`) would
+    otherwise name a folder that does not exist, and every job would be `missing`."""
+    known = (PROBLEM_PLACEHOLDER, CHECKPOINT_PLACEHOLDER)
+    unknown = [found for found in _PLACEHOLDER.findall(value) if found not in known]
+    if unknown:
+        raise BadValue(
+            option,
+            f"{value!r}: unknown placeholder {unknown[0]} (the known ones: {', '.join(known)})",
+        )
+    return value
+
+
+def _one_of(choices: tuple[str, ...]) -> partial[str]:
+    return partial(choice, choices=choices)
+
+
+# What and against what (the API's `targets` name each job's problem, checkpoint and submission).
+_TARGETS = "the API's `targets` name each job's problem, checkpoint and submission"
+PROBLEM = Option(
+    "problems",
+    (),
+    path,
+    "a problem folder (holds config.yaml and tests/), or a folder of problem folders (a "
+    "repository's problems/) for every problem in it; may be repeated",
+    flag="--problem",
+    input="problem",
+    keyword=False,
+    absent=f"{_TARGETS}; `check_problems` takes them as its first argument",
+    metavar="DIR",
+    required=True,
+    repeated=True,
+)
+CHECKPOINT = Option(
+    "checkpoint",
+    None,
+    checkpoint_choice,
+    "the checkpoint to evaluate, or `all` for every one in order",
+    flag="--checkpoint",
+    input="checkpoint",
+    keyword=False,
+    absent=_TARGETS,
+    metavar="NAME|all",
+    required=True,
+)
+EVERY_CHECKPOINT = replace(
+    CHECKPOINT,
+    default="all",
+    required=False,
+    help="the checkpoint of every problem, or all of them (default: %(default)s)",
+)
+"""`plan`'s and `check`'s: every checkpoint unless one is named."""
+SUBMISSION = Option(
+    "submission",
+    ".",
+    submission_template,
+    "the submission folder; `{problem}` is replaced by each problem's folder name and "
+    "`{checkpoint}` by each checkpoint's name (runs/x/{problem}/{checkpoint}/snapshot, "
+    "problems/{problem}/solutions/{checkpoint}). It is only read, never written.",
+    flag="--submission",
+    input="submission",
+    keyword=False,
+    absent=_TARGETS,
+    metavar="DIR",
+    required=True,
+)
+SAME_SUBMISSION = Option(
+    "same_submission",
+    False,
+    boolean,
+    "evaluate every problem against the one --submission folder, which has no `{problem}` "
+    "(without it, several problems need `{problem}`)",
+    flag="--same-submission",
+    input="same_submission",
+    keyword=False,
+    absent=_TARGETS,
+)
+SELECT = Option(
+    "select",
+    (),
+    words,
+    "evaluate only this checkpoint of the problems given (a shard of `scbench-ci plan`); may "
+    "be repeated, or hold several separated by spaces",
+    flag="--select",
+    input="select",
+    keyword=False,
+    absent=_TARGETS,
+    metavar="PROBLEM/CHECKPOINT",
+    repeated=True,
+)
+INCLUDE_PRIOR_TESTS = Option(
+    "include_prior_tests",
+    None,
+    boolean,
+    "also run earlier checkpoints' tests (as Regression)",
+    flag="--include-prior-tests",
+    input="include_prior_tests",
+    off_help="run only the checkpoint's own tests",
+)
+
+# How the tests run (`evaluate` and `check`).
+ENTRYPOINT = Option(
+    "entrypoint",
+    None,
+    optional_text,
+    "the command that runs the submission (default: from the environment)",
+    flag="--entrypoint",
+    input="entrypoint",
+    metavar="CMD",
+)
+ENVIRONMENT = Option(
+    "environment",
+    None,
+    path,
+    "an SCBench environment YAML (setup commands, command, entry file)",
+    flag="--environment",
+    input="environment",
+    metavar="FILE",
+)
+EXECUTOR = Option(
+    "executor",
+    DEFAULT_EXECUTOR,
+    executor_name,
+    "where the tests run: docker (a container with limits; no daemon is exit 3, never a run on "
+    "the host) or local (this machine, as you, WITHOUT ISOLATION: only for code you trust) "
+    "(default: %(default)s)",
+    flag="--executor",
+    absent="the action always runs the Docker executor: never a submission on the runner itself",
+    choices=EXECUTOR_NAMES,
+)
+ENGINE = Option(
+    "engine",
+    "local",
+    _one_of(ENGINES),
+    "local: this machine, --jobs side by side; ray: each run a task on a Ray cluster, run by "
+    "the Docker executor of the node it lands on (needs scbench-ci[ray]) (default: %(default)s)",
+    flag="--engine",
+    absent="the action runs on its own runner; a cluster is for the CLI and the API",
+    choices=ENGINES,
+)
+RAY_ADDRESS = Option(
+    "ray_address",
+    DEFAULT_RAY_ADDRESS,
+    ray_address,
+    "the Ray cluster to join with --engine ray: HOST:PORT of its head, or auto (the cluster "
+    "this machine is a node of, or RAY_ADDRESS) (default: %(default)s)",
+    flag="--ray-address",
+    absent="as engine's",
+    metavar="ADDRESS",
+)
+DOCKER: tuple[Setting, ...] = tuple(setting for _, setting in settings())
+TEST_TIMEOUT = Option(
+    "test_timeout",
+    None,
+    seconds,
+    "per-test timeout (default: the checkpoint's, the problem's, or 30)",
+    flag="--timeout",
+    input="timeout",
+    metavar="S",
+)
+SESSION_TIMEOUT = Option(
+    "session_timeout",
+    1800.0,
+    seconds,
+    "wall-clock limit for the whole run of one checkpoint (default: %(default)g)",
+    flag="--session-timeout",
+    input="session_timeout",
+    metavar="S",
+)
+CONCURRENCY = Option(
+    "jobs",
+    AUTO,
+    job_count,
+    "evaluations side by side, each in its own container: a number, or auto (one per core, "
+    "and more while the CPU stays idle and memory allows; default: %(default)s)",
+    flag="--jobs",
+    short="-j",
+    input="jobs",
+    metavar="N|auto",
+)
+PYTEST_ARGS = Option(
+    "pytest_args",
+    (),
+    shell_words,
+    "arguments given to pytest as they are, after the run's own",
+    input="pytest_args",
+    input_default="",
+    absent="the CLI takes them after `--` (`cli/main.py`); the API as a list of strings",
+)
+
+# The verdict and what the summary shows.
+POLICY = Option(
+    "policy",
+    DEFAULT_POLICY,
+    _one_of(POLICY_NAMES),
+    "what makes a checkpoint pass (default: %(default)s)",
+    flag="--policy",
+    input="pass_policy",
+    choices=POLICY_NAMES,
+)
+FAIL_ON_POLICY = Option(
+    "fail_on_policy",
+    True,
+    boolean,
+    "false is fail_on: never (kept for workflows written before fail_on)",
+    input="fail_on_policy",
+    keyword=False,
+    absent="the action's, kept for workflows written before fail_on; elsewhere fail_on never",
+)
+FAIL_ON = Option(
+    "fail_on",
+    exit_status.DEFAULT_FAIL_ON,
+    _one_of(exit_status.FAIL_ON),
+    f"what makes the exit code 1: {exit_status.FAIL_ON_HELP} (default: %(default)s)",
+    flag="--fail-on",
+    input="fail_on",
+    choices=exit_status.FAIL_ON,
+)
+DETAILS = Option(
+    "details",
+    summary_view.DEFAULT_DETAILS,
+    _one_of(summary_view.DETAILS),
+    f"{summary_view.DETAILS_HELP} (default: %(default)s)",
+    flag="--details",
+    input="details",
+    keyword=False,
+    absent="the API returns results, not a summary (its output folder's has the default)",
+    choices=summary_view.DETAILS,
+)
+HISTORY = Option(
+    "history",
+    DEFAULT_WINDOW,
+    partial(whole_number, most=MAX_WINDOW),
+    "how many runs results.json's history keeps, this one included, carried forward from the "
+    "baseline's; the summary charts them (0: no history; at most "
+    f"{MAX_WINDOW}; default: %(default)s)",
+    flag="--history",
+    input="history",
+    keyword=False,
+    absent="the API compares with no baseline, so it has no history to carry forward",
+    metavar="N",
+)
+BASELINE = Option(
+    "baseline",
+    None,
+    optional_text,
+    "an earlier run's results.json, or a folder holding one: list the tests that regressed, "
+    "were fixed, are new or were removed since",
+    flag="--baseline",
+    input="baseline",
+    keyword=False,
+    absent="the API returns the run's results for the program to compare",
+    metavar="PATH",
+)
+BASELINE_BRANCH = Option(
+    "baseline_branch",
+    None,
+    optional_text,
+    "the branch whose runs `baseline: artifact:<name>` looks at",
+    input="baseline_branch",
+    keyword=False,
+    absent="only the action downloads a baseline artifact of a branch's runs",
+)
+
+# Flaky tests and reuse.
+RERUNS = Option(
+    "reruns",
+    0,
+    whole_number,
+    "rerun a failing test up to N times in its session (no new install); one that then passes "
+    "is flaky (default: %(default)s)",
+    flag="--reruns",
+    input="reruns",
+    metavar="N",
+)
+REPEAT = Option(
+    "repeat",
+    1,
+    partial(whole_number, least=1),
+    "run each checkpoint whole N times and count each test's passes; a test whose outcome "
+    "differs is flaky (default: %(default)s)",
+    flag="--repeat",
+    input="repeat",
+    # Empty: the command's (1, and 2 for `check`'s oracle runs).
+    input_default="",
+    metavar="N",
+)
+FLAKY_PASSES = Option(
+    "flaky_passes",
+    False,
+    boolean,
+    "count flaky tests as passed for the policy (default: as failed)",
+    flag="--flaky-passes",
+    input="flaky_passes",
+)
+SKIP_EXISTING = Option(
+    "skip_existing",
+    False,
+    boolean,
+    "reuse the results in --output of evaluations whose problem files, submission files and "
+    "settings are unchanged, instead of running them again",
+    flag="--skip-existing",
+    input="skip_existing",
+    keyword=False,
+    absent="the API's runs are made fresh (without `output` there is nothing to reuse)",
+)
+
+# `check`, `plan`, `merge`.
+CHECK_REPEAT = replace(
+    REPEAT,
+    default=2,
+    help="run each reference solution N times; a test whose outcome differs is flaky "
+    "(default: %(default)s)",
+)
+CHECK_CONCURRENCY = replace(
+    CONCURRENCY,
+    help="runs side by side, each in its own container: a number, or auto (one per core, and "
+    "more while the CPU stays idle and memory allows; default: %(default)s)",
+)
+ORACLE_POLICY = Option(
+    "oracle_policy",
+    "all-cases",
+    _one_of(POLICY_NAMES),
+    "what each reference solution must pass; the tests listed in tests/known_failures.txt are "
+    "known to fail (default: %(default)s)",
+    flag="--oracle-policy",
+    input="oracle_policy",
+    choices=POLICY_NAMES,
+)
+CHANGED_SINCE = Option(
+    "changed_since",
+    None,
+    optional_text,
+    "check only the problems with files changed since this git ref (for a pull request, its "
+    "base branch: the diff REF...HEAD, and changes not committed yet)",
+    flag="--changed-since",
+    input="changed_since",
+    metavar="REF",
+)
+SHARDS = Option(
+    "shards",
+    None,
+    partial(whole_number, least=1),
+    "N matrix jobs of balanced length, instead of one per checkpoint",
+    flag="--shards",
+    input="shards",
+    keyword=False,
+    absent="the API has no `plan`",
+    metavar="N",
+)
+RESULTS = Option(
+    "results",
+    (),
+    path,
+    "the results to merge: results.json files, or folders holding them",
+    input="results",
+    keyword=False,
+    absent="the CLI's `merge` takes them as its arguments; the API has no `merge`",
+    repeated=True,
+)
+
+# The action's step: which command, and how it publishes.
+COMMAND = Option(
+    "command",
+    "evaluate",
+    _one_of(("evaluate", "plan", "merge", "check", "publish")),
+    "what the step does",
+    input="command",
+    keyword=False,
+    absent="the CLI's command is its first argument; the API's, the function called",
+)
+COMMENT = Option(
+    "comment", False, boolean, "keep a pull request comment", input="comment", keyword=False,
+    absent=_ACTION_ONLY,
+)  # fmt: skip
+CHECK_RUN = Option(
+    "check_run", False, boolean, "create a Check Run", input="check_run", keyword=False,
+    absent=_ACTION_ONLY,
+)  # fmt: skip
+GITHUB_TOKEN = Option(
+    "github_token", None, optional_text, "the token for GitHub's API", input="github_token",
+    keyword=False, absent=_ACTION_ONLY, input_default=UNEXPANDED_TOKEN,
+)  # fmt: skip
+JOB_SUMMARY = Option(
+    "job_summary", True, boolean, "write the job summary", input="job_summary", keyword=False,
+    absent=_ACTION_ONLY,
+)  # fmt: skip
+ANNOTATIONS = Option(
+    "annotations", True, boolean, "annotate failing tests", input="annotations", keyword=False,
+    absent=_ACTION_ONLY,
+)  # fmt: skip
+UPLOAD_ARTIFACT = Option(
+    "upload_artifact", True, boolean, "upload the output folder", input="upload_artifact",
+    keyword=False, absent=_ACTION_ONLY,
+)  # fmt: skip
+ARTIFACT_NAME = Option(
+    "artifact_name",
+    None,
+    optional_text,
+    "the name of that artifact (default: point to the folder of RESULTS_JSON)",
+    flag="--artifact-name",
+    input="artifact_name",
+    keyword=False,
+    absent="the API uploads nothing",
+    metavar="NAME",
+)
+RETENTION_DAYS = Option(
+    "retention_days", None, whole_number, "days to keep the artifact", input="retention_days",
+    keyword=False, absent=_ACTION_ONLY,
+)  # fmt: skip
+
+ACTION_INPUTS: tuple[Option, ...] = (
+    COMMAND,
+    PROBLEM,
+    replace(CHECKPOINT, input_default=""),
+    SELECT,
+    SUBMISSION,
+    SAME_SUBMISSION,
+    INCLUDE_PRIOR_TESTS,
+    ENTRYPOINT,
+    ENVIRONMENT,
+    *DOCKER,
+    TEST_TIMEOUT,
+    SESSION_TIMEOUT,
+    POLICY,
+    FAIL_ON_POLICY,
+    FAIL_ON,
+    DETAILS,
+    HISTORY,
+    BASELINE,
+    BASELINE_BRANCH,
+    RERUNS,
+    REPEAT,
+    FLAKY_PASSES,
+    PYTEST_ARGS,
+    CONCURRENCY,
+    SKIP_EXISTING,
+    RESULTS,
+    SHARDS,
+    CHANGED_SINCE,
+    ORACLE_POLICY,
+    COMMENT,
+    CHECK_RUN,
+    GITHUB_TOKEN,
+    JOB_SUMMARY,
+    ANNOTATIONS,
+    UPLOAD_ARTIFACT,
+    ARTIFACT_NAME,
+    RETENTION_DAYS,
+)
+"""Every input of the action, in action.yml's order."""
+RUN = (
+    ENTRYPOINT,
+    ENVIRONMENT,
+    EXECUTOR,
+    ENGINE,
+    RAY_ADDRESS,
+    *DOCKER,
+    TEST_TIMEOUT,
+    SESSION_TIMEOUT,
+)
+"""How the tests run: the options `evaluate` and `check` share, in every front end."""
+COMPARISON = (BASELINE, FAIL_ON, HISTORY, DETAILS)
+"""The baseline, what fails the run and what the summary details: `evaluate`'s and `merge`'s."""
+EVALUATE = (
+    PROBLEM,
+    CHECKPOINT,
+    SUBMISSION,
+    SAME_SUBMISSION,
+    CONCURRENCY,
+    SKIP_EXISTING,
+    SELECT,
+    INCLUDE_PRIOR_TESTS,
+    *RUN,
+    POLICY,
+    *COMPARISON,
+    RERUNS,
+    REPEAT,
+    FLAKY_PASSES,
+)
+"""`evaluate`'s options (its flags, in the help's order)."""
+CHECK = (CHANGED_SINCE, CHECK_CONCURRENCY, CHECK_REPEAT, ORACLE_POLICY, *RUN)
+"""`check`'s options, after its problems."""
