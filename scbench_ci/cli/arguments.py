@@ -8,13 +8,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
 from scbench_ci.commands.channels import BaselineSource, Echo
 from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.option_values import BadValue, Option, whole_number
+from scbench_ci.option_values import BadValue, Option
 from scbench_ci.options.declared import (
     COMPARISON,
     DOCKER,
@@ -46,10 +45,6 @@ def argument_type(flag: str, parse: Callable[[str, str], Value]) -> Callable[[st
             raise argparse.ArgumentTypeError(error.reason) from None
 
     return convert
-
-
-def at_least(flag: str, least: int) -> Callable[[str], int]:
-    return argument_type(flag, partial(whole_number, least=least))
 
 
 def add_option(parser: Container, option: Option, **overrides: Any) -> None:
