@@ -20,6 +20,8 @@ from scbench_ci.options import CheckOptions, EvaluationOptions
 from scbench_ci.options.declared import (
     CHANGED_SINCE,
     CHECK_CONCURRENCY,
+    CHECK_OUTPUT,
+    CHECK_QUIET,
     CHECK_REPEAT,
     ORACLE_POLICY,
 )
@@ -37,18 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_options(parser, (CHANGED_SINCE, CHECK_CONCURRENCY, CHECK_REPEAT, ORACLE_POLICY))
     add_run_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the runs' reports and logs, results.json and summary.md go "
-        "(default: ./.scbench)",
-    )
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="do not show a line per finished run"
-    )
+    add_options(parser, (CHECK_OUTPUT, CHECK_QUIET))
     take_pytest_arguments(parser)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from scbench_ci.cli.arguments import (
     add_comparison_arguments,
@@ -19,7 +18,7 @@ from scbench_ci.cli.arguments import (
     wants_colour,
     warn,
 )
-from scbench_ci.cli.workflow_step import add_workflow_report_argument, report_to_workflow
+from scbench_ci.cli.workflow_step import report_to_workflow
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.options import EvaluationOptions, check_shared_submission, commit_of
 from scbench_ci.options.declared import (
@@ -27,14 +26,17 @@ from scbench_ci.options.declared import (
     CONCURRENCY,
     FLAKY_PASSES,
     INCLUDE_PRIOR_TESTS,
+    OUTPUT,
     POLICY,
     PROBLEM,
+    QUIET,
     REPEAT,
     RERUNS,
     SAME_SUBMISSION,
     SELECT,
     SKIP_EXISTING,
     SUBMISSION,
+    WORKFLOW_REPORT,
 )
 from scbench_ci.outputs.console import render_report
 
@@ -49,21 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option(parser, POLICY)
     add_comparison_arguments(parser)
     add_options(parser.add_argument_group("flaky tests"), (RERUNS, REPEAT, FLAKY_PASSES))
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where reports, logs and results.json go (default: ./.scbench)",
-    )
-    parser.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="do not stream the test output; print only the report",
-    )
-    add_workflow_report_argument(parser)
+    add_options(parser, (OUTPUT, QUIET, WORKFLOW_REPORT))
     take_pytest_arguments(parser)
 
 

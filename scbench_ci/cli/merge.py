@@ -7,9 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file, wants_colour
+from scbench_ci.cli.arguments import (
+    add_comparison_arguments,
+    add_option,
+    baseline_file,
+    wants_colour,
+)
 from scbench_ci.commands.merge import merge
 from scbench_ci.options import MergeOptions, commit_of
+from scbench_ci.options.declared import MERGE_OUTPUT
 from scbench_ci.outputs.console import render_report
 from scbench_ci.results.baseline import results_files
 
@@ -24,15 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "actions/download-artifact put in a folder of its own)",
     )
     add_comparison_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the merged results.json, summary.md and each checkpoint's reports go "
-        "(default: ./.scbench)",
-    )
+    add_option(parser, MERGE_OUTPUT)
 
 
 def options(args: argparse.Namespace) -> MergeOptions:

@@ -6,11 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_option
+from scbench_ci.cli.arguments import add_option, add_options
 from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
-from scbench_ci.options.declared import ARTIFACT_NAME, DETAILS, FAIL_ON
+from scbench_ci.options.declared import (
+    ARTIFACT_NAME,
+    ARTIFACT_URL,
+    DETAILS,
+    FAIL_ON,
+    SUMMARY_OUTPUT,
+)
 from scbench_ci.trust.terminal import terminal_text
 
 
@@ -21,17 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RESULTS_JSON",
         help="a results.json of `scbench-ci evaluate` or `scbench-ci check`",
     )
-    parser.add_argument(
-        "--artifact-url", metavar="URL", help="link the summary to the artifact with the reports"
-    )
-    add_option(parser, ARTIFACT_NAME)
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE",
-        help="write the markdown to FILE (default: stdout)",
-    )
+    add_options(parser, (ARTIFACT_URL, ARTIFACT_NAME, SUMMARY_OUTPUT))
     add_option(
         parser,
         FAIL_ON,

@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
 from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.executors.choice import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
+from scbench_ci.executors.docker.labels import CACHE_LABEL, LEGACY_CACHE_VOLUME
 from scbench_ci.executors.docker.settings import Setting, settings
+from scbench_ci.executors.processes import OWNER_LABEL, parse_owner
 from scbench_ci.option_values import (
     BadValue,
     Option,
@@ -73,6 +76,13 @@ def submission_template(option: str, value: str) -> str:
             option,
             f"{value!r}: unknown placeholder {unknown[0]} (the known ones: {', '.join(known)})",
         )
+    return value
+
+
+def owner(option: str, value: str) -> str:
+    """`HOST/PID`."""
+    if parse_owner(value) is None:
+        raise BadValue(option, f"expected HOST/PID, got {value!r}")
     return value
 
 
@@ -473,6 +483,105 @@ RETENTION_DAYS = Option(
     "retention_days", None, whole_number, "days to keep the artifact", input="retention_days",
     keyword=False, absent=_ACTION_ONLY,
 )  # fmt: skip
+
+# The CLI's own: where it writes and what it prints.
+_OWN_OUTPUT = (
+    "the action's output folder is always .scbench/ in its workspace, which it uploads; the "
+    "API's `output` is optional (without it, a scratch folder removed before the call returns)"
+)
+OUTPUT = Option(
+    "output",
+    Path(".scbench"),
+    path,
+    "where reports, logs and results.json go (default: ./.scbench)",
+    flag="--output",
+    short="-o",
+    keyword=False,
+    absent=_OWN_OUTPUT,
+    metavar="DIR",
+)
+CHECK_OUTPUT = replace(
+    OUTPUT,
+    help="where the runs' reports and logs, results.json and summary.md go (default: ./.scbench)",
+)
+MERGE_OUTPUT = replace(
+    OUTPUT,
+    help="where the merged results.json, summary.md and each checkpoint's reports go "
+    "(default: ./.scbench)",
+)
+SUMMARY_OUTPUT = replace(
+    OUTPUT,
+    default=None,
+    metavar="FILE",
+    help="write the markdown to FILE (default: stdout)",
+    absent="the action writes the job summary; the API returns results, not markdown",
+)
+QUIET = Option(
+    "quiet",
+    False,
+    boolean,
+    "do not stream the test output; print only the report",
+    flag="--quiet",
+    short="-q",
+    keyword=False,
+    absent="the terminal's: the action folds the output into a log group, the API prints only "
+    "to `echo`",
+)
+CHECK_QUIET = replace(QUIET, help="do not show a line per finished run")
+WORKFLOW_REPORT = Option(
+    "workflow_report",
+    True,
+    boolean,
+    "in a GitHub Actions step, do not write the job summary and the annotations (written by "
+    "default when GITHUB_ACTIONS is true, as the action writes them)",
+    flag="--no-workflow-report",
+    keyword=False,
+    absent="the CLI's in a workflow step: the action publishes as its inputs say, the API not",
+)
+ARTIFACT_URL = Option(
+    "artifact_url",
+    None,
+    optional_text,
+    "link the summary to the artifact with the reports",
+    flag="--artifact-url",
+    keyword=False,
+    absent="`summary`'s, which only the CLI has: the action links the artifact it uploads",
+    metavar="URL",
+)
+
+# `cleanup`, which only the CLI has: each of the action's and the API's runs removes its own.
+_CLEANUP = "`cleanup` is the CLI's: each run of the action and of the API removes its own"
+VOLUMES = Option(
+    "volumes",
+    False,
+    boolean,
+    f"also remove the cached environments the runs share (label {CACHE_LABEL}) and the uv "
+    f"cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); run it when no evaluation is "
+    "running",
+    flag="--volumes",
+    keyword=False,
+    absent=_CLEANUP,
+)
+OWNER = Option(
+    "owner",
+    None,
+    owner,
+    "remove only what the scbench-ci process PID of host HOST made (its "
+    f"{OWNER_LABEL} label), even while it runs",
+    flag="--owner",
+    keyword=False,
+    absent=_CLEANUP,
+    metavar="HOST/PID",
+)
+EVERYTHING = Option(
+    "everything",
+    False,
+    boolean,
+    "remove every run's containers and volumes, those of runs still in progress too",
+    flag="--all",
+    keyword=False,
+    absent=_CLEANUP,
+)
 
 ACTION_INPUTS: tuple[Option, ...] = (
     COMMAND,

@@ -1,8 +1,10 @@
 """The Docker executor's settings: the image and the container's limits, as one value.
 
-Each field says how it is given (its CLI flag, its action input, the parser of their text), so a
-new limit is one field here: the CLI's flags (`cli/arguments.py`), the action's inputs and their
-defaults (`action/inputs.py`), the executor and the fingerprint of a run all read them from here.
+Each field is an option's declaration (`option_values.Option`: its CLI flag, its action input,
+its API keyword, the parser of their text), so a new limit is one field here: the CLI's flags
+(`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`), the API's
+keywords, the executor and the fingerprint of a run all read them from here
+(`options/declared.py` lists them with every other option).
 """
 
 from __future__ import annotations
