@@ -23,9 +23,8 @@ from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import Option, as_text
-from scbench_ci.options import CheckOptions, EvaluationOptions
+from scbench_ci.options import CheckOptions, EvaluationOptions, fields_of
 from scbench_ci.options.declared import (
     CHANGED_SINCE,
     CHECK,
@@ -132,14 +131,8 @@ def evaluate(
                 checkpoint="all",
                 submission="",
                 output_dir=folder,
-                policy=values["policy"],
-                fail_on=values["fail_on"],
-                include_prior_tests=values["include_prior_tests"],
-                reruns=values["reruns"],
-                repeat=values["repeat"],
-                flaky_passes=values["flaky_passes"],
                 targets=chosen,
-                **_run_fields(values),
+                **fields_of(EvaluationOptions, EVALUATE_KEYWORDS, lambda one: values[one.name]),
             )
             outcome = evaluate_command.evaluate(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
@@ -189,9 +182,7 @@ def check_problems(
                 checkpoint="all",
                 submission="",
                 output_dir=folder,
-                policy=values["oracle_policy"],
-                repeat=values["repeat"],
-                **_run_fields(values),
+                **fields_of(EvaluationOptions, CHECK_KEYWORDS, lambda one: values[one.name]),
             )
             options = CheckOptions(runs, changed_since=values["changed_since"])
             outcome = check_command.check(options, echo=_echo(echo), warn=_warn)
@@ -214,22 +205,6 @@ def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) 
         else:
             values[option.name] = option.parse(option.name, as_text(given))
     return values
-
-
-def _run_fields(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The EvaluationOptions fields both commands take, as the CLI's `run_options` gives them."""
-    return {
-        "executor": values["executor"],
-        "engine": values["engine"],
-        "ray_address": values["ray_address"],
-        "docker": DockerSettings(**{name: values[name] for name in _DOCKER}),
-        "entrypoint": values["entrypoint"],
-        "environment": values["environment"],
-        "concurrency": values["jobs"],
-        "test_timeout_s": values["test_timeout"],
-        "session_timeout_s": values["session_timeout"],
-        "pytest_args": values["pytest_args"],
-    }
 
 
 def _targets(targets: Sequence[Target]) -> tuple[Target, ...]:

@@ -64,6 +64,15 @@ class Option:
     """The flag may be given again; each value is parsed and kept in order."""
     off_help: str = ""
     """The help of `--no-<flag>`, for a boolean whose default is None."""
+    field: str | None = None
+    """The field of the commands' options types it sets, where that is not `name`
+    (`EvaluationOptions.concurrency` for `jobs`); see `options.fields_of`."""
+    group: str = ""
+    """The heading the CLI's help lists its flag under (empty: the command's own list)."""
+
+    @property
+    def field_name(self) -> str:
+        return self.field or self.name
 
     @property
     def is_switch(self) -> bool:

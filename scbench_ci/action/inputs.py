@@ -10,7 +10,6 @@ from typing import Any
 
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import REPORTS_DIR
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import Option
 from scbench_ci.options import (
     CheckOptions,
@@ -19,6 +18,7 @@ from scbench_ci.options import (
     PlanOptions,
     check_shared_submission,
     commit_of,
+    fields_of,
     is_template,
 )
 from scbench_ci.options.declared import (
@@ -33,34 +33,20 @@ from scbench_ci.options.declared import (
     CHECKPOINT,
     COMMAND,
     COMMENT,
-    CONCURRENCY,
-    DETAILS,
-    DOCKER,
-    ENTRYPOINT,
     ENVIRONMENT,
     EVERY_CHECKPOINT,
     FAIL_ON,
     FAIL_ON_POLICY,
-    FLAKY_PASSES,
     GITHUB_TOKEN,
-    HISTORY,
-    INCLUDE_PRIOR_TESTS,
     JOB_SUMMARY,
     ORACLE_POLICY,
-    POLICY,
     PROBLEM,
-    PYTEST_ARGS,
     REPEAT,
-    RERUNS,
     RESULTS,
     RETENTION_DAYS,
     SAME_SUBMISSION,
-    SELECT,
-    SESSION_TIMEOUT,
     SHARDS,
-    SKIP_EXISTING,
     SUBMISSION,
-    TEST_TIMEOUT,
     UNEXPANDED_TOKEN,
     UPLOAD_ARTIFACT,
 )
@@ -197,40 +183,33 @@ def _check_required(given: _Given, command: str) -> None:
         given.required(ARTIFACT_NAME, command, ": the artifact of the triggering run to publish")
 
 
+_READ_APART = (PROBLEM, CHECKPOINT, SUBMISSION, ENVIRONMENT, FAIL_ON, REPEAT, ORACLE_POLICY)
+"""The inputs each read with the workspace or the command in mind; every other input that sets a
+field of EvaluationOptions is read as its declaration says."""
+
+
 def _evaluation_options(given: _Given, command: str, env: Mapping[str, str]) -> EvaluationOptions:
     workspace = given.workspace
     problems = given.paths(PROBLEM)
     # `.scbench/` in the workspace is the action's own, though the default submission `.` holds
     # it: never staged, never trusted (see SECURITY.md).
     _check_output_folder(workspace / REPORTS_DIR)
-    fail_on = given.value(FAIL_ON) if given.value(FAIL_ON_POLICY) else "never"
     environment = given.value(ENVIRONMENT)
+    apart = {option.name for option in _READ_APART}
+    plain = (option for option in ACTION_INPUTS if option.name not in apart)
     return EvaluationOptions(
         problems=problems,
         checkpoint=_checkpoint(given, command),
         submission=str(workspace / _submission(given, command, problems)),
         output_dir=workspace / REPORTS_DIR,
         executor="docker",
-        docker=DockerSettings(**{setting.name: given.value(setting) for setting in DOCKER}),
-        include_prior_tests=given.value(INCLUDE_PRIOR_TESTS),
-        entrypoint=given.value(ENTRYPOINT),
         environment=None if environment is None else given.inside(ENVIRONMENT, str(environment)),
-        test_timeout_s=given.value(TEST_TIMEOUT),
-        session_timeout_s=given.value(SESSION_TIMEOUT),
-        policy=given.value(POLICY),
-        fail_on=fail_on,
-        details=given.value(DETAILS),
-        history=given.value(HISTORY),
-        commit=commit_of(env),
-        pytest_args=given.value(PYTEST_ARGS),
-        concurrency=given.value(CONCURRENCY),
-        skip_existing=given.value(SKIP_EXISTING),
-        reruns=given.value(RERUNS),
+        fail_on=given.value(FAIL_ON) if given.value(FAIL_ON_POLICY) else "never",
         repeat=given.value(CHECK_REPEAT if command == "check" else REPEAT),
-        flaky_passes=given.value(FLAKY_PASSES),
-        select=given.value(SELECT),
+        commit=commit_of(env),
         own_output=True,
         confine_submissions_to=workspace,
+        **fields_of(EvaluationOptions, plain, given.value),
     )
 
 

@@ -12,19 +12,8 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
 from scbench_ci.commands.channels import BaselineSource, Echo
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.option_values import BadValue, Option
-from scbench_ci.options.declared import (
-    COMPARISON,
-    DOCKER,
-    ENGINE,
-    ENTRYPOINT,
-    ENVIRONMENT,
-    EXECUTOR,
-    RAY_ADDRESS,
-    SESSION_TIMEOUT,
-    TEST_TIMEOUT,
-)
+from scbench_ci.options import fields_of
 from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.results.baseline import load_baseline
 from scbench_ci.trust.terminal import terminal_text
@@ -74,9 +63,28 @@ def add_option(parser: Container, option: Option, **overrides: Any) -> None:
     parser.add_argument(*flags, **(how | overrides))
 
 
-def add_options(parser: Container, options: Iterable[Option]) -> None:
+def add_options(parser: argparse.ArgumentParser, options: Iterable[Option]) -> None:
+    """The options' flags, in order, each under its declaration's heading."""
+    groups: dict[str, Container] = {"": parser}
     for option in options:
-        add_option(parser, option)
+        if option.group not in groups:
+            groups[option.group] = parser.add_argument_group(option.group)
+        add_option(groups[option.group], option)
+
+
+def given(
+    args: argparse.Namespace, options_type: type, options: Iterable[Option]
+) -> dict[str, Any]:
+    """The fields of `options_type` that the options' flags give (`options.fields_of`); a
+    repeated flag's values as one tuple."""
+
+    def value(option: Option) -> Any:
+        parsed = getattr(args, option.name)
+        if not option.repeated:
+            return parsed
+        return tuple(item for one in parsed for item in (one if isinstance(one, tuple) else (one,)))
+
+    return fields_of(options_type, options, value)
 
 
 def take_pytest_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,36 +96,6 @@ def take_pytest_arguments(parser: argparse.ArgumentParser) -> None:
         "Whatever follows `--` is given to pytest as it is, after the run's own arguments "
         "(-- -k 'parse and not slow' -x)."
     )
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """How the tests run (the flags `evaluate` and `check` share): see `run_options`."""
-    add_options(parser, (ENTRYPOINT, ENVIRONMENT, EXECUTOR))
-    add_options(parser.add_argument_group("where the runs take place"), (ENGINE, RAY_ADDRESS))
-    add_options(parser.add_argument_group("docker executor"), DOCKER)
-    add_options(parser, (TEST_TIMEOUT, SESSION_TIMEOUT))
-
-
-def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The EvaluationOptions fields `add_run_arguments`' flags give."""
-    return {
-        "entrypoint": args.entrypoint,
-        "environment": args.environment,
-        "executor": args.executor,
-        "engine": args.engine,
-        "ray_address": args.ray_address,
-        "docker": DockerSettings(
-            **{setting.name: getattr(args, setting.name) for setting in DOCKER}
-        ),
-        "test_timeout_s": args.test_timeout,
-        "session_timeout_s": args.session_timeout,
-    }
-
-
-def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags `evaluate` and `merge` share: the baseline, what fails the run, and how much
-    the summary details."""
-    add_options(parser, COMPARISON)
 
 
 def baseline_file(path: str | None) -> BaselineSource:

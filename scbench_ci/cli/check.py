@@ -7,24 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import (
-    add_options,
-    add_run_arguments,
-    run_options,
-    take_pytest_arguments,
-    terminal,
-    warn,
-)
+from scbench_ci.cli.arguments import add_options, given, take_pytest_arguments, terminal, warn
 from scbench_ci.commands.check import check
 from scbench_ci.options import CheckOptions, EvaluationOptions
-from scbench_ci.options.declared import (
-    CHANGED_SINCE,
-    CHECK_CONCURRENCY,
-    CHECK_OUTPUT,
-    CHECK_QUIET,
-    CHECK_REPEAT,
-    ORACLE_POLICY,
-)
+from scbench_ci.options.declared import CHECK
 from scbench_ci.outputs.check_console import render_check_report
 
 
@@ -37,24 +23,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a problem folder (holds config.yaml), or a folder of problem folders (a "
         "repository's problems/) to check every problem in it",
     )
-    add_options(parser, (CHANGED_SINCE, CHECK_CONCURRENCY, CHECK_REPEAT, ORACLE_POLICY))
-    add_run_arguments(parser)
-    add_options(parser, (CHECK_OUTPUT, CHECK_QUIET))
+    add_options(parser, CHECK)
     take_pytest_arguments(parser)
 
 
 def options(args: argparse.Namespace) -> CheckOptions:
-    run = run_options(args)
     runs = EvaluationOptions(
         problems=tuple(args.problems),
         checkpoint="all",
         submission="",
-        output_dir=args.output,
-        policy=args.oracle_policy,
         pytest_args=tuple(args.pytest_args),
-        concurrency=args.jobs,
-        repeat=args.repeat,
-        **run,
+        **given(args, EvaluationOptions, CHECK),
     )
     return CheckOptions(runs, changed_since=args.changed_since)
 

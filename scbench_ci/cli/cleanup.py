@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from scbench_ci.cli.arguments import add_option, add_options
+from scbench_ci.cli.arguments import add_option, given
 from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.executors.processes import OWNER_LABEL
 from scbench_ci.options import CleanupOptions
-from scbench_ci.options.declared import EVERYTHING, OWNER, VOLUMES
+from scbench_ci.options.declared import CLEANUP, EVERYTHING, OWNER, VOLUMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,11 +20,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "host. Those without an owner (older versions) are removed."
     )
     add_option(parser, VOLUMES)
-    add_options(parser.add_mutually_exclusive_group(), (OWNER, EVERYTHING))
+    which = parser.add_mutually_exclusive_group()
+    for option in (OWNER, EVERYTHING):
+        add_option(which, option)
 
 
 def options(args: argparse.Namespace) -> CleanupOptions:
-    return CleanupOptions(volumes=args.volumes, owner=args.owner, everything=args.everything)
+    return CleanupOptions(**given(args, CleanupOptions, CLEANUP))
 
 
 def run(args: argparse.Namespace) -> int:

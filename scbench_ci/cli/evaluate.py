@@ -7,12 +7,9 @@ import os
 import sys
 
 from scbench_ci.cli.arguments import (
-    add_comparison_arguments,
-    add_option,
     add_options,
-    add_run_arguments,
     baseline_file,
-    run_options,
+    given,
     take_pytest_arguments,
     terminal,
     wants_colour,
@@ -21,37 +18,12 @@ from scbench_ci.cli.arguments import (
 from scbench_ci.cli.workflow_step import report_to_workflow
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.options import EvaluationOptions, check_shared_submission, commit_of
-from scbench_ci.options.declared import (
-    CHECKPOINT,
-    CONCURRENCY,
-    FLAKY_PASSES,
-    INCLUDE_PRIOR_TESTS,
-    OUTPUT,
-    POLICY,
-    PROBLEM,
-    QUIET,
-    REPEAT,
-    RERUNS,
-    SAME_SUBMISSION,
-    SELECT,
-    SKIP_EXISTING,
-    SUBMISSION,
-    WORKFLOW_REPORT,
-)
+from scbench_ci.options.declared import EVALUATE
 from scbench_ci.outputs.console import render_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_options(
-        parser,
-        (PROBLEM, CHECKPOINT, SUBMISSION, SAME_SUBMISSION, CONCURRENCY, SKIP_EXISTING, SELECT),
-    )
-    add_option(parser, INCLUDE_PRIOR_TESTS)
-    add_run_arguments(parser)
-    add_option(parser, POLICY)
-    add_comparison_arguments(parser)
-    add_options(parser.add_argument_group("flaky tests"), (RERUNS, REPEAT, FLAKY_PASSES))
-    add_options(parser, (OUTPUT, QUIET, WORKFLOW_REPORT))
+    add_options(parser, EVALUATE)
     take_pytest_arguments(parser)
 
 
@@ -63,26 +35,10 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
             option="--submission",
             allow="give --same-submission",
         )
-    run = run_options(args)
     return EvaluationOptions(
-        problems=tuple(args.problems),
-        checkpoint=args.checkpoint,
-        submission=args.submission,
-        output_dir=args.output,
-        include_prior_tests=args.include_prior_tests,
-        policy=args.policy,
-        fail_on=args.fail_on,
-        details=args.details,
-        history=args.history,
         commit=commit_of(os.environ),
         pytest_args=tuple(args.pytest_args),
-        concurrency=args.jobs,
-        skip_existing=args.skip_existing,
-        reruns=args.reruns,
-        repeat=args.repeat,
-        flaky_passes=args.flaky_passes,
-        select=tuple(key for given in args.select for key in given),
-        **run,
+        **given(args, EvaluationOptions, EVALUATE),
     )
 
 

@@ -7,15 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import (
-    add_comparison_arguments,
-    add_option,
-    baseline_file,
-    wants_colour,
-)
+from scbench_ci.cli.arguments import add_options, baseline_file, given, wants_colour
 from scbench_ci.commands.merge import merge
 from scbench_ci.options import MergeOptions, commit_of
-from scbench_ci.options.declared import MERGE_OUTPUT
+from scbench_ci.options.declared import MERGE
 from scbench_ci.outputs.console import render_report
 from scbench_ci.results.baseline import results_files
 
@@ -29,20 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a results.json, or a folder holding them (each artifact that "
         "actions/download-artifact put in a folder of its own)",
     )
-    add_comparison_arguments(parser)
-    add_option(parser, MERGE_OUTPUT)
+    add_options(parser, MERGE)
 
 
 def options(args: argparse.Namespace) -> MergeOptions:
     files = tuple(file for path in args.results for file in results_files(path, "merge"))
-    return MergeOptions(
-        files,
-        args.output,
-        fail_on=args.fail_on,
-        details=args.details,
-        history=args.history,
-        commit=commit_of(os.environ),
-    )
+    return MergeOptions(files, commit=commit_of(os.environ), **given(args, MergeOptions, MERGE))
 
 
 def run(args: argparse.Namespace) -> int:

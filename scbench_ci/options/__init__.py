@@ -8,15 +8,17 @@ the pipeline reads them as they are, so the front ends cannot drift apart.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from scbench_ci.engines.admission import JobCount
 from scbench_ci.errors import UsageError
-from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.executors.docker.settings import DockerSettings, Setting
+from scbench_ci.option_values import Option
 from scbench_ci.options.declared import (
     CONCURRENCY,
     DETAILS,
@@ -50,6 +52,7 @@ __all__ = [
     "check_shared_submission",
     "checkpoint_choice",
     "commit_of",
+    "fields_of",
     "is_template",
     "job_count",
     "ray_address",
@@ -58,6 +61,26 @@ __all__ = [
 
 Engine = Literal["local", "ray"]
 _COMMIT = re.compile(f"[0-9a-f]{{4,{MAX_COMMIT_CHARS}}}")
+
+
+def fields_of(
+    options_type: type, declared: Iterable[Option], value: Callable[[Option], Any]
+) -> dict[str, Any]:
+    """The fields of `options_type` that the `declared` options set, each one's value as the
+    front end gives it (`value`): how every front end fills a command's options. Docker's
+    settings are one DockerSettings; an option that is no field of the type (the CLI's
+    `--quiet`) is the front end's to read."""
+    names = {one.name for one in dataclasses.fields(options_type)}
+    fields: dict[str, Any] = {}
+    docker: dict[str, Any] = {}
+    for option in declared:
+        if isinstance(option, Setting):
+            docker[option.name] = value(option)
+        elif option.field_name in names:
+            fields[option.field_name] = value(option)
+    if docker and "docker" in names:
+        fields["docker"] = DockerSettings(**docker)
+    return fields
 
 
 def commit_of(env: Mapping[str, str]) -> str | None:

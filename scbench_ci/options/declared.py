@@ -1,11 +1,14 @@
-"""Every option of scbench-ci's commands, declared once (`Option`): the CLI's flags
-(`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`, action.yml,
-checked by a test), the Python API's keywords (`api.py`, checked by a test) and the parser of their
-text all come from here. The Docker executor's limits are declared as DockerSettings' fields.
+"""Every option of scbench-ci's commands, declared once (`Option`): the CLI's flags and their help
+(`cli/arguments.add_options`), the action's inputs and their defaults (`action/inputs.py`;
+action.yml is held to them by a test), the Python API's keywords (`api.py`: typed signatures whose
+defaults are these, held to them by a test), the parser of their text wherever it is given, and
+the field of each command's options they set (`options.fields_of`) all come from here. The Docker
+executor's limits are declared as DockerSettings' fields.
 
-A new option is a declaration here (or a DockerSettings field), a field of the options type of
-each command that takes it, the line of each front end's list that names it (`EVALUATE_FLAGS`,
-`ACTION_INPUTS`, an API keyword), and the code where it takes effect.
+A new option: its declaration here (or a DockerSettings field), in the lists of the commands that
+take it (`EVALUATE`, `CHECK`, ... for the CLI; `ACTION_INPUTS` and action.yml's entry for the
+action); the field it sets in the options type; for the API, its keyword in the signature; and the
+code where it takes effect. tests/options/test_declared.py says what is missing.
 """
 
 from __future__ import annotations
@@ -116,11 +119,14 @@ CHECKPOINT = Option(
     keyword=False,
     absent=_TARGETS,
     metavar="NAME|all",
+    # Empty: `plan` and `check` take every checkpoint, `evaluate` needs one.
+    input_default="",
     required=True,
 )
 EVERY_CHECKPOINT = replace(
     CHECKPOINT,
     default="all",
+    input_default=None,
     required=False,
     help="the checkpoint of every problem, or all of them (default: %(default)s)",
 )
@@ -210,6 +216,7 @@ ENGINE = Option(
     "local: this machine, --jobs side by side; ray: each run a task on a Ray cluster, run by "
     "the Docker executor of the node it lands on (needs scbench-ci[ray]) (default: %(default)s)",
     flag="--engine",
+    group="where the runs take place",
     absent="the action runs on its own runner; a cluster is for the CLI and the API",
     choices=ENGINES,
 )
@@ -220,6 +227,7 @@ RAY_ADDRESS = Option(
     "the Ray cluster to join with --engine ray: HOST:PORT of its head, or auto (the cluster "
     "this machine is a node of, or RAY_ADDRESS) (default: %(default)s)",
     flag="--ray-address",
+    group="where the runs take place",
     absent="as engine's",
     metavar="ADDRESS",
 )
@@ -231,6 +239,7 @@ TEST_TIMEOUT = Option(
     "per-test timeout (default: the checkpoint's, the problem's, or 30)",
     flag="--timeout",
     input="timeout",
+    field="test_timeout_s",
     metavar="S",
 )
 SESSION_TIMEOUT = Option(
@@ -240,6 +249,7 @@ SESSION_TIMEOUT = Option(
     "wall-clock limit for the whole run of one checkpoint (default: %(default)g)",
     flag="--session-timeout",
     input="session_timeout",
+    field="session_timeout_s",
     metavar="S",
 )
 CONCURRENCY = Option(
@@ -251,6 +261,7 @@ CONCURRENCY = Option(
     flag="--jobs",
     short="-j",
     input="jobs",
+    field="concurrency",
     metavar="N|auto",
 )
 PYTEST_ARGS = Option(
@@ -346,6 +357,7 @@ RERUNS = Option(
     "is flaky (default: %(default)s)",
     flag="--reruns",
     input="reruns",
+    group="flaky tests",
     metavar="N",
 )
 REPEAT = Option(
@@ -356,6 +368,7 @@ REPEAT = Option(
     "differs is flaky (default: %(default)s)",
     flag="--repeat",
     input="repeat",
+    group="flaky tests",
     # Empty: the command's (1, and 2 for `check`'s oracle runs).
     input_default="",
     metavar="N",
@@ -367,6 +380,7 @@ FLAKY_PASSES = Option(
     "count flaky tests as passed for the policy (default: as failed)",
     flag="--flaky-passes",
     input="flaky_passes",
+    group="flaky tests",
 )
 SKIP_EXISTING = Option(
     "skip_existing",
@@ -380,10 +394,19 @@ SKIP_EXISTING = Option(
     absent="the API's runs are made fresh (without `output` there is nothing to reuse)",
 )
 
-# `check`, `plan`, `merge`.
+# `check`, `plan`, `merge`, `summary`.
+PLAN_BASELINE = replace(
+    BASELINE,
+    help="an earlier run's results.json (or a folder holding one): its checkpoint durations "
+    "balance the shards",
+)
+SUMMARY_FAIL_ON = replace(
+    FAIL_ON, help="the run's --fail-on, which the headline follows (default: %(default)s)"
+)
 CHECK_REPEAT = replace(
     REPEAT,
     default=2,
+    group="",
     help="run each reference solution N times; a test whose outcome differs is flaky "
     "(default: %(default)s)",
 )
@@ -400,6 +423,8 @@ ORACLE_POLICY = Option(
     "known to fail (default: %(default)s)",
     flag="--oracle-policy",
     input="oracle_policy",
+    # `check`'s runs are judged by it.
+    field="policy",
     choices=POLICY_NAMES,
 )
 CHANGED_SINCE = Option(
@@ -496,6 +521,7 @@ OUTPUT = Option(
     "where reports, logs and results.json go (default: ./.scbench)",
     flag="--output",
     short="-o",
+    field="output_dir",
     keyword=False,
     absent=_OWN_OUTPUT,
     metavar="DIR",
@@ -512,6 +538,7 @@ MERGE_OUTPUT = replace(
 SUMMARY_OUTPUT = replace(
     OUTPUT,
     default=None,
+    field="output",
     metavar="FILE",
     help="write the markdown to FILE (default: stdout)",
     absent="the action writes the job summary; the API returns results, not markdown",
@@ -586,7 +613,7 @@ EVERYTHING = Option(
 ACTION_INPUTS: tuple[Option, ...] = (
     COMMAND,
     PROBLEM,
-    replace(CHECKPOINT, input_default=""),
+    CHECKPOINT,
     SELECT,
     SUBMISSION,
     SAME_SUBMISSION,
@@ -651,7 +678,24 @@ EVALUATE = (
     RERUNS,
     REPEAT,
     FLAKY_PASSES,
+    OUTPUT,
+    QUIET,
+    WORKFLOW_REPORT,
 )
 """`evaluate`'s options (its flags, in the help's order)."""
-CHECK = (CHANGED_SINCE, CHECK_CONCURRENCY, CHECK_REPEAT, ORACLE_POLICY, *RUN)
+CHECK = (
+    CHANGED_SINCE,
+    CHECK_CONCURRENCY,
+    CHECK_REPEAT,
+    ORACLE_POLICY,
+    *RUN,
+    CHECK_OUTPUT,
+    CHECK_QUIET,
+)
 """`check`'s options, after its problems."""
+PLAN = (PROBLEM, EVERY_CHECKPOINT, SHARDS, PLAN_BASELINE)
+MERGE = (*COMPARISON, MERGE_OUTPUT)
+"""`merge`'s options, after its results."""
+SUMMARY = (ARTIFACT_URL, ARTIFACT_NAME, SUMMARY_OUTPUT, SUMMARY_FAIL_ON, DETAILS)
+"""`summary`'s options, after its results."""
+CLEANUP = (VOLUMES, OWNER, EVERYTHING)

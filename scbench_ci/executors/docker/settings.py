@@ -80,7 +80,7 @@ class Setting(Option):
 
 
 def _setting(name: str, default: Any, **how: Any) -> Any:
-    setting = Setting(name, default, **how)
+    setting = Setting(name, default, group="docker executor", **how)
     return field(default=default, metadata={"setting": setting})
 
 
