@@ -5,6 +5,7 @@ their defaults; and a bad value gets the same reason from the CLI, the action an
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,20 @@ import pytest
 import yaml
 
 import scbench_ci
-from scbench_ci.action.inputs import read_inputs
+from scbench_ci.action.inputs import ActionInputs, read_inputs
 from scbench_ci.api import CHECK_KEYWORDS, EVALUATE_KEYWORDS
 from scbench_ci.cli.main import COMMANDS, parse_arguments
 from scbench_ci.errors import UsageError
+from scbench_ci.executors.docker.settings import Setting
 from scbench_ci.option_values import BadValue, Option, optional_text, path, words
-from scbench_ci.options import declared
+from scbench_ci.options import (
+    CleanupOptions,
+    EvaluationOptions,
+    MergeOptions,
+    PlanOptions,
+    SummaryOptions,
+    declared,
+)
 from scbench_ci.plan import Target
 from testing.paths import REPO_ROOT
 from testing.runner import input_variable
@@ -232,3 +241,49 @@ def test_a_bad_value_has_the_same_reason_from_the_cli_the_action_and_the_api(
         reasons["api"] = _api_reason(option, text, tmp_path)
     assert reasons
     assert reasons == dict.fromkeys(reasons, parsed.value.reason)
+
+
+READ_BY_THE_FRONT_END = {
+    "evaluate": {"same_submission", "baseline", "quiet", "workflow_report"},
+    "check": {"changed_since", "quiet"},
+    "merge": {"baseline"},
+    "plan": {"baseline"},
+    "summary": set(),
+    "cleanup": set(),
+}
+"""What each command's CLI reads itself: the options that set no field of its options type."""
+OPTIONS_TYPES = {
+    "evaluate": (declared.EVALUATE, EvaluationOptions),
+    "check": (declared.CHECK, EvaluationOptions),
+    "merge": (declared.MERGE, MergeOptions),
+    "plan": (declared.PLAN, PlanOptions),
+    "summary": (declared.SUMMARY, SummaryOptions),
+    "cleanup": (declared.CLEANUP, CleanupOptions),
+}
+
+
+@pytest.mark.parametrize("command", OPTIONS_TYPES)
+def test_every_option_of_a_command_sets_a_field_of_its_options_or_is_read_apart(
+    command: str,
+) -> None:
+    """A declaration whose field is misspelt would be dropped by `fields_of` without a word."""
+    options, options_type = OPTIONS_TYPES[command]
+    fields = {field.name for field in dataclasses.fields(options_type)}
+    apart = {
+        option.name
+        for option in options
+        if not isinstance(option, Setting) and option.field_name not in fields
+    }
+    assert apart == READ_BY_THE_FRONT_END[command]
+
+
+def test_every_input_sets_a_field_of_the_options_or_of_the_action_s_inputs() -> None:
+    fields = {field.name for field in dataclasses.fields(EvaluationOptions)}
+    fields |= {field.name for field in dataclasses.fields(ActionInputs)}
+    apart = {
+        option.name
+        for option in declared.ACTION_INPUTS
+        if not isinstance(option, Setting) and option.field_name not in fields
+    }
+    # The one a command checks its submission with, and the one fail_on is made of.
+    assert apart == {"same_submission", "fail_on_policy"}
