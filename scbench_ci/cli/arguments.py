@@ -36,9 +36,9 @@ def argument_type(flag: str, parse: Callable[[str, str], Value]) -> Callable[[st
     return convert
 
 
-def add_option(parser: Container, option: Option, **overrides: Any) -> None:
+def add_option(parser: Container, option: Option) -> None:
     """The option's flag, as its declaration says: a value parsed by its parser (argparse names
-    the flag before the parser's reason), or a switch; `overrides` are argparse's."""
+    the flag before the parser's reason), or a switch."""
     assert option.flag is not None, option.name
     flags = [flag for flag in (option.short, option.flag) if flag]
     how: dict[str, Any] = {"dest": option.name, "help": option.help}
@@ -60,7 +60,7 @@ def add_option(parser: Container, option: Option, **overrides: Any) -> None:
             how["required"] = True
         else:
             how["default"] = [] if option.repeated else option.default
-    parser.add_argument(*flags, **(how | overrides))
+    parser.add_argument(*flags, **how)
 
 
 def add_options(parser: argparse.ArgumentParser, options: Iterable[Option]) -> None:
