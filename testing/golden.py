@@ -73,6 +73,7 @@ class Scenario:
 SCENARIOS = (
     Scenario("single_pass"),
     Scenario("single_fail"),
+    Scenario("missing_module"),
     Scenario("multi_problem"),
     Scenario("comparison", ("--fail-on", "regressions")),
     Scenario("check"),
@@ -98,9 +99,10 @@ def render_summary_file(scenario: Scenario) -> str:
 
 def normalized(document: Any, scratch: str | None = None) -> Any:
     """The results.json document with what changes from run to run replaced by fixed values:
-    durations, dates, versions, fingerprints, memory addresses, and the absolute paths of the
-    checkout and of `scratch`. The tests' outcomes, from which the verdicts and counts follow,
-    are kept."""
+    durations, dates (a run's start, and in its trends when a test began failing, which its
+    history's normalized starts must give again), versions, fingerprints, memory addresses, and
+    the absolute paths of the checkout and of `scratch`. The tests' outcomes, from which the
+    verdicts and counts follow, are kept."""
     if isinstance(document, dict):
         return {key: _normalized_value(key, value, scratch) for key, value in document.items()}
     if isinstance(document, list):
@@ -119,7 +121,7 @@ def _normalized_value(key: str, value: Any, scratch: str | None) -> Any:
         return FIXED_DURATION_S
     if key == "phases":
         return {phase: FIXED_DURATION_S for phase in value}
-    if key in ("started_at", "baseline_started_at"):
+    if key in ("started_at", "baseline_started_at", "since"):
         return FIXED_DATE
     if key == "tool_versions":
         return {tool: FIXED_VERSION for tool in value}
