@@ -148,10 +148,11 @@ class CauseBlock:
     text: str
 
 
-def cause_block(group: CauseGroup, level: Level) -> CauseBlock | None:
+def cause_block(group: CauseGroup, level: Level) -> CauseBlock:
     """The text under a cause, once for all its tests: the output the cause was found in (the
     submission's stderr), else the first test's traceback when the level shows tracebacks,
-    else its message when it has more than the cause's line; None for nothing more to show."""
+    else its message. Every cause has one, so that what a summary's layout is never depends on
+    the text of the results."""
     cause, test = group.cause, group.tests[0]
     whose = "The test" if len(group.tests) == 1 else "The first test"
     if cause.output is not None:
@@ -172,10 +173,8 @@ def cause_block(group: CauseGroup, level: Level) -> CauseBlock | None:
             note = formatted("The end of the traceback{}:", _cut(excerpt.cut_lines))
             return CauseBlock(note, excerpt.text)
         return CauseBlock(literal(""), excerpt.text)
-    message = (test.message or "").strip()
-    if message and message != cause.text and level.test_chars:
-        return CauseBlock(literal(""), cap(message, level.test_chars) or "")
-    return None
+    message = (test.message or "").strip() or cause.text
+    return CauseBlock(literal(""), cap(message, max(level.test_chars, 1)) or "")
 
 
 def _cut(lines: int) -> str:
