@@ -163,14 +163,14 @@ def cause_block(group: CauseGroup, level: Level) -> CauseBlock:
             whose,
             code_span(assertion),
             cause.source.value,
-            _cut(excerpt.cut_lines),
+            literal(_cut(excerpt.cut_lines)),
         )
         return CauseBlock(note, excerpt.text)
     details = (test.details or "").strip()
     if level.tracebacks and details:
         excerpt = end_of(details, level.test_chars)
         if excerpt.cut_lines:
-            note = formatted("The end of the traceback{}:", _cut(excerpt.cut_lines))
+            note = formatted("The end of the traceback{}:", literal(_cut(excerpt.cut_lines)))
             return CauseBlock(note, excerpt.text)
         return CauseBlock(literal(""), excerpt.text)
     message = (test.message or "").strip() or cause.text
