@@ -42,7 +42,8 @@ LEVELS = (
         False,
         40,
         6000,
-        "only the first 10 causes of the failing tests of each checkpoint are listed, without tracebacks",
+        "only the first 10 causes of the failing tests of each checkpoint are listed, "
+        "without tracebacks",
         20,
     ),
     Level(0, 0, False, 10, 1000, "failing tests are not listed and logs are cut to their end", 5),
