@@ -17,6 +17,8 @@ from itertools import cycle
 from pathlib import Path
 from typing import Any
 
+from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.summary_sections import failing_checkpoints
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
@@ -27,6 +29,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RunResult,
     count_groups,
+    why_failed,
 )
 from testing.cli import run_cli
 from testing.paths import REPO_ROOT
@@ -48,6 +51,8 @@ MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-f]{6,16}\b")
 """In a traceback's reprs: `<function run at 0x7f3ded623240>`."""
 FIXED_ADDRESS = "0x7f0000000000"
 SCRATCH_PLACEHOLDER = "/scratch"
+CAUSE_PREFIX_CHARS = 40
+"""first_cause: as much as a page is searched for."""
 """What the folder scripts/golden.py runs in (copied submissions, shards) becomes."""
 
 
@@ -82,6 +87,19 @@ SCENARIOS = (
 )
 SCALE = SCENARIOS[-1]
 """Generated, not run: `scale_run`."""
+
+
+def first_cause(run: RunResult) -> str | None:
+    """The start of what a failing run's summary must show in its first screen: the main cause
+    of its first failing checkpoint's failing tests, else why that checkpoint failed; None for
+    a run whose checkpoints all pass."""
+    failing = failing_checkpoints(run).listed
+    if not failing:
+        return None
+    first = failing[0]
+    cause = first.main_cause
+    text = cause.cause.text if cause is not None else why_failed(first.checkpoint, run.policy)
+    return headline(text)[:CAUSE_PREFIX_CHARS]
 
 
 def render_summary_file(scenario: Scenario) -> str:
