@@ -163,24 +163,28 @@ def cause_block(group: CauseGroup, level: Level) -> CauseBlock:
             whose,
             code_span(assertion),
             cause.source.value,
-            literal(_cut(excerpt.cut_lines)),
+            _cut(excerpt.cut_lines),
         )
         return CauseBlock(note, excerpt.text)
     details = (test.details or "").strip()
     if level.tracebacks and details:
         excerpt = end_of(details, level.test_chars)
         if excerpt.cut_lines:
-            note = formatted("The end of the traceback{}:", literal(_cut(excerpt.cut_lines)))
+            note = formatted("The end of the traceback{}:", _cut(excerpt.cut_lines))
             return CauseBlock(note, excerpt.text)
         return CauseBlock(literal(""), excerpt.text)
     message = (test.message or "").strip() or cause.text
     return CauseBlock(literal(""), cap(message, max(level.test_chars, 1)) or "")
 
 
-def _cut(lines: int) -> str:
+def _cut(lines: int) -> Markdown:
+    """What a block leaves out above it, for its note: ` (its first 3 lines are in the
+    reports)`, or nothing."""
     if not lines:
-        return ""
-    return f" (its first {lines} line{'s' if lines != 1 else ''} are in the reports)"
+        return literal("")
+    if lines == 1:
+        return literal(" (its first line is in the reports)")
+    return formatted(" (its first {} lines are in the reports)", lines)
 
 
 def regressed_tests(comparison: Comparison | None) -> dict[tuple[str, str], frozenset[str]]:
