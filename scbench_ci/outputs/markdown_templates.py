@@ -23,12 +23,10 @@ from scbench_ci.outputs.console import (
     passed_of,
 )
 from scbench_ci.outputs.failure_kinds import FAILURE_KINDS, explained, verdict
-from scbench_ci.outputs.summary_levels import tail
 from scbench_ci.outputs.summary_sections import cause_block, cause_title
 from scbench_ci.outputs.summary_view import LISTED_PLACES, cell_label, history_date
 from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
-from scbench_ci.results.causes import Source
 from scbench_ci.results.model import why_failed
 from scbench_ci.results.trends import NEWLY_FLAKY_RUNS
 from scbench_ci.trust.markdown import (
@@ -79,13 +77,11 @@ def _environment() -> jinja2.Environment:
         rate=fmt.rate,
         duration=fmt.duration,
         headline=headline,
-        tail=tail,
         verdict=verdict,
         verdict_line=fmt.verdict_line,
         cell=fmt.cell,
         describe_policy=policy.describe,
         why_failed=why_failed,
-        changed=fmt.changed,
         flaky_outcome=flaky_outcome,
         passed_of=passed_of,
         passed_mark=fmt.passed_mark,
@@ -111,7 +107,6 @@ def _environment() -> jinja2.Environment:
         max_note_chars=MAX_NOTE_CHARS,
         max_warnings=MAX_WARNINGS,
         newly_flaky_runs=NEWLY_FLAKY_RUNS,
-        from_message=Source.MESSAGE,
     )
     return environment
 
