@@ -3,7 +3,8 @@ normalize its results.json into tests/data/golden/<scenario>/ and render its sum
 
     python scripts/golden.py [SCENARIO ...]      (default: every one; needs Docker and the image)
 
-The scenarios (testing/golden.py): single_pass, single_fail, multi_problem (every example, every
+The scenarios (testing/golden.py): single_pass, single_fail, missing_module (a submission that
+imports a module it does not ship), multi_problem (every example, every
 checkpoint), comparison (a run against a baseline run: regressions and fixes), check
 (`scbench-ci check examples/marks`), merge (the two shards of a plan, merged), and scale (made
 by testing/golden.py, no run). Only the summaries, from the committed results.json:
@@ -35,6 +36,8 @@ from testing.golden import (  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 WORDSTAT = EXAMPLES / "wordstat"
+MARKS = EXAMPLES / "marks"
+MISSING_MODULE = "greeting_helpers"
 MERGED_PROBLEMS = ("wordstat", "kvserver", "marks")
 EVALUATE = ("--executor", "docker", "--quiet")
 
@@ -66,6 +69,17 @@ def single_pass(scratch: Path) -> Path:
 def single_fail(scratch: Path) -> Path:
     broken = WORDSTAT / "submissions" / "broken"
     return evaluate(scratch / "out", WORDSTAT, "checkpoint_1", broken)
+
+
+def missing_module(scratch: Path) -> Path:
+    """marks checkpoint_1 with a submission that imports a module it does not ship: the tests
+    that run it fail on its exit status or output, the cause only in its stderr."""
+    submission = scratch / "submission"
+    shutil.copytree(MARKS / "solutions" / "checkpoint_1", submission)
+    entry = submission / "greet.py"
+    source = entry.read_text()
+    entry.write_text(source.replace("import sys\n", f"import sys\n\nimport {MISSING_MODULE}\n", 1))
+    return evaluate(scratch / "out", MARKS, "checkpoint_1", submission)
 
 
 def multi_problem(scratch: Path) -> Path:
@@ -123,6 +137,7 @@ def merge(scratch: Path) -> Path:
 RUNS: dict[str, Callable[[Path], Path]] = {
     "single_pass": single_pass,
     "single_fail": single_fail,
+    "missing_module": missing_module,
     "multi_problem": multi_problem,
     "comparison": comparison,
     "check": check,

@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,8 +40,29 @@ BROWSER_TIMEOUT_S = 120
 NONCE = "measure"
 MEASURES_ID = "measures"
 
-# Opens every folded block, then measures each table of each article and the page.
+# First, as GitHub shows the page (folded blocks closed): where each article's `data-find`
+# text is first seen, from the article's top (null: not seen). Then opens every folded block and
+# measures each table of each article and the page.
 MEASURE_SCRIPT = """
+const seen = {};
+for (const article of document.querySelectorAll("article.markdown-body[data-find]")) {
+  const needle = article.dataset.find;
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  seen[article.dataset.name] = null;
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const at = node.textContent.indexOf(needle);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + needle.length);
+    const box = range.getBoundingClientRect();
+    // Inside a closed <details> a text is laid out but not shown.
+    if (box.height === 0 || !node.parentElement.checkVisibility()) continue;
+    seen[article.dataset.name] = Math.round(box.top - article.getBoundingClientRect().top);
+    break;
+  }
+}
 for (const details of document.querySelectorAll("details")) details.open = true;
 const tables = [];
 for (const article of document.querySelectorAll("article.markdown-body")) {
@@ -58,6 +79,7 @@ for (const article of document.querySelectorAll("article.markdown-body")) {
 const measures = {
   height: Math.ceil(document.documentElement.getBoundingClientRect().height),
   tables,
+  seen,
 };
 document.getElementById("measures").textContent = JSON.stringify(measures);
 """
@@ -84,19 +106,24 @@ class Measures:
     height_px: int
     """The page's height with every <details> open."""
     tables: list[TableWidth]
+    seen_px: dict[str, int | None]
+    """Per page given a text to find: how far below its top the text is first seen, folded
+    blocks closed as GitHub shows them; None when it is not seen."""
 
 
 def markdown_html(markdown: str) -> str:
     return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
 
 
-def github_page(pages: Sequence[tuple[str, str]]) -> str:
+def github_page(pages: Sequence[tuple[str, str]], find: Mapping[str, str] | None = None) -> str:
     """An HTML page of each (name, markdown) as GitHub shows it, one article each, one below the
-    other, and the script that measures them."""
+    other, and the script that measures them (`find`: a text to look for, per page name)."""
     css = (github_css() / CSS_FILE).read_text()
+    find = find or {}
     articles = "\n".join(
-        f'<article class="markdown-body" data-name="{html.escape(name)}">\n'
-        f"{markdown_html(markdown)}\n</article>"
+        f'<article class="markdown-body" data-name="{html.escape(name)}"'
+        + (f' data-find="{html.escape(find[name])}"' if name in find else "")
+        + f">\n{markdown_html(markdown)}\n</article>"
         for name, markdown in pages
     )
     policy = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{NONCE}'"
@@ -128,11 +155,12 @@ def github_css() -> Path:
     return folder / "node_modules" / CSS_PACKAGE
 
 
-def measure(pages: Sequence[tuple[str, str]]) -> Measures:
-    """Each table's width and the page's height, in one Chromium process for all the pages."""
+def measure(pages: Sequence[tuple[str, str]], find: Mapping[str, str] | None = None) -> Measures:
+    """Each table's width, the page's height, and where each text of `find` (per page name) is
+    first seen, in one Chromium process for all the pages."""
     with tempfile.TemporaryDirectory(prefix="github-page-") as scratch:
         page = Path(scratch) / "page.html"
-        page.write_text(github_page(pages))
+        page.write_text(github_page(pages, find))
         dom = chromium(Path(scratch), "--dump-dom", page.as_uri()).stdout
     found = re.search(f'<pre id="{MEASURES_ID}" hidden="">(.*?)</pre>', dom, re.DOTALL)
     if found is None:
@@ -144,6 +172,7 @@ def measure(pages: Sequence[tuple[str, str]]) -> Measures:
             TableWidth(table["page"], table["header"], table["scrollWidth"], table["clientWidth"])
             for table in measures["tables"]
         ],
+        measures["seen"],
     )
 
 

@@ -17,6 +17,8 @@ from itertools import cycle
 from pathlib import Path
 from typing import Any
 
+from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.summary_sections import failing_checkpoints
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
@@ -27,6 +29,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RunResult,
     count_groups,
+    why_failed,
 )
 from testing.cli import run_cli
 from testing.paths import REPO_ROOT
@@ -48,6 +51,8 @@ MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-f]{6,16}\b")
 """In a traceback's reprs: `<function run at 0x7f3ded623240>`."""
 FIXED_ADDRESS = "0x7f0000000000"
 SCRATCH_PLACEHOLDER = "/scratch"
+CAUSE_PREFIX_CHARS = 40
+"""first_cause: as much as a page is searched for."""
 """What the folder scripts/golden.py runs in (copied submissions, shards) becomes."""
 
 
@@ -73,6 +78,7 @@ class Scenario:
 SCENARIOS = (
     Scenario("single_pass"),
     Scenario("single_fail"),
+    Scenario("missing_module"),
     Scenario("multi_problem"),
     Scenario("comparison", ("--fail-on", "regressions")),
     Scenario("check"),
@@ -81,6 +87,19 @@ SCENARIOS = (
 )
 SCALE = SCENARIOS[-1]
 """Generated, not run: `scale_run`."""
+
+
+def first_cause(run: RunResult) -> str | None:
+    """The start of what a failing run's summary must show in its first screen: the main cause
+    of its first failing checkpoint's failing tests, else why that checkpoint failed; None for
+    a run whose checkpoints all pass."""
+    failing = failing_checkpoints(run).listed
+    if not failing:
+        return None
+    first = failing[0]
+    cause = first.main_cause
+    text = cause.cause.text if cause is not None else why_failed(first.checkpoint, run.policy)
+    return headline(text)[:CAUSE_PREFIX_CHARS]
 
 
 def render_summary_file(scenario: Scenario) -> str:
@@ -98,9 +117,10 @@ def render_summary_file(scenario: Scenario) -> str:
 
 def normalized(document: Any, scratch: str | None = None) -> Any:
     """The results.json document with what changes from run to run replaced by fixed values:
-    durations, dates, versions, fingerprints, memory addresses, and the absolute paths of the
-    checkout and of `scratch`. The tests' outcomes, from which the verdicts and counts follow,
-    are kept."""
+    durations, dates (a run's start, and in its trends when a test began failing, which its
+    history's normalized starts must give again), versions, fingerprints, memory addresses, and
+    the absolute paths of the checkout and of `scratch`. The tests' outcomes, from which the
+    verdicts and counts follow, are kept."""
     if isinstance(document, dict):
         return {key: _normalized_value(key, value, scratch) for key, value in document.items()}
     if isinstance(document, list):
@@ -119,7 +139,7 @@ def _normalized_value(key: str, value: Any, scratch: str | None) -> Any:
         return FIXED_DURATION_S
     if key == "phases":
         return {phase: FIXED_DURATION_S for phase in value}
-    if key in ("started_at", "baseline_started_at"):
+    if key in ("started_at", "baseline_started_at", "since"):
         return FIXED_DATE
     if key == "tool_versions":
         return {tool: FIXED_VERSION for tool in value}

@@ -214,7 +214,9 @@ def _composed(found: list[Place], base: Any, mapping: dict[str, str]) -> dict[st
 def _replaced(
     base: dict[str, Any], found: list[Place], mapping: dict[str, str], text: str, fields: set[str]
 ) -> dict[str, Any]:
-    """`base` with each name in `mapping` replaced, and `text` (numbered) in `fields`."""
+    """`base` with each name in `mapping` replaced, and `text` in `fields`, numbered at the end
+    of its first line: no two fields start alike, hostile or benign, so that the summary groups
+    the failures of both the same way (by their first lines)."""
     document = copy.deepcopy(base)
     keys = []
     for number, place in enumerate(found):
@@ -224,7 +226,8 @@ def _replaced(
         if place.kind in ("problem", "checkpoint", "test", "key"):
             replacement = mapping.get(place_value(base, place))
         elif place.kind == "text" and place.field in fields:
-            replacement = f"{text} #{number}"
+            first, newline, rest = text.partition("\n")
+            replacement = f"{first} #{number}{newline}{rest}"
         else:
             replacement = None
         if replacement is not None:

@@ -35,7 +35,7 @@ from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.github.annotations import check_annotations, run_annotations
 from scbench_ci.outputs.github.check_run import CheckRun
 from scbench_ci.outputs.github.workflow import command
-from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.markdown import fenced, literal, text
 
@@ -113,7 +113,6 @@ def _run(step: Step) -> int:
         )
         artifact_name = named(outcome.result)
     fail_on = inputs.options.fail_on
-    render = partial(render_summary, fail_on=fail_on, details=inputs.options.details)
-    step.publish(outcome, artifact_name, render, run_annotations)
+    step.publish(outcome, artifact_name, summary_renderer(inputs.options), run_annotations)
     stdout.write(render_report(outcome.result, step.shown(outcome.results_path), fail_on=fail_on))
     return outcome.exit_code

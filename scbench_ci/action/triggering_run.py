@@ -29,7 +29,7 @@ from scbench_ci.outputs.github.annotations import check_annotations, run_annotat
 from scbench_ci.outputs.github.baseline_artifact import download_run_artifact
 from scbench_ci.outputs.github.event import triggering_run
 from scbench_ci.outputs.github.workflow_run import verified_pull_request
-from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.results.file import load_pull_request, load_results, write_results
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.pull_request import PULL_REQUEST_FILE, PullRequestRef
@@ -66,8 +66,14 @@ def publish_triggering_run(step: Step) -> ExitCode:
         render = partial(render_check_summary, fail_on=fail_on)
         step.publish(outcome, name, render, check_annotations, target, reported_by=run.id)
     else:
-        render = partial(render_summary, fail_on=fail_on, details=inputs.options.details)
-        step.publish(outcome, name, render, run_annotations, target, reported_by=run.id)
+        step.publish(
+            outcome,
+            name,
+            summary_renderer(inputs.options),
+            run_annotations,
+            target,
+            reported_by=run.id,
+        )
     return ExitCode.PASSED
 
 

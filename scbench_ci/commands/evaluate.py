@@ -4,7 +4,6 @@ write results.json and summary.md."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 from scbench_ci import evaluation
 from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline, say
@@ -12,7 +11,7 @@ from scbench_ci.executors.base import EVALUATION_CACHE_SCOPE
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
-from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.placement import make_placement
 from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
@@ -49,7 +48,7 @@ def evaluate(
     results_path = write_run_files(
         result,
         options.output_dir,
-        render=partial(render_summary, fail_on=options.fail_on, details=options.details),
+        render=summary_renderer(options),
         artifact_name=artifact_name(result),
     )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

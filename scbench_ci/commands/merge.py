@@ -5,14 +5,12 @@ of all of them writes them."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from scbench_ci.commands.channels import BaselineSource, Outcome, no_baseline
 from scbench_ci.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
-from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.results.baseline import compared
 from scbench_ci.results.run_history import carried, carried_by_shards, with_history
 from scbench_ci.results.scbench_format import (
@@ -42,7 +40,7 @@ def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> O
     results_path = write_run_files(
         result,
         output_dir,
-        render=partial(render_summary, fail_on=options.fail_on, details=options.details),
+        render=summary_renderer(options),
         artifact_name=options.artifact_name,
     )
     return Outcome(result, results_path, exit_code(result, options.fail_on))

@@ -8,7 +8,7 @@ from scbench_ci.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.check_summary import render_check_summary
-from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.problem.model import real_path
 from scbench_ci.results.file import load_results
 from scbench_ci.trust.output_folder import write_file
@@ -18,14 +18,13 @@ def summary(options: SummaryOptions) -> str:
     """The markdown, also written to `options.output` when there is one."""
     results = load_results(options.results)
     render = (
-        render_check_summary
+        partial(render_check_summary, fail_on=options.fail_on)
         if checked(results)
-        else partial(render_summary, details=options.details)
+        else summary_renderer(options)
     )
     try:
         markdown = render(
             results,
-            fail_on=options.fail_on,
             artifact_url=options.artifact_url,
             artifact_name=options.artifact_name,
             # The reports are beside the results.json.

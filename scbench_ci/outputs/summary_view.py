@@ -13,7 +13,7 @@ from datetime import datetime
 from scbench_ci.problem.model import Group
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
-from scbench_ci.results.trends import FailingStreak, TestTrend, Trends, trends
+from scbench_ci.results.trends import TestTrend, Trends, trends
 from scbench_ci.trust.markdown import Markdown, literal
 
 DETAILS = ("failed", "changed", "all")
@@ -231,8 +231,10 @@ def checkpoint_changes(run: RunResult) -> list[CheckpointChanges]:
     return rows
 
 
+HISTORY_MIN_RUNS = 3
+"""A history of fewer runs is the baseline and this run, which the changes already compare."""
 HISTORY_LISTED = 10
-"""How many tests each list of the history's section shows (flaky, newly flaky, failing)."""
+"""How many tests each list of the history's section shows (flaky, newly flaky)."""
 CHART_COLORS = {
     Group.CORE: (literal("#0969da"), "blue"),
     Group.FUNCTIONALITY: (literal("#1a7f37"), "green"),
@@ -273,12 +275,11 @@ class HistoryView:
     """The groups with tests in every run (a line cannot skip a run)."""
     flaky: list[TestTrend]
     newly_flaky: list[TestTrend]
-    failing: list[FailingStreak]
 
 
 def history_view(run: RunResult) -> HistoryView | None:
-    """None without a history of at least two runs."""
-    if run.history is None or len(run.history.runs) < 2:
+    """None without a history of at least HISTORY_MIN_RUNS runs."""
+    if run.history is None or len(run.history.runs) < HISTORY_MIN_RUNS:
         return None
     found = trends(run.history)
     rows = [
@@ -302,7 +303,6 @@ def history_view(run: RunResult) -> HistoryView | None:
         lines,
         list(found.flaky[:HISTORY_LISTED]),
         list(found.newly_flaky[:HISTORY_LISTED]),
-        list(found.failing[:HISTORY_LISTED]),
     )
 
 

@@ -6,9 +6,9 @@ the functions of this module make one, each from our own words (`literal`, `form
 template) or from text it escapes. Every other value is text, from wherever it came (a test's
 message, a problem's or a checkpoint's name, an error that quotes a results.json), and is escaped
 where it is put: `markdown(value)` is the value itself when it is Markdown, else the value
-escaped. The templates' environment applies it to every `{{ }}` (outputs/summary.py), and the
-Check Run and the comment to what they are given, so neither a template nor a message builder
-can put a plain string into the page unescaped.
+escaped. The templates' environment applies it to every `{{ }}`
+(outputs/markdown_templates.py), and the Check Run and the comment to what they are given, so
+neither a template nor a message builder can put a plain string into the page unescaped.
 
 What escaped text cannot start: a link (`[x](y)`, `www.`, `scheme://`), an image, a heading, a
 list, emphasis, a code span or fence, a table cell (`|`), an HTML tag or comment (`<`), an entity

@@ -37,7 +37,7 @@ def test_in_a_workflow_step_the_summary_and_the_annotations_are_written(tmp_path
     written = summary.read_text()
     assert written.startswith("earlier step\n")
     assert "## ❌ FAILED" in written
-    assert "<code>tests/test_checkpoint_1.py::t</code> failed: t broke" in written
+    assert "<code>tests/test_checkpoint_1.py::t</code> Core, failed: t broke" in written
     errors = [line for line in stdout.getvalue().splitlines() if line.startswith("::error ")]
     assert len(errors) == 1 and "t broke" in errors[0]
 

@@ -75,7 +75,9 @@ def test_a_checkpoint_without_core_tests_says_why_it_failed(
         and f"  all                     4/4   100.0%\n  why it failed: {NO_CORE}\n" in run.stdout
     )
     summary = (output / "summary.md").read_text()
-    assert summary.count("**Why it failed**") == 1
+    # At the top, the run's failing checkpoints with why; then in the checkpoint's section.
+    assert summary.count("**Why it failed**") == 2
+    assert f"\n- **checkpoint\\_2**: {NO_CORE}.\n" in summary
     section = summary[summary.index("### checkpoint\\_2: ❌ failed") :]
     assert section.split("\n\n")[1] == f"**Why it failed**: {NO_CORE}."
 

@@ -14,7 +14,9 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
-from scbench_ci.outputs.summary import LEVELS, render_summary
+from scbench_ci.outputs.summary import render_summary
+from scbench_ci.outputs.summary_levels import LEVELS
+from scbench_ci.outputs.summary_sections import cause_groups
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
@@ -89,10 +91,18 @@ def document(problem: Problem, *checkpoints: CheckpointResult) -> RunResult:
 
 
 def failing(count: int, message: str, details: str | None = None) -> list[TestOutcome]:
-    """Failing tests spread over Core, Functionality and Error."""
+    """Failing tests spread over Core, Functionality and Error, each failing its own way: the
+    message's first line ends with the test's number."""
     groups = list(GROUP_MARKERS.values())
+    first, newline, rest = message.partition("\n")
     return [
-        make_outcome(f"test_{i}", Status.FAILED, *groups[i % 3], message=message, details=details)
+        make_outcome(
+            f"test_{i}",
+            Status.FAILED,
+            *groups[i % 3],
+            message=f"{first} #{i}{newline}{rest}",
+            details=details,
+        )
         for i in range(count)
     ]
 
@@ -176,14 +186,16 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
         "| **All** | 7 | 2 | 2 | 11 | 63.6% |",
     ):
         assert f"\n{row}\n" in markdown
-    assert "#### checkpoint\\_1: Core, 1 failing\n" in markdown
-    assert "#### checkpoint\\_1: Error, 1 failing\n" in markdown
+    assert "#### checkpoint\\_1: 2 failing tests, 2 causes\n" in markdown
+    # The cause on the folded line, the traceback under it: the message is not repeated.
     assert (
-        "<details><summary><code>tests/test_checkpoint_1.py::test_bad</code> failed: "
-        "AssertionError: assert 1 == 2</summary>\n\n"
-        "```text\nAssertionError: assert 1 == 2\n\ntb\n```\n\n</details>\n"
+        "<details><summary><code>tests/test_checkpoint_1.py::test_bad</code> Core, failed: "
+        "AssertionError: assert 1 == 2</summary>\n\n```text\ntb\n```\n\n</details>\n"
     ) in markdown
-    assert "<code>tests/test_checkpoint_1.py::test_fixture</code> error: FileNotFound" in markdown
+    fixture = "<code>tests/test_checkpoint_1.py::test_fixture</code> Error, error: FileNotFound"
+    assert fixture in markdown
+    # What failed comes before the counts.
+    assert markdown.index("test_bad") < markdown.index("| Core | 6 |")
     assert markdown.count("<details>") == 2  # skipped and xfailed tests are not failures
     assert "| Checkpoint |" not in markdown  # no progression table for one checkpoint
 
@@ -361,9 +373,12 @@ def test_a_failing_test_is_capped_with_the_end_of_its_traceback(problem: Problem
     markdown = render_summary(document(problem, result))
     block = markdown[markdown.index("```text\n") : markdown.index("\n```\n")]
     assert len(block) < 2200
-    assert "mmm\n… [4016 more characters cut]\n\n[" in block
-    assert "earlier characters cut] …\ntraceback line " in block
+    # The block is the traceback's end alone, whole lines; what is cut is said above it.
+    assert block.startswith("```text\ntraceback line ")
+    assert "cut" not in block and "m" * 100 not in block
     assert block.endswith("traceback line 499\nE   the end")
+    note = markdown[: markdown.index("```text\n")].rsplit("\n\n", 2)[-2]
+    assert note.startswith("The end of the traceback (its first ") and "are in the reports" in note
 
 
 @pytest.mark.parametrize(
@@ -441,9 +456,10 @@ def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None
         ),
     )
     markdown = render_summary(compared(run, baseline))
-    head, changes = markdown.split("\n### Changes since the baseline\n\n")
+    # What failed first, then what changed.
+    head, details = markdown.split("\n### checkpoint\\_1: ")
     assert head.startswith("## ❌ FAILED: demo v1, checkpoint\\_1\n")
-    changes, details = changes.split("\n### checkpoint\\_1: ")
+    details, changes = details.split("\n### Changes since the baseline\n\n")
     assert changes == (
         "Compared with the baseline **baseline/results.json** of 2026-01-01 00:00 UTC: "
         "1 regression, 1 fixed, 1 new, 0 removed, 0 flaky, 1 verdict change.\n"
@@ -460,7 +476,11 @@ def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None
         "| --- | :---: | ---: | ---: | ---: | ---: |\n"
         "| checkpoint\\_1 | ✅ → ❌ | 1 | 1 | 1 | 0 |\n"
         "\n"
-        "**Fixed**: <code>tests/test\\_checkpoint\\_1.py::test\\_c</code> (checkpoint\\_1).\n"
+        "<details><summary><strong>Fixed</strong>: 1 test in checkpoint_1</summary>\n"
+        "\n"
+        "- <code>tests/test\\_checkpoint\\_1.py::test\\_c</code>\n"
+        "\n"
+        "</details>\n"
     )
     assert "Core tests: **0 of 1** pass (-1) · all tests: 3 of 4 pass (+1), 1 fail" in head
     for row in (
@@ -472,9 +492,9 @@ def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None
     ):
         assert f"\n{row}\n" in details
     # The regression is listed once, in its checkpoint's section, first and marked.
-    assert "#### checkpoint\\_1: Core, 1 failing, 1 newly\n" in details
+    assert "#### checkpoint\\_1: 1 failing test\n" in details
     assert (
-        "<code>tests/test_checkpoint_1.py::test_a</code> failed (newly failing): "
+        "<code>tests/test_checkpoint_1.py::test_a</code> Core, failed (newly failing): "
         "AssertionError: 1 == 2</summary>"
     ) in details
     assert markdown.count("test\\_a") + markdown.count("test_a") == 1
@@ -487,11 +507,11 @@ def test_without_changes_a_comparison_is_one_line(problem: Problem) -> None:
         checkpoint_result(problem, "checkpoint_1", [make_outcome("test_a", Status.PASSED)]),
     )
     markdown = render_summary(compared(run, run))
-    assert (
+    assert markdown.endswith(
         "\n### Changes since the baseline\n\nCompared with the baseline **baseline/results.json**"
         " of 2026-01-01 00:00 UTC: 0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, "
-        "0 verdict changes.\n\n### checkpoint\\_1: ✅ passed"
-    ) in markdown
+        "0 verdict changes.\n"
+    )
     assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown
 
 
@@ -537,8 +557,8 @@ def test_flaky_tests_are_listed_without_a_comparison(problem: Problem) -> None:
         "| passed on attempt 3 | AssertionError: first try |\n"
         "| checkpoint\\_1 | <code>tests/test\\_checkpoint\\_1.py::test\\_repeat</code> (line 3) "
         "| passed 2 of 3 runs | passed in 2 of 3 runs; run 2: boom |\n"
-        "\n### checkpoint\\_1: ❌ failed"
     ) in markdown
+    assert markdown.index("### checkpoint\\_1: ❌ failed") < markdown.index("### Flaky tests")
     assert (
         "| Group | Passed | Failed | Skipped | Total | Pass rate | Flaky |\n"
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
@@ -703,7 +723,7 @@ def test_hostile_text_is_escaped_outside_code(hostile_markdown: str) -> None:
 
 
 def test_code_fences_are_longer_than_any_backtick_run(hostile_markdown: str) -> None:
-    assert "\n````text\n```\n\n```\n```\n````\n" in hostile_markdown
+    assert "\n````text\n```\n```\n````\n" in hostile_markdown
     outside_fences(hostile_markdown)
 
 
@@ -752,7 +772,7 @@ def many_tracebacks(problem: Problem) -> RunResult:
         ("many_tracebacks", 1_000_000, 0),
         ("many_tracebacks", 100_000, 1),
         ("huge", 1_000_000, 2),
-        ("huge", 20_000, 3),
+        ("huge", 8_000, 3),
     ],
 )
 @pytest.mark.slow
@@ -769,8 +789,8 @@ def test_each_level_is_reached_and_fits(
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1")
     assert "| Core | 0 | " in markdown
     if level == 2:
-        assert markdown.count("<details>") == 30
-        assert "\n… and 6657 more, not listed here.\n" in markdown
+        assert markdown.count("<details>") == 10
+        assert "\n… and 19990 more causes of failing tests, not listed here.\n" in markdown
     if level == 3:
         assert "<details>" not in markdown
         assert "Failing tests not listed here: 20000 (see the note at the top)." in markdown
@@ -782,11 +802,12 @@ def test_each_level_is_reached_and_fits(
 
 
 def test_the_last_resort_is_a_clean_cut(huge: RunResult) -> None:
-    markdown = render_summary(huge, max_bytes=2200)
-    assert len(markdown.encode()) <= 2200
+    markdown = render_summary(huge, max_bytes=2450)
+    assert len(markdown.encode()) <= 2450
     # Cut in the log's code block, which is closed.
-    assert markdown.endswith(
-        "\nlog line 94\n``````\n\n✂️ The summary is cut here to stay under 2,200 bytes.\n"
+    assert re.search(
+        r"\nlog line \d+\n``````\n\n✂️ The summary is cut here to stay under 2,450 bytes.\n$",
+        markdown,
     )
     assert markdown.startswith("## ❌ FAILED: demo v1, checkpoint\\_1, checkpoint\\_2\n")
     outside_fences(markdown)
@@ -833,17 +854,24 @@ def test_the_summary_of_a_real_failing_run(broken_run: Path) -> None:
     section = markdown[markdown.index("### checkpoint\\_2") : markdown.index("### checkpoint\\_3")]
     assert "| Regression | 4 | 11 | 1 | 16 | 25.0% |" in section
     assert "| **All** | 7 | 22 | 1 | 30 | 23.3% |" in section
-    assert section.count("<details>") == 22
+    assert section.count("<details>") == causes(broken_run, "checkpoint_2")
     assert (
-        "<code>tests/test_checkpoint_2.py::test_top_matches_frequency_table</code> error: "
-        "FileNotFoundError" in section
+        "<code>tests/test_checkpoint_2.py::test_top_matches_frequency_table</code> "
+        "Functionality, error: FileNotFoundError" in section
     )
     assert "tests/test_checkpoint_2.py:82: \n" in section  # the traceback
 
 
+def causes(results: Path, name: str) -> int:
+    """How many causes the failing tests of the run's checkpoint `name` have."""
+    checkpoint = next(c for _, c in load_results(results).checkpoints() if c.name == name)
+    return len(cause_groups(checkpoint, frozenset()))
+
+
 def test_the_summary_of_a_real_failing_run_renders(broken_run: Path) -> None:
     tags = rendered_tags(render_summary(load_results(broken_run)))
-    assert tags.count("details") == 9 + 22 + 11
+    names = ("checkpoint_1", "checkpoint_2", "checkpoint_3")
+    assert tags.count("details") == sum(causes(broken_run, name) for name in names)
     assert tags.count("table") == 4
 
 

@@ -203,7 +203,7 @@ def test_many_sections_are_folded_and_list_their_first_failures() -> None:
         "1 Core test failed</summary>\n\nCore 1/2 · Functionality 0/9 · all 1/11\n\n"
         "- <code>tests/test\\_checkpoint\\_1.py::test\\_b</code> Core, failed: test\\_b broke\n"
     ) in markdown
-    assert "- … and 5 more failing tests, in the output folder.\n\n</details>\n" in markdown
+    assert "- … and 5 more causes, in the output folder.\n\n</details>\n" in markdown
     assert "```" not in markdown  # no traceback in a folded section
     rendered_tags(markdown)
 
@@ -240,5 +240,6 @@ def test_hostile_text_in_folded_sections_renders_as_text() -> None:
     assert "<script" not in text and "</code><" not in text
     tags = rendered_tags(markdown)
     assert tags.count("details") == 4  # the folded sections, none closed early
-    assert tags.count("li") == 4 * 1 + 5  # one failing test each, five of the hostile ones
+    # The four failing checkpoints at the top; one failing test each, five of the hostile ones.
+    assert tags.count("li") == 4 + 4 * 1 + 5
     assert "a" not in tags

@@ -1,14 +1,23 @@
 """The golden summaries as GitHub shows them (testing/github_page.py: cmarkgfm, GitHub's markdown
-CSS, headless Chromium): no table is wider than GitHub's content width, folded ones included."""
+CSS, headless Chromium): no table is wider than GitHub's content width, folded ones included;
+a failing run's cause is in the first screen."""
 
 from __future__ import annotations
 
 import pytest
 
+from scbench_ci.outputs.check_console import checked
+from scbench_ci.results.file import load_results
 from testing.github_page import CONTENT_WIDTH_PX, TableWidth, measure
-from testing.golden import SCENARIOS
+from testing.golden import SCENARIOS, first_cause
+
+GOLDEN_FOLDERS = {scenario.name: scenario.folder for scenario in SCENARIOS}
 
 pytestmark = pytest.mark.browser
+
+FIRST_SCREEN_PX = 1000
+"""How far down a person reads before scrolling: the cause of a failure is within it."""
+FAILING = {"single_fail", "missing_module", "multi_problem", "comparison", "merge", "scale"}
 
 WIDE_TABLE = (
     "| " + " | ".join(f"column_{index}" for index in range(40)) + " |\n" + "| --- " * 40 + "|\n"
@@ -40,3 +49,30 @@ def test_a_table_wider_than_the_page_is_found_folded_or_not() -> None:
     assert too_wide(measures.tables)[0].startswith("folded: the table `column_0 | column_1 | ")
     assert [table.too_wide for table in measures.tables] == [True, True, False]
     assert measures.tables[0].client_width == CONTENT_WIDTH_PX
+
+
+def test_the_cause_is_in_the_first_screen_of_each_failing_golden() -> None:
+    """Folded blocks closed, as GitHub first shows a summary: the main cause of the first failing
+    checkpoint (testing/golden.py first_cause) is seen within FIRST_SCREEN_PX of the top."""
+    causes = {}
+    for scenario in SCENARIOS:
+        run = load_results(scenario.results)
+        cause = None if checked(run) else first_cause(run)  # a check's summary is another page
+        if cause is not None:
+            causes[scenario.name] = cause
+    assert set(causes) == FAILING
+    pages = [(name, (GOLDEN_FOLDERS[name] / "summary.md").read_text()) for name in causes]
+    seen = measure(pages, causes).seen_px
+    late = {name: px for name, px in seen.items() if px is None or px > FIRST_SCREEN_PX}
+    assert late == {}, f"the cause is not seen in the first {FIRST_SCREEN_PX} px: {late}"
+
+
+def test_a_cause_in_a_closed_block_or_far_down_is_not_in_the_first_screen() -> None:
+    folded = "<details><summary>folded</summary>\n\nthe cause\n\n</details>\n"
+    far = "".join(f"line {index}\n\n" for index in range(60)) + "the cause\n"
+    near = "## Failed\n\nthe cause\n"
+    pages = [("folded", folded), ("far", far), ("near", near)]
+    seen = measure(pages, dict.fromkeys(("folded", "far", "near"), "the cause")).seen_px
+    assert seen["folded"] is None
+    assert seen["far"] is not None and seen["far"] > FIRST_SCREEN_PX
+    assert seen["near"] is not None and 0 < seen["near"] < 100

@@ -8,7 +8,7 @@ import ast
 import jinja2
 import pytest
 
-from scbench_ci.outputs.summary import load_template
+from scbench_ci.outputs.markdown_templates import load_template
 from scbench_ci.trust.markdown import (
     Markdown,
     code_span,
