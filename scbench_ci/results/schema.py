@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from scbench_ci.trust.names import NAME_PATTERN, name_problem
 from scbench_ci.trust.strict_json import path_of
 
 SCHEMA_VERSION = 6
@@ -63,6 +64,10 @@ def upgraded_checkpoint(document: Any) -> Any:
 
 
 def _short(error: jsonschema.ValidationError) -> str:
+    if error.validator == "pattern" and error.validator_value == NAME_PATTERN:
+        refused = name_problem(str(error.instance), len(str(error.instance)))
+        if refused is not None:
+            return refused
     message = str(error.message)
     return message if len(message) <= 300 else message[:299] + "…"
 

@@ -301,9 +301,12 @@ def test_a_name_the_rule_refuses_is_refused(kind: str, reason: str, tmp_path: Pa
     assert UsageError.exit_code == ExitCode.USAGE
 
 
+@pytest.mark.parametrize("scenario", ["single_pass", "missing_module"])  # without and with trends
 @pytest.mark.parametrize("kind", ["problem", "checkpoint", "test"])
-def test_a_refused_name_is_exit_2_with_an_inert_message(kind: str, tmp_path: Path) -> None:
-    document = with_name(golden("single_pass"), kind, REFUSED_NAMES["an escape sequence"])
+def test_a_refused_name_is_exit_2_with_an_inert_message(
+    kind: str, scenario: str, tmp_path: Path
+) -> None:
+    document = with_name(golden(scenario), kind, REFUSED_NAMES["an escape sequence"])
     path = tmp_path / "results.json"
     path.write_text(json.dumps(document))
     for command in ("summary", "history"):
