@@ -841,6 +841,7 @@ def test_the_summary_of_a_real_failing_run(broken_run: Path) -> None:
     assert "tests/test_checkpoint_2.py:82: \n" in section  # the traceback
 
 
+@pytest.mark.slow  # its fixture runs a real evaluation, as its neighbours' do
 def test_the_summary_of_a_real_failing_run_renders(broken_run: Path) -> None:
     tags = rendered_tags(render_summary(load_results(broken_run)))
     assert tags.count("details") == 9 + 22 + 11
