@@ -7,7 +7,7 @@ test:  ## the whole suite: lint, types, tests
 	scripts/test.sh
 
 test-fast:  ## the tests that need no Docker, Ray, browser, npm or real evaluation
-	.venv/bin/pytest -m "not docker and not ray and not browser and not npm and not slow and not integration"
+	.venv/bin/pytest -n 2 -m "not docker and not ray and not browser and not npm and not slow and not integration"
 
 lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports --no-cache

@@ -16,9 +16,35 @@ echo "== mypy"
 mypy
 echo "== import contracts"
 lint-imports --no-cache
-echo "== pytest"
+# The suite in three tiers, one pytest each, so each tier's time is printed: together they are
+# every test (the second and third are what the fast tier leaves out). Every tier runs even when
+# an earlier one failed; the script fails if any did.
 # Tests are independent (their own folders, ports, container labels), so SCBENCH_TEST_WORKERS=N
 # runs them side by side (pytest-xdist, a module's Ray cluster tests on one worker). The default,
 # 0, runs them in this process, in order: on 2 cores the Docker tests already use both, and side
 # by side four workers oversubscribed them and tests failed that pass in order.
-pytest -n "${SCBENCH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@"
+FAST="not docker and not ray and not browser and not npm and not slow and not integration"
+NEEDS_DOCKER="docker or ray or integration"
+tiers=(
+    "fast|$FAST"
+    "slow, browser, npm|not ($FAST) and not ($NEEDS_DOCKER)"
+    "Docker, Ray, integration|$NEEDS_DOCKER"
+)
+failed=0
+empty=0
+timings=()
+for tier in "${tiers[@]}"; do
+    name="${tier%%|*}"
+    echo "== pytest: $name"
+    started=$SECONDS
+    status=0
+    pytest -m "${tier#*|}" -n "${SCBENCH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@" \
+        || status=$?
+    # 5: no test of this tier among the ones asked for (`scripts/test.sh tests/some_dir`).
+    if [ "$status" -eq 5 ]; then empty=$((empty + 1)); elif [ "$status" -ne 0 ]; then failed=1; fi
+    timings+=("$(printf '%6d s  exit %d  %s' $((SECONDS - started)) "$status" "$name")")
+done
+echo "== pytest tiers"
+printf '%s\n' "${timings[@]}"
+if [ "$empty" -eq "${#tiers[@]}" ]; then exit 5; fi
+exit "$failed"

@@ -1,11 +1,14 @@
 """The bundled examples as the suite runs them: `scbench-ci evaluate` in a subprocess, and what
 each evaluation must give (exit code, counts per group)."""
 
+import copy
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
@@ -114,3 +117,35 @@ def group_counts(checkpoint: dict) -> Counts:
         name: (g["passed"], g["failed"], g["skipped"], g["total"])
         for name, g in checkpoint["groups"].items()
     }
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """One `scbench_evaluate` and the folder it wrote."""
+
+    run: subprocess.CompletedProcess[str]
+    results: dict[str, Any]
+    output: Path
+
+
+@dataclass
+class SharedEvaluations:
+    """`scbench_evaluate`, run once for each set of arguments: tests that read the same
+    evaluation (the same problem, checkpoint, submission, executor and options) share it. Its
+    readers never write to its folder; each gets its own copy of results.json's document."""
+
+    root: Path
+    done: dict[tuple[str, ...], Evaluated] = field(default_factory=dict)
+
+    def __call__(
+        self, problem: str, checkpoint: str, submission: str, *extra: str, executor: str = EXECUTOR
+    ) -> Evaluated:
+        key = (problem, checkpoint, submission, executor, *extra)
+        if key not in self.done:
+            output = self.root / f"run{len(self.done)}"
+            run, results = scbench_evaluate(
+                problem, checkpoint, submission, output, *extra, executor=executor
+            )
+            self.done[key] = Evaluated(run, results, output)
+        evaluated = self.done[key]
+        return Evaluated(evaluated.run, copy.deepcopy(evaluated.results), evaluated.output)

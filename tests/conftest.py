@@ -14,6 +14,7 @@ from docker.errors import BuildError, DockerException, ImageNotFound
 
 from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.signals import STOPS
+from testing.examples import SharedEvaluations
 from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
@@ -70,6 +71,12 @@ def submission(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "main.py").write_text("print('hello')\n")
     return folder
+
+
+@pytest.fixture(scope="session")
+def shared_evaluations(tmp_path_factory: pytest.TempPathFactory) -> SharedEvaluations:
+    """The bundled examples' evaluations, each run once a session (once a worker under xdist)."""
+    return SharedEvaluations(tmp_path_factory.mktemp("shared-evaluations"))
 
 
 @pytest.fixture(scope="session")

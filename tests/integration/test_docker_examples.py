@@ -9,7 +9,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.examples import EXPECTED, SharedEvaluations, group_counts
 from testing.paths import EXAMPLES
 from testing.results import checkpoint_documents
 
@@ -27,20 +27,18 @@ def _per_test(results: dict) -> dict[str, tuple[str, str, str]]:
 
 @pytest.mark.parametrize(("problem", "checkpoint", "submission"), RUNS)
 def test_docker_and_local_agree(
-    problem: str, checkpoint: str, submission: str, tmp_path: Path, test_image: str
+    problem: str,
+    checkpoint: str,
+    submission: str,
+    test_image: str,
+    shared_evaluations: SharedEvaluations,
 ) -> None:
-    local_run, local = scbench_evaluate(
-        problem, checkpoint, submission, tmp_path / "local", executor="local"
+    local_evaluation = shared_evaluations(problem, checkpoint, submission, executor="local")
+    docker_evaluation = shared_evaluations(
+        problem, checkpoint, submission, "--image", test_image, executor="docker"
     )
-    docker_run, in_docker = scbench_evaluate(
-        problem,
-        checkpoint,
-        submission,
-        tmp_path / "docker",
-        "--image",
-        test_image,
-        executor="docker",
-    )
+    local_run, local = local_evaluation.run, local_evaluation.results
+    docker_run, in_docker = docker_evaluation.run, docker_evaluation.results
     assert docker_run.returncode == local_run.returncode, docker_run.stdout + docker_run.stderr
     assert in_docker["executor"] == "docker" and local["executor"] == "local"
     assert _per_test(in_docker) == _per_test(local)

@@ -8,27 +8,36 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
-from testing.examples import EXECUTOR, EXPECTED, group_counts, scbench_evaluate
+from testing.examples import (
+    EXECUTOR,
+    EXPECTED,
+    SharedEvaluations,
+    group_counts,
+    scbench_evaluate,
+)
 from testing.results import checkpoint_documents
 from testing.scbench_reader import is_evaluation_schema_current
 
 
 @pytest.mark.parametrize(("problem", "checkpoint", "submission"), list(EXPECTED))
-def test_example(problem: str, checkpoint: str, submission: str, tmp_path: Path) -> None:
+def test_example(
+    problem: str, checkpoint: str, submission: str, shared_evaluations: SharedEvaluations
+) -> None:
     exit_code, counts = EXPECTED[(problem, checkpoint, submission)]
-    run, results = scbench_evaluate(problem, checkpoint, submission, tmp_path)
+    evaluated = shared_evaluations(problem, checkpoint, submission)
+    run, results, output = evaluated.run, evaluated.results, evaluated.output
     assert run.returncode == exit_code, run.stdout + run.stderr
     (result,) = checkpoint_documents(results)
     assert group_counts(result) == counts
     assert result["failure"] is None
     assert results["passed"] is (exit_code == 0)
-    assert (tmp_path / "results.json").is_file()
+    assert (output / "results.json").is_file()
     for name in ("ctrf-report.json", "pytest-report.json", "pytest.log", "result.json"):
-        assert (tmp_path / problem / checkpoint / name).is_file()
+        assert (output / problem / checkpoint / name).is_file()
 
 
-def test_wordstat_rules_are_visible_per_test(tmp_path: Path) -> None:
-    _, results = scbench_evaluate("wordstat", "checkpoint_2", "solutions/checkpoint_2", tmp_path)
+def test_wordstat_rules_are_visible_per_test(shared_evaluations: SharedEvaluations) -> None:
+    results = shared_evaluations("wordstat", "checkpoint_2", "solutions/checkpoint_2").results
     tests = {t["id"]: t for t in checkpoint_documents(results)[0]["tests"]}
     by_name = {test_id.split("::", 1)[1]: t for test_id, t in tests.items()}
     # A parameter id equal to a marker name is a keyword, not a marker.
@@ -47,8 +56,10 @@ def test_wordstat_rules_are_visible_per_test(tmp_path: Path) -> None:
             assert test["checkpoint"] == "checkpoint_2"
 
 
-def test_wordstat_checkpoint_1_marker_named_ids_stay_core(tmp_path: Path) -> None:
-    _, results = scbench_evaluate("wordstat", "checkpoint_1", "solutions/checkpoint_1", tmp_path)
+def test_wordstat_checkpoint_1_marker_named_ids_stay_core(
+    shared_evaluations: SharedEvaluations,
+) -> None:
+    results = shared_evaluations("wordstat", "checkpoint_1", "solutions/checkpoint_1").results
     groups = {
         t["id"].split("::", 1)[1]: t["group"] for t in checkpoint_documents(results)[0]["tests"]
     }
@@ -108,11 +119,11 @@ def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path
     assert time.monotonic() - started < 120
 
 
-def test_scbench_reads_the_evaluation_as_current(tmp_path: Path) -> None:
+def test_scbench_reads_the_evaluation_as_current(shared_evaluations: SharedEvaluations) -> None:
     """SCBench's `eval` keeps our evaluation (its check, transcribed in testing/scbench_reader.py),
     and the files beside evaluation.json are the session's output and its slimmed report."""
-    scbench_evaluate("wordstat", "checkpoint_1", "solutions/checkpoint_1", tmp_path)
-    checkpoint_dir = tmp_path / "wordstat" / "checkpoint_1"
+    output = shared_evaluations("wordstat", "checkpoint_1", "solutions/checkpoint_1").output
+    checkpoint_dir = output / "wordstat" / "checkpoint_1"
     assert is_evaluation_schema_current(checkpoint_dir)
     evaluation = json.loads((checkpoint_dir / "evaluation.json").read_text())
     stdout = (checkpoint_dir / "evaluation/stdout.txt").read_text()

@@ -5,11 +5,9 @@ teardown, a skip, an xfail), with built-in and custom markers alike."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from testing.examples import scbench_evaluate
+from testing.examples import SharedEvaluations
 from testing.results import checkpoint_documents
 
 EXECUTORS = ["local", "docker"]
@@ -50,16 +48,13 @@ CHECKPOINT_2 = {  # pytestmark = pytest.mark.slow (Functionality) on the whole m
 # fmt: on
 
 
-def groups_of(tmp_path: Path, checkpoint: str, executor: str, test_image: str) -> dict:
+def groups_of(
+    evaluations: SharedEvaluations, checkpoint: str, executor: str, test_image: str
+) -> dict:
     image = ("--image", test_image) if executor == "docker" else ()
-    run, results = scbench_evaluate(
-        "marks",
-        checkpoint,
-        f"solutions/{checkpoint}",
-        tmp_path / executor,
-        *image,
-        executor=executor,
-    )
+    submission = f"solutions/{checkpoint}"
+    evaluated = evaluations("marks", checkpoint, submission, *image, executor=executor)
+    run, results = evaluated.run, evaluated.results
     (result,) = checkpoint_documents(results)
     assert result["failure"] is None, run.stdout + run.stderr
     assert not any("differ from pytest's" in w for w in result["warnings"]), result["warnings"]
@@ -71,6 +66,10 @@ def groups_of(tmp_path: Path, checkpoint: str, executor: str, test_image: str) -
     ("checkpoint", "expected"), [("checkpoint_1", CHECKPOINT_1), ("checkpoint_2", CHECKPOINT_2)]
 )
 def test_groups_follow_the_marks_pytest_knows(
-    checkpoint: str, expected: dict, executor: str, tmp_path: Path, test_image: str
+    checkpoint: str,
+    expected: dict,
+    executor: str,
+    test_image: str,
+    shared_evaluations: SharedEvaluations,
 ) -> None:
-    assert groups_of(tmp_path, checkpoint, executor, test_image) == expected
+    assert groups_of(shared_evaluations, checkpoint, executor, test_image) == expected

@@ -868,6 +868,7 @@ def causes(results: Path, name: str) -> int:
     return len(cause_groups(checkpoint, frozenset()))
 
 
+@pytest.mark.slow  # its fixture runs a real evaluation, as its neighbours' do
 def test_the_summary_of_a_real_failing_run_renders(broken_run: Path) -> None:
     tags = rendered_tags(render_summary(load_results(broken_run)))
     names = ("checkpoint_1", "checkpoint_2", "checkpoint_3")

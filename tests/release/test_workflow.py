@@ -77,6 +77,7 @@ def test_the_release_notes_are_the_versions_changelog_section(checkout: Path) ->
     assert "no section `## 99.0.0`" in output
 
 
+@pytest.mark.slow  # the build step's isolated `python -m build`: about 15 s
 def test_the_build_step_makes_a_wheel_and_an_sdist_that_carry_the_whole_package(
     built_dist: Path,
 ) -> None:

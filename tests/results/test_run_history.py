@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,8 @@ def assert_within_caps(history: History) -> None:
     assert encoded_size(document) <= MAX_BYTES
 
 
+# Forty writes and loads of a history at its caps (5,000 ids): about 30 s on 2 cores.
+@pytest.mark.slow
 def test_forty_nights_of_fresh_ids_always_write_and_drop_the_oldest(tmp_path: Path) -> None:
     baseline: RunResult | None = None
     for night in range(40):
