@@ -20,25 +20,28 @@ lint-imports --no-cache
 # every test (the second and third are what the fast tier leaves out). Every tier runs even when
 # an earlier one failed; the script fails if any did.
 # Tests are independent (their own folders, ports, container labels), so SCBENCH_TEST_WORKERS=N
-# runs them side by side (pytest-xdist, a module's Ray cluster tests on one worker). The default,
-# 0, runs them in this process, in order: on 2 cores the Docker tests already use both, and side
-# by side four workers oversubscribed them and tests failed that pass in order.
+# runs every tier side by side (pytest-xdist, a module's Ray cluster tests on one worker). By
+# default the fast tier runs on two workers (it passes so) and the others in this process, in
+# order: on 2 cores the Docker tests already use both, several of them time what they wait for,
+# and side by side four workers oversubscribed them and tests failed that pass in order.
 FAST="not docker and not ray and not browser and not npm and not slow and not integration"
 NEEDS_DOCKER="docker or ray or integration"
 tiers=(
-    "fast|$FAST"
-    "slow, browser, npm|not ($FAST) and not ($NEEDS_DOCKER)"
-    "Docker, Ray, integration|$NEEDS_DOCKER"
+    "fast|2|$FAST"
+    "slow, browser, npm|0|not ($FAST) and not ($NEEDS_DOCKER)"
+    "Docker, Ray, integration|0|$NEEDS_DOCKER"
 )
 failed=0
 empty=0
 timings=()
 for tier in "${tiers[@]}"; do
     name="${tier%%|*}"
+    rest="${tier#*|}"
+    workers="${SCBENCH_TEST_WORKERS:-${rest%%|*}}"
     echo "== pytest: $name"
     started=$SECONDS
     status=0
-    pytest -m "${tier#*|}" -n "${SCBENCH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@" \
+    pytest -m "${rest#*|}" -n "$workers" --dist loadgroup --durations=25 "$@" \
         || status=$?
     # 5: no test of this tier among the ones asked for (`scripts/test.sh tests/some_dir`).
     if [ "$status" -eq 5 ]; then empty=$((empty + 1)); elif [ "$status" -ne 0 ]; then failed=1; fi
