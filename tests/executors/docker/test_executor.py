@@ -567,3 +567,67 @@ def test_cleanup_removes_labelled_containers_and_run_volumes(
     finally:
         bystander.remove(force=True)
         bystander_volume.remove()
+
+
+ENVIRONMENT_PLACE_TESTS = """
+import os
+import pathlib
+import subprocess
+
+
+def test_the_setup_ran_as_the_environment_s_user_in_its_workdir():
+    assert pathlib.Path("setup.txt").read_text().split() == ["2000:3000", "/app"]
+
+
+def test_the_tests_run_as_the_environment_s_user_in_its_workdir(entrypoint_argv):
+    assert (os.getuid(), os.getgid(), os.getcwd()) == (2000, 3000, "/app")
+    assert pathlib.Path("main.py").stat().st_uid == 2000
+    pathlib.Path("written_by_the_tests").write_text("ok")
+    pathlib.Path(os.environ["HOME"], "probe").write_text("ok")
+    result = subprocess.run(entrypoint_argv, capture_output=True, text=True, check=True)
+    assert result.stdout == "hello\\n"
+
+
+def test_the_problem_s_tests_are_not_the_tests_user_s():
+    assert pathlib.Path(".evaluation_tests").stat().st_uid != os.getuid()
+"""
+
+
+def test_an_environment_file_s_user_and_workdir_are_honoured(
+    problem_folder: ProblemFolder,
+    submission: Path,
+    tmp_path: Path,
+    evaluation_image: str,
+) -> None:
+    """As SCBench's `docker run --user <get_eval_user()> --workdir <docker.workdir>`: setup and
+    the tests run as the file's user in its folder, which holds the workspace; the reports come
+    back from there."""
+    problem_folder.write("tests/test_checkpoint_1.py", ENVIRONMENT_PLACE_TESTS)
+    environment = tmp_path / "environment.yaml"
+    environment.write_text(
+        f"docker: {{image: '{SCBENCH_BASE}', user: '2000:3000', workdir: /app}}\n"
+        "setup: {commands: ['echo $(id -u):$(id -g) $(pwd) > setup.txt']}\n"
+        "commands: {command: python}\n"
+    )
+    options = EvaluationOptions(
+        problems=(problem_folder.root,),
+        checkpoint="checkpoint_1",
+        submission=str(submission),
+        output_dir=tmp_path / "out",
+        policy="all-cases",
+        session_timeout_s=300,
+        environment=environment,
+    )
+
+    executor = DockerExecutor(DockerSettings())
+    result = evaluate(options, plan_evaluation(options), OnThisMachine(executor), echo=None)
+
+    [(_, checkpoint)] = result.checkpoints()
+    assert checkpoint.failure is None, checkpoint.failure
+    assert {test.id.split("::")[-1]: test.status for test in checkpoint.tests} == {
+        "test_the_setup_ran_as_the_environment_s_user_in_its_workdir": Status.PASSED,
+        "test_the_tests_run_as_the_environment_s_user_in_its_workdir": Status.PASSED,
+        "test_the_problem_s_tests_are_not_the_tests_user_s": Status.PASSED,
+    }
+    assert checkpoint.passed
+    assert checkpoint.warnings == ()
