@@ -425,6 +425,7 @@ def _evaluate_checkpoint(
                     network=environment.network,
                     tests_user=environment.user,
                     workdir=environment.workdir,
+                    cut_network=job.cut_network,
                     default_environment=environment.source == "default",
                 )
             )
@@ -492,6 +493,7 @@ def _fingerprint(
         "network": environment.network,
         "user": environment.user,
         "workdir": environment.workdir,
+        "cut_network": job.cut_network,
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }

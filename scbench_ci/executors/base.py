@@ -79,6 +79,8 @@ class ExecutionRequest:
     workdir: str = SCBENCH_WORKDIR
     """Where the workspace is and setup and the tests run (container executors):
     `docker.workdir`."""
+    cut_network: bool = False
+    """Cut the network after setup whatever the executor's settings (container executors)."""
     default_environment: bool = False
     """Whether the setup commands are SCBench's default environment's (`uv init`, `uv add -r
     requirements.txt`, from environment.default_environment): a container executor may then

@@ -212,7 +212,7 @@ class DockerExecutor:
             bool(request.setup_commands) and caches.dependencies is None
         )
         # Nothing to install: the container never has a network (loopback only).
-        online = installs or self.settings.test_network
+        online = installs or (self.settings.test_network and not request.cut_network)
         place = TestsPlace(request.tests_user, request.workdir)
         try:
             with clock.timing("container"):
@@ -304,7 +304,7 @@ class DockerExecutor:
                 kill_leftovers=not step.tests,
             )
 
-        cut_network = online and not self.settings.test_network
+        cut_network = online and (request.cut_network or not self.settings.test_network)
 
         def before_tests() -> None:
             if caches.dependencies is not None:
