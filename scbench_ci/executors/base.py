@@ -113,7 +113,8 @@ class ExecutionResult:
     exit_code: int | None
     """pytest's exit code; None when it never ran or was killed at the session timeout."""
     setup_exit_code: int | None
-    """The first failing setup command's exit code; None when setup succeeded or had nothing."""
+    """The first failing setup command's exit code; None when setup succeeded or had nothing.
+    The tests ran all the same (as under SCBench), unless the session timeout came first."""
     timed_out_in: Phase | None
     """The phase the session timeout stopped, if it did."""
     duration_s: float
