@@ -54,7 +54,7 @@ EXPECTED: dict[str, list[Found]] = {
         ("time", "warning", "slow_test/tests/test_checkpoint_1.py", 17,
          "tests/test_checkpoint_1.py::test_slowly")],
     "network_test": [
-        ("oracle", "warning", "network_test/tests/test_checkpoint_1.py", 21,
+        ("oracle", "warning", "network_test/tests/test_checkpoint_1.py", 20,
          "tests/test_checkpoint_1.py::test_the_index_answers")],
 }
 COIN = "tests/test_checkpoint_1.py::test_coin"
@@ -183,7 +183,7 @@ def test_one_line_per_finding_then_each_problems_verdict(repository_check: tuple
     assert verdicts == [["clean", "passed"]]
     assert "slow_test  " in run.stdout and "passed: time 1 warning" in run.stdout
     assert (
-        "tests/data/check_repo/problems/network_test/tests/test_checkpoint_1.py:21: warning: "
+        "tests/data/check_repo/problems/network_test/tests/test_checkpoint_1.py:20: warning: "
         "[oracle] tests/test_checkpoint_1.py::test_the_index_answers passed with the network "
         "and failed without it: it reaches the network"
     ) in run.stdout
