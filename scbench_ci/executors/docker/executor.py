@@ -11,7 +11,8 @@ its own (`/scbench`) or in `/tmp` (capped alike), and is gone with the container
 - the runner (uid 1001) owns the test runner's environment (pytest and its plugins), the problem's
   tests, `pytest.ini` and the workspace folder itself, which the tests user may add to but not
   rename, replace or change;
-- the tests user (uid 1000) runs setup and the tests;
+- the tests user (1000:1000, or the environment file's `docker.user`) runs setup and the tests,
+  in the workspace (`/workspace`, or its `docker.workdir`);
 - the idle process the container lives on runs as nobody, so the tests cannot kill it.
 
 What outlives a run are named volumes (`docker_cache`): the uv cache the runner installs from
@@ -19,7 +20,8 @@ What outlives a run are named volumes (`docker_cache`): the uv cache the runner 
 runs: the test runner's, and what SCBench's default setup makes of a requirements.txt. Without
 them (`use_cache=False`, or when one cannot be had) the runner installs pytest into the run's
 volume and the setup commands run, as they always did. The network is cut after setup unless the
-tests are allowed it; a run with nothing to install never has one.
+tests are allowed it and the request does not ask for the cut (`check`'s run that finds the tests
+that reach it); a run with nothing to install never has one.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ class DockerExecutor:
                     container.kill()
 
     def workspace_dir(self, workspace: Path) -> str:
-        return WORKSPACE_DIR  # SCBench's default; an environment file's is in the fingerprint
+        return WORKSPACE_DIR
 
     def memory_limit(self) -> int:
         return int(parse_bytes(self.settings.memory))
