@@ -57,6 +57,7 @@ def execute(
     setup: tuple[str, ...] = (),
     timeout: float = 60,
     echo: io.StringIO | None = None,
+    cut_network: bool = False,
 ) -> ExecutionResult:
     workspace = tmp_path / "workspace"
     (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
@@ -77,6 +78,7 @@ def execute(
             session_timeout_s=timeout,
             seal_key=PROBE_KEY,
             echo=echo,
+            cut_network=cut_network,
         )
     )
 
@@ -635,3 +637,28 @@ def test_an_environment_file_s_user_and_workdir_are_honoured(
     }
     assert checkpoint.passed
     assert checkpoint.warnings == ()
+
+
+LIST_NETWORKS = """
+import json, os
+json.dump(sorted(os.listdir("/sys/class/net")), open(PROBE_OUTPUT, "w"))
+"""
+
+
+@pytest.mark.parametrize("cut_network", [False, True])
+def test_a_request_may_cut_the_network_the_settings_give_the_tests(
+    tmp_path: Path, test_image: str, cut_network: bool
+) -> None:
+    """`check`'s run that finds the tests that reach the network: cut after setup (which keeps
+    it), whatever the settings (the default: the tests have it, as under SCBench)."""
+    result = execute(
+        tmp_path,
+        test_image,
+        LIST_NETWORKS,
+        setup=("ls /sys/class/net | grep -qv '^lo$'",),
+        cut_network=cut_network,
+    )
+
+    assert (result.exit_code, result.setup_exit_code) == (0, None)
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
+    assert (seen == ["lo"]) is cut_network
