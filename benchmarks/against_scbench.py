@@ -50,11 +50,18 @@ def under_scbench(
         timeout=int(timeout),
         test_dependencies=list(config.get("test_dependencies") or []),
     )
-    run = scbench_flow.run(workspace, image, command, {})
+    assets = {name: str(asset["path"]) for name, asset in config.get("static_assets", {}).items()}
+    variables = scbench_flow.materialize_assets(problem, assets, workspace)
+    run = scbench_flow.run(workspace, image, command, variables)
     report = workspace / ".scbench/pytest-report.json"
     if not report.is_file():
         raise SystemExit(f"no report under SCBench's flow:\n{run.output[-3000:]}")
-    return {test["nodeid"]: test["outcome"] for test in json.loads(report.read_text())["tests"]}
+    # SCBench's ids name its staged folder; scbench-ci's name the problem's tests/ folder.
+    staged = f"{scbench_flow.WORKSPACE_TEST_DIR}/"
+    return {
+        "tests/" + test["nodeid"].removeprefix(staged): test["outcome"]
+        for test in json.loads(report.read_text())["tests"]
+    }
 
 
 def under_scbench_ci(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scbench_ci.errors import ProblemError
-from scbench_ci.executors.base import REQUIREMENTS
+from scbench_ci.executors.base import REQUIREMENTS, SCBENCH_TESTS_USER, SCBENCH_WORKDIR
 from scbench_ci.problem.yaml_loader import read_yaml
 
 SCBENCH_ENV = {
@@ -17,10 +19,17 @@ SCBENCH_ENV = {
 }
 """The variables of SCBench's Python environment (`environment.env` of its
 `docker-python3.12-uv.yaml`)."""
-TESTS_USER = "1000:1000"
-"""SCBench's `get_eval_user` without `docker.user`: the user the tests run as here, always."""
-TESTS_WORKDIR = "/workspace"
-"""SCBench's default `docker.workdir`: where the tests run here, always."""
+_USER = re.compile(r"([0-9]{1,10}):([0-9]{1,10})")
+_RESERVED_IDS = {0: "root", 1001: "the test runner", 65534: "the idle process (nobody)"}
+"""Ids the tests must not run as: root could rewrite the runner's reports, and the runner's and
+the idle process's own would let the tests change them or kill the container."""
+_PATH = re.compile(r"/[A-Za-z0-9._/-]{1,255}")
+_SYSTEM_FOLDERS = (
+    "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root",
+    "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/scbench", "/scbench-cache",
+)  # fmt: skip
+"""Folders a workspace volume must not cover or sit in: the image's own, HOME's /tmp and the
+evaluator's (executors/docker/layout.py)."""
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
 
@@ -39,9 +48,10 @@ class Environment:
     network: str | None = None
     """`docker.network`: the Docker network the run's container is attached to (SCBench's
     `docker run --network`); None, the default bridge."""
-    differences: tuple[str, ...] = ()
-    """What the file asks for that scbench-ci does otherwise, one sentence each (a warning of
-    every checkpoint run with it)."""
+    user: str = SCBENCH_TESTS_USER
+    """`docker.user`: who setup and the tests run as (SCBench's `get_eval_user`)."""
+    workdir: str = SCBENCH_WORKDIR
+    """`docker.workdir`: where the workspace is and setup and the tests run."""
 
     def entrypoint(self, entry_file: str) -> str:
         return f"{self.command} {self.entry_format.format(entry_file=entry_file)}".strip()
@@ -96,14 +106,6 @@ def load_environment(path: Path) -> Environment:
     network = docker.get("network")
     if network is not None and (not isinstance(network, str) or not network.strip()):
         raise ProblemError(path, "docker.network", f"must be a network's name, got {network!r}")
-    differences = []
-    for key, ours in (("user", TESTS_USER), ("workdir", TESTS_WORKDIR)):
-        value = docker.get(key)
-        if value is not None and str(value) != ours:
-            differences.append(
-                f"the environment file's docker.{key} {str(value)[:100]!r} is not honoured: the "
-                f"tests run with {ours}, SCBench's default"
-            )
     entry_format = _string(path, commands, "commands.entry_file", DEFAULT_ENTRY_FORMAT)
     if "{entry_file}" not in entry_format:
         raise ProblemError(path, "commands.entry_file", "must contain {entry_file}")
@@ -118,8 +120,55 @@ def load_environment(path: Path) -> Environment:
         command=_string(path, commands, "commands.command", DEFAULT_COMMAND),
         entry_format=entry_format,
         network=network.strip() if network else None,
-        differences=tuple(differences),
+        user=_user(path, docker.get("user")),
+        workdir=_workdir(path, docker.get("workdir")),
     )
+
+
+def _user(path: Path, value: object) -> str:
+    """`docker.user` as `UID:GID` (SCBench passes it to `docker run --user`); names are not
+    resolved, as the workspace's files are given to the ids before anything runs."""
+    if value is None:
+        return SCBENCH_TESTS_USER
+    match = _USER.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ProblemError(
+            path,
+            "docker.user",
+            f"must be UID:GID in numbers (such as 1000:1000), got {str(value)[:100]!r}",
+        )
+    for kind, number in zip(("uid", "gid"), match.groups(), strict=True):
+        if int(number) in _RESERVED_IDS or int(number) > 2**31 - 1:
+            owner = _RESERVED_IDS.get(int(number), "out of range")
+            raise ProblemError(
+                path, "docker.user", f"{kind} {number} is not allowed for the tests ({owner})"
+            )
+    uid, gid = match.groups()
+    return f"{int(uid)}:{int(gid)}"
+
+
+def _workdir(path: Path, value: object) -> str:
+    """`docker.workdir`: an absolute folder of the tests' own, apart from the image's system
+    folders and the evaluator's."""
+    if value is None:
+        return SCBENCH_WORKDIR
+    if (
+        not isinstance(value, str)
+        or not _PATH.fullmatch(value)
+        or posixpath.normpath(value) != value
+        or "//" in value
+    ):
+        raise ProblemError(
+            path,
+            "docker.workdir",
+            f"must be an absolute, normalized folder path, got {str(value)[:100]!r}",
+        )
+    for folder in _SYSTEM_FOLDERS:
+        if value == folder or value.startswith(f"{folder}/"):
+            raise ProblemError(
+                path, "docker.workdir", f"{value!r} is or is in {folder}, which the run needs"
+            )
+    return value
 
 
 def _section(path: Path, data: dict[str, Any], key: str) -> dict[str, Any]:

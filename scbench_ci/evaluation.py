@@ -400,7 +400,7 @@ def _evaluate_checkpoint(
             options, job, workspace.root, command, environment, placement.executor
         )
         phases["stage"] = time.monotonic() - clock
-        warnings = (*workspace.warnings, *environment.differences)
+        warnings = workspace.warnings
         if options.skip_existing:
             earlier = _earlier_result(output_dir, job, fingerprint, options)
             if isinstance(earlier, CheckpointResult):
@@ -423,6 +423,9 @@ def _evaluate_checkpoint(
                     echo=echo,
                     image=environment.image,
                     network=environment.network,
+                    tests_user=environment.user,
+                    workdir=environment.workdir,
+                    cut_network=job.cut_network,
                     default_environment=environment.source == "default",
                 )
             )
@@ -488,6 +491,9 @@ def _fingerprint(
         "setup": environment.setup_commands,
         "image": environment.image,
         "network": environment.network,
+        "user": environment.user,
+        "workdir": environment.workdir,
+        "cut_network": job.cut_network,
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }

@@ -49,6 +49,9 @@ class Job:
     """Given to pytest after the run's own (`check`'s `--collect-only`)."""
     role: str = ""
     """What the job is for, in its label: `check`'s runs (`reference solution`, ...)."""
+    cut_network: bool = False
+    """The network is cut after setup, whatever the settings say: `check`'s run that finds the
+    tests that reach it (container executors)."""
 
     @property
     def key(self) -> str:

@@ -38,26 +38,27 @@ def test_environment_file_in_scbench_format(tmp_path: Path) -> None:
     assert environment.env == {"UV_CACHE_DIR": "/tmp/uv", "LEVEL": "3"}
     assert environment.setup_commands == ("echo visible", "pip install -r requirements.txt")
     assert environment.entrypoint("main") == "python main.py"
-    assert (environment.network, environment.differences) == (None, ())
+    assert (environment.network, environment.user, environment.workdir) == (
+        None,
+        "1000:1000",
+        "/workspace",
+    )
 
 
-def test_an_environment_file_s_network_is_taken_and_its_user_and_workdir_said_to_differ(
-    tmp_path: Path,
-) -> None:
+def test_an_environment_file_s_network_user_and_workdir_are_taken(tmp_path: Path) -> None:
+    """As SCBench's DockerConfig has them: `docker run --network`, `--user` (get_eval_user),
+    `--workdir`; the user as numbers, so the workspace can be given to it."""
     path = tmp_path / "env.yaml"
     path.write_text(
-        "docker: {image: 'python:3.12-slim', network: ' scbench ', user: '0:0', workdir: /app}\n"
+        "docker: {image: 'python:3.12-slim', network: ' scbench ', user: '02000:3000', "
+        "workdir: /app/work}\n"
     )
     environment = load_environment(path)
-    assert environment.network == "scbench"
-    assert environment.differences == (
-        "the environment file's docker.user '0:0' is not honoured: the tests run with "
-        "1000:1000, SCBench's default",
-        "the environment file's docker.workdir '/app' is not honoured: the tests run with "
-        "/workspace, SCBench's default",
+    assert (environment.network, environment.user, environment.workdir) == (
+        "scbench",
+        "2000:3000",
+        "/app/work",
     )
-    path.write_text("docker: {image: x, user: '1000:1000', workdir: /workspace}\n")
-    assert load_environment(path).differences == ()
 
 
 @pytest.mark.parametrize(
@@ -69,6 +70,22 @@ def test_an_environment_file_s_network_is_taken_and_its_user_and_workdir_said_to
         ("commands: {entry_file: main.py}\n", "commands.entry_file: must contain {entry_file}"),
         ("setup: {eval_commands: 'pip install'}\n", "setup.eval_commands: must be a list"),
         ("environment: {env: [A]}\n", "environment.env: must map variable names"),
+        ("docker: {user: agent}\n", "docker.user: must be UID:GID in numbers"),
+        ("docker: {user: 1000}\n", "docker.user: must be UID:GID in numbers"),
+        ("docker: {user: '0:0'}\n", "docker.user: uid 0 is not allowed for the tests (root)"),
+        ("docker: {user: '1000:0'}\n", "docker.user: gid 0 is not allowed for the tests (root)"),
+        ("docker: {user: '1001:1001'}\n", "docker.user: uid 1001 is not allowed for the tests"),
+        ("docker: {user: '65534:1'}\n", "docker.user: uid 65534 is not allowed for the tests"),
+        ("docker: {user: '9999999999:1'}\n", "docker.user: uid 9999999999 is not allowed"),
+        ("docker: {workdir: app}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: /app/}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: /app/../etc}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: //app}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: '/a b'}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: /}\n", "docker.workdir: must be an absolute, normalized"),
+        ("docker: {workdir: /tmp/w}\n", "docker.workdir: '/tmp/w' is or is in /tmp"),
+        ("docker: {workdir: /usr}\n", "docker.workdir: '/usr' is or is in /usr"),
+        ("docker: {workdir: /scbench/x}\n", "docker.workdir: '/scbench/x' is or is in /scbench"),
         ("[\n", "invalid YAML"),
     ],
 )

@@ -1,9 +1,11 @@
 """The runs `check` makes of a problem, as evaluation jobs, and their results sorted back.
 
-Each checkpoint gets three kinds of job, each in its own folder of the output folder
+Each checkpoint gets up to four kinds of job, each in its own folder of the output folder
 (`<problem>/<checkpoint>/<role>/`): its own tests collected only (`collect`), its reference
 solution `solutions/<checkpoint>/` run `repeat` times (`oracle`, in `run-<n>` folders when
-repeated), and an empty submission (`empty`). The collection and the empty submission run the
+repeated), the reference solution once more with the network cut after setup (`offline`: the
+tests whose outcome changes reach the network, which SCBench's runs have), and an empty
+submission (`empty`). The collection and the empty submission run the
 checkpoint's own tests only: earlier checkpoints' are collected in their own job, and are
 Regression tests, never Core, here.
 """
@@ -29,6 +31,7 @@ class Role(StrEnum):
 
     COLLECT = "collect"
     ORACLE = "oracle"
+    OFFLINE = "offline"
     EMPTY = "empty"
 
     @property
@@ -39,6 +42,7 @@ class Role(StrEnum):
 _DESCRIBED = {
     Role.COLLECT: "tests collected only",
     Role.ORACLE: "reference solution",
+    Role.OFFLINE: "reference solution without the network",
     Role.EMPTY: "empty submission",
 }
 
@@ -52,6 +56,8 @@ class CheckpointRuns:
     oracle: tuple[Job, CheckpointResult] | None
     """None when the problem ships no reference solutions."""
     empty: tuple[Job, CheckpointResult]
+    offline: tuple[Job, CheckpointResult] | None = None
+    """None without reference solutions, or when the network was not cut for it."""
 
 
 def has_solutions(problem: Problem) -> bool:
@@ -61,10 +67,17 @@ def has_solutions(problem: Problem) -> bool:
 
 
 def check_jobs(
-    problem: Problem, *, empty: Path, repeat: int, include_prior_tests: bool | None
+    problem: Problem,
+    *,
+    empty: Path,
+    repeat: int,
+    include_prior_tests: bool | None,
+    offline: bool = False,
 ) -> list[Job]:
     """`empty`: an empty folder, the empty submission. `include_prior_tests`: for the oracle
-    runs, as for an evaluation (None: each checkpoint's own setting)."""
+    runs, as for an evaluation (None: each checkpoint's own setting). `offline`: whether the
+    reference solution runs once more with the network cut (only an executor that can cut it,
+    when the oracle's tests have it)."""
     solutions = has_solutions(problem)
     jobs = []
     for checkpoint in problem.checkpoints:
@@ -82,6 +95,9 @@ def check_jobs(
             )
             oracle = _job(problem, checkpoint, Role.ORACLE, solution)
             jobs += repeats(replace(oracle, include_prior_tests=include), repeat)
+            if offline:
+                cut = _job(problem, checkpoint, Role.OFFLINE, solution)
+                jobs.append(replace(cut, include_prior_tests=include, cut_network=True))
         jobs.append(_job(problem, checkpoint, Role.EMPTY, empty))
     return jobs
 
@@ -120,6 +136,7 @@ def checkpoint_runs(
             by_role[(checkpoint.name, Role.COLLECT.described)],
             by_role.get((checkpoint.name, Role.ORACLE.described)),
             by_role[(checkpoint.name, Role.EMPTY.described)],
+            by_role.get((checkpoint.name, Role.OFFLINE.described)),
         )
         for checkpoint in problem.checkpoints
     ]

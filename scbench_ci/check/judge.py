@@ -15,6 +15,7 @@ from scbench_ci.check.stages import (
     empty_findings,
     flaky_findings,
     known_list_findings,
+    network_findings,
     oracle_findings,
     time_findings,
 )
@@ -115,6 +116,8 @@ def _judged(
             found += oracle_findings(
                 place, run.checkpoint, result, known, options.policy, run_failures
             )
+            if run.offline is not None and usable(*run.offline):
+                found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)
             timeout = per_test_timeout(run.checkpoint, options.test_timeout_s)
             found += time_findings(place, run.checkpoint, result.tests, timeout)

@@ -1,7 +1,8 @@
 """The dynamic half of `check`: findings from the runs of a problem's checkpoints.
 
 Collection (its own tests collected only), oracle (the reference solution judged by the oracle
-policy, against the list of known failures), empty (an empty submission: every Core test must
+policy, against the list of known failures; and the tests whose outcome changes when the network
+is cut after setup: they reach it), empty (an empty submission: every Core test must
 fail), flaky (an oracle test whose outcome differs between the repeats) and time (an oracle test
 that takes more than half of its timeout). Files are named as static findings name them:
 relative to `base`, the problem folder's parent.
@@ -157,6 +158,53 @@ def oracle_findings(
                 f"the reference solution fails the oracle policy {policy_name} "
                 f"({policy.describe(policy_name)}): {policy.shortfall(policy_name, judged_counts)}",
                 checkpoint=checkpoint.name,
+            )
+        )
+    return findings
+
+
+def network_findings(
+    place: Place, checkpoint: Checkpoint, oracle: CheckpointResult, offline: CheckpointResult
+) -> list[Finding]:
+    """The checkpoint's own tests whose outcome with the reference solution changes when the
+    network is cut after setup (SCBench's tests have it): each a warning, as is a run without
+    it that did not finish. Nothing when the oracle's own run did not (the oracle says why), and
+    nothing of a test that was flaky."""
+    if oracle.failure is not None:
+        return []
+    if offline.failure is not None:
+        return [
+            Finding(
+                Stage.ORACLE,
+                Severity.WARNING,
+                place.solution(checkpoint),
+                None,
+                "the reference solution's run with the network cut after setup did not finish "
+                f"({offline.failure.kind}): {offline.failure.message}; the tests may need the "
+                "network",
+                checkpoint=checkpoint.name,
+            )
+        ]
+    without = {test.id: test for test in offline.tests}
+    findings = []
+    for test in oracle.tests:
+        cut = without.get(test.id)
+        if test.checkpoint != oracle.name or test.status is Status.FLAKY or cut is None:
+            continue
+        if (test.status in PASSING) == (cut.status in PASSING):
+            continue
+        message = headline(cut.message)
+        findings.append(
+            Finding(
+                Stage.ORACLE,
+                Severity.WARNING,
+                place.file(test.file),
+                test.line,
+                f"{test.id} {test.status} with the network and {cut.status} without it: it "
+                "reaches the network, or is flaky (SCBench's tests have the network, and "
+                "scbench-ci's unless --no-test-network)" + (f": {message}" if message else ""),
+                checkpoint=checkpoint.name,
+                test=test.id,
             )
         )
     return findings

@@ -28,6 +28,10 @@ REPORTS_DIR = ".scbench"
 REQUIREMENTS = "requirements.txt"
 """The submission's dependencies, which SCBench's default setup installs."""
 SETUP_LOG = "setup.log"
+SCBENCH_TESTS_USER = "1000:1000"
+"""The user SCBench runs the tests as when its environment names none (`get_eval_user`)."""
+SCBENCH_WORKDIR = "/workspace"
+"""SCBench's default `docker.workdir`: where the workspace is and the tests run."""
 PYTEST_LOG = "pytest.log"
 Phase = Literal["setup", "tests"]
 
@@ -69,6 +73,14 @@ class ExecutionRequest:
     base, as SCBench's runner has it, that SCBench's evaluation layer is built on."""
     network: str | None = None
     """The Docker network the environment file names (`docker.network`), if any."""
+    tests_user: str = SCBENCH_TESTS_USER
+    """`UID:GID` setup and the tests run as (container executors): `docker.user`, as SCBench's
+    `get_eval_user` takes it."""
+    workdir: str = SCBENCH_WORKDIR
+    """Where the workspace is and setup and the tests run (container executors):
+    `docker.workdir`."""
+    cut_network: bool = False
+    """Cut the network after setup whatever the executor's settings (container executors)."""
     default_environment: bool = False
     """Whether the setup commands are SCBench's default environment's (`uv init`, `uv add -r
     requirements.txt`, from environment.default_environment): a container executor may then
@@ -101,7 +113,8 @@ class ExecutionResult:
     exit_code: int | None
     """pytest's exit code; None when it never ran or was killed at the session timeout."""
     setup_exit_code: int | None
-    """The first failing setup command's exit code; None when setup succeeded or had nothing."""
+    """The first failing setup command's exit code; None when setup succeeded or had nothing.
+    The tests ran all the same (as under SCBench), unless the session timeout came first."""
     timed_out_in: Phase | None
     """The phase the session timeout stopped, if it did."""
     duration_s: float

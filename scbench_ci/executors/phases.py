@@ -3,7 +3,9 @@ shares.
 
 An executor supplies how to run one step (`RunStep`) and the steps that are its own (how the test
 runner is installed, how the tests are started); this module decides which steps run, in which
-log they land, when to stop, and what the result says.
+log they land, when to stop, and what the result says. A failing setup command does not stop the
+run, as in SCBench's entry script (its setup commands are lines of a `sh` script without `set -e`):
+the tests decide; the session timeout and a failing installation of the test runner do.
 """
 
 from __future__ import annotations
@@ -110,17 +112,19 @@ def run_phases(request: ExecutionRequest, plan: Plan, started: float) -> Executi
         else LogSink(request.log_dir / SETUP_LOG, request.echo)
     )
     log = plan.setup_log or own_log
+    setup_failed: int | None = None
     try:
         if log is not None and steps:
-            code, leftovers, failed = _run_setup(steps, request, plan.run, deadline, log, clock)
-            if code != 0:
+            setup = _run_setup(steps, request, plan.run, deadline, log, clock)
+            leftovers, setup_failed = setup.leftovers, setup.setup_failed
+            if setup.stopped:
                 return _result(
                     started,
                     clock,
                     None,
-                    code if failed == "setup" else None,
-                    code if failed == "runner" else None,
-                    "setup" if code is None else None,
+                    setup_failed,
+                    setup.runner_failed,
+                    "setup" if setup.runner_failed is None else None,
                     leftovers,
                 )
     finally:
@@ -138,8 +142,25 @@ def run_phases(request: ExecutionRequest, plan: Plan, started: float) -> Executi
                 left += plan.after_tests()
         _note_end(log, "tests", code, left, request.session_timeout_s)
     return _result(
-        started, clock, code, None, None, "tests" if code is None else None, leftovers + left
+        started,
+        clock,
+        code,
+        setup_failed,
+        None,
+        "tests" if code is None else None,
+        leftovers + left,
     )
+
+
+@dataclass(frozen=True)
+class _Setup:
+    leftovers: int
+    setup_failed: int | None
+    """The first failing setup command's exit code."""
+    runner_failed: int | None
+    """The failing step of the test runner's installation's exit code."""
+    stopped: bool
+    """Whether the run stops here: the runner's installation failed, or the session timeout."""
 
 
 def _run_setup(
@@ -149,13 +170,13 @@ def _run_setup(
     deadline: float,
     log: LogSink,
     clock: PhaseClock,
-) -> tuple[int | None, int, Literal["runner", "setup"]]:
-    """Run the steps in order until one fails; the last exit code, the leftovers, whose step."""
-    code: int | None = 0
+) -> _Setup:
+    """Run the steps in order: the runner's until one fails, the setup commands all (a failing
+    one is noted, and the next runs), unless the session timeout comes first."""
     leftovers = 0
-    user: Literal["runner", "setup"] = "setup"
+    setup_failed: int | None = None
     for step in steps:
-        user = "runner" if step.user == "runner" else "setup"
+        user: Literal["runner", "setup"] = "runner" if step.user == "runner" else "setup"
         with clock.timing(user):
             log.note(f"$ {step.argv[-1] if user == 'setup' else ' '.join(step.argv)}")
             code, left = run(step, log, deadline)
@@ -164,9 +185,13 @@ def _run_setup(
             if code:
                 what = "the test runner's installation" if user == "runner" else "setup command"
                 log.note(f"{what} failed with exit code {code}")
-        if code != 0:
-            break
-    return code, leftovers, user
+        if code is None:
+            return _Setup(leftovers, setup_failed, None, stopped=True)
+        if code and user == "runner":
+            return _Setup(leftovers, setup_failed, code, stopped=True)
+        if code and setup_failed is None:
+            setup_failed = code
+    return _Setup(leftovers, setup_failed, None, stopped=False)
 
 
 def _note_end(

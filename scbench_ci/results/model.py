@@ -266,12 +266,19 @@ def why_failed(checkpoint: CheckpointResult, policy_name: str) -> str | None:
 
 
 def _execution_warnings(execution: ExecutionResult) -> tuple[str, ...]:
-    if execution.leftover_processes and execution.timed_out_in is None:
-        return (
-            f"{execution.leftover_processes} process(es) were still running after their "
-            "command ended and were killed",
+    warnings = []
+    if execution.setup_exit_code is not None:
+        # SCBench's entry script goes on too: its setup commands are lines without `set -e`.
+        warnings.append(
+            f"a setup command failed with exit code {execution.setup_exit_code} (see "
+            f"{SETUP_LOG}); the tests ran all the same, as under SCBench"
         )
-    return ()
+    if execution.leftover_processes and execution.timed_out_in is None:
+        warnings.append(
+            f"{execution.leftover_processes} process(es) were still running after their "
+            "command ended and were killed"
+        )
+    return tuple(warnings)
 
 
 def unrun_result(
@@ -313,12 +320,6 @@ def detect_failure(
             FailureKind.INFRASTRUCTURE,
             "installing the test runner (pytest, its plugins and the test dependencies) failed "
             f"with exit code {execution.runner_exit_code}",
-            log_tail(log_dir / SETUP_LOG),
-        )
-    if execution.setup_exit_code is not None:
-        return Failure(
-            FailureKind.SETUP,
-            f"a setup command failed with exit code {execution.setup_exit_code}",
             log_tail(log_dir / SETUP_LOG),
         )
     if execution.timed_out_in is not None:

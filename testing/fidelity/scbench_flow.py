@@ -106,6 +106,24 @@ def stage(
     )
 
 
+def materialize_assets(problem: Path, assets: dict[str, str], workspace: Path) -> dict[str, str]:
+    """SCBench's `materialize_static_assets_for_tests` (`pytest_runner.py` STEP 2): each static
+    asset (name: path in the problem) copied into `.evaluation_tests/assets/<name>`; the variables
+    it sets, relative to the workspace."""
+    variables: dict[str, str] = {}
+    folder = Path(WORKSPACE_TEST_DIR, "assets")
+    for name, path in assets.items():
+        source, target = problem / path, workspace / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+        variables["SCBENCH_ASSETS_DIR"] = str(folder)
+        variables[f"SCBENCH_ASSET_{name.upper()}"] = str(folder / name)
+    return variables
+
+
 def pytest_command(
     *, entrypoint: str, checkpoint: str, timeout: int, test_dependencies: list[str]
 ) -> str:

@@ -58,3 +58,20 @@ def test_without_reference_solutions_the_tests_are_collected_with_nothing(
         ("clean / checkpoint_2, tests collected only", tmp_path),
         ("clean / checkpoint_2, empty submission", tmp_path),
     ]
+
+
+def test_with_the_network_cut_the_reference_runs_once_more(tmp_path: Path) -> None:
+    jobs = check_jobs(
+        load_problem(CLEAN), empty=tmp_path, repeat=2, include_prior_tests=None, offline=True
+    )
+    offline = [job for job in jobs if job.cut_network]
+    assert [(job.label, job.artifacts, job.include_prior_tests) for job in offline] == [
+        ("clean / checkpoint_1, reference solution without the network",
+         "clean/checkpoint_1/offline", True),
+        ("clean / checkpoint_2, reference solution without the network",
+         "clean/checkpoint_2/offline", True),
+    ]  # fmt: skip
+    assert {job.submission for job in offline} == {
+        CLEAN / "solutions" / name for name in ("checkpoint_1", "checkpoint_2")
+    }
+    assert len(jobs) == 10

@@ -15,6 +15,7 @@ from scbench_ci.check.stages import (
     empty_findings,
     flaky_findings,
     known_list_findings,
+    network_findings,
     oracle_findings,
     time_findings,
 )
@@ -298,3 +299,45 @@ def test_flaky_and_slow_tests(place: Place, problem: Problem) -> None:
     (late,) = time_findings(place, checkpoint, [steady, slow, flaky], 4.0)
     assert (late.stage, late.severity, late.test) == (Stage.TIME, W, f"{FILE}::test_slow")
     assert f"{FILE}::test_slow took 2.0 s of its 4 s timeout" in late.message
+
+
+def test_tests_whose_outcome_changes_without_the_network(place: Place, problem: Problem) -> None:
+    checkpoint = problem.checkpoints[0]
+    online = result(
+        make_test("test_fetches", Status.PASSED),
+        make_test("test_local", Status.PASSED),
+        make_test("test_needs_no_network_to_fail", Status.FAILED),
+        make_test("test_coin", Status.FLAKY),
+        make_test("test_of_an_earlier_checkpoint", Status.PASSED, checkpoint="checkpoint_0"),
+        make_test("test_not_run_offline", Status.PASSED),
+    )
+    offline = result(
+        make_test("test_fetches", Status.FAILED, message="URLError: Network is unreachable"),
+        make_test("test_local", Status.PASSED),
+        make_test("test_needs_no_network_to_fail", Status.ERROR),
+        make_test("test_coin", Status.FAILED),
+        make_test("test_of_an_earlier_checkpoint", Status.FAILED, checkpoint="checkpoint_0"),
+    )
+
+    found = network_findings(place, checkpoint, online, offline)
+
+    # Each test once, in its own checkpoint's run; a flaky one is the flaky stage's.
+    assert brief(found) == [(Stage.ORACLE, W, "clean/" + FILE, 7, f"{FILE}::test_fetches")]
+    assert found[0].message == (
+        f"{FILE}::test_fetches passed with the network and failed without it: it reaches the "
+        "network, or is flaky (SCBench's tests have the network, and scbench-ci's unless "
+        "--no-test-network): URLError: Network is unreachable"
+    )
+    assert network_findings(place, checkpoint, online, online) == []
+
+
+def test_runs_without_the_network_that_did_not_finish(place: Place, problem: Problem) -> None:
+    checkpoint = problem.checkpoints[0]
+    timeout = Failure(FailureKind.TIMEOUT, "the session timeout of 9 s stopped it")
+    passing = result(make_test("test_fetches", Status.PASSED))
+
+    (finding,) = network_findings(place, checkpoint, passing, result(failure=timeout))
+    assert brief([finding]) == [(Stage.ORACLE, W, "clean/solutions/checkpoint_1", None, None)]
+    assert "with the network cut after setup did not finish (timeout)" in finding.message
+    # The oracle's own run did not finish: the oracle stage says so, not this one.
+    assert network_findings(place, checkpoint, result(failure=timeout), passing) == []

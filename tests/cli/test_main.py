@@ -338,14 +338,22 @@ def test_an_unexpected_exception_is_exit_3_with_a_crash_log(
     assert "Traceback (most recent call last)" in text and "RuntimeError: a bug" in text
 
 
-def test_setup_failure(problem_folder: ProblemFolder, submission: Path) -> None:
+def test_a_failing_setup_is_a_warning_and_the_tests_decide(
+    problem_folder: ProblemFolder, submission: Path
+) -> None:
+    """As under SCBench, whose entry script runs its setup lines without `set -e`: `uv add`
+    fails on a package the index lacks, and a submission that does not import it passes."""
     (submission / "requirements.txt").write_text("scbench-ci-no-such-package-anywhere==1.0\n")
     run, results = evaluate(problem_folder, submission)
-    assert run.returncode == 1
-    failure = checkpoint_documents(results)[0]["failure"]
-    assert failure["kind"] == "setup"
-    assert "scbench-ci-no-such-package-anywhere" in failure["log_tail"]
-    assert (problem_folder.root.parent / "out/problem/checkpoint_1/setup.log").is_file()
+    assert run.returncode == 0, run.stdout + run.stderr
+    (checkpoint,) = checkpoint_documents(results)
+    assert (checkpoint["failure"], checkpoint["passed"]) == (None, True)
+    assert any(
+        warning.startswith("a setup command failed with exit code ")
+        for warning in checkpoint["warnings"]
+    )
+    setup_log = problem_folder.root.parent / "out/problem/checkpoint_1/setup.log"
+    assert "scbench-ci-no-such-package-anywhere" in setup_log.read_text()
     assert not (submission / "pyproject.toml").exists()  # setup ran on the copy
 
 

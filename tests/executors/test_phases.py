@@ -63,14 +63,27 @@ def test_each_phase_is_timed_in_order(tmp_path: Path) -> None:
     )
 
 
-def test_a_failed_setup_has_no_tests_phase(tmp_path: Path) -> None:
-    request = _request(tmp_path, setup=("broken",))
+def test_a_failed_setup_command_does_not_stop_the_tests(tmp_path: Path) -> None:
+    """As SCBench's entry script: its setup commands are lines without `set -e`."""
+    request = _request(tmp_path, setup=("broken", "fine"))
     plan = Plan(_taking({"runner": 0, "setup": 0, "tests": 0}, {"setup": 3}), (), ["pytest"])
 
     result = run_phases(request, plan, time.monotonic())
 
-    assert result.setup_exit_code == 3
-    assert list(result.phases) == ["setup"]
+    assert (result.setup_exit_code, result.exit_code) == (3, 0)
+    assert list(result.phases) == ["setup", "tests"]
+
+
+def test_a_failed_installation_of_the_runner_stops_the_run(tmp_path: Path) -> None:
+    request = _request(tmp_path, setup=("fine",))
+    plan = Plan(
+        _taking({"runner": 0, "setup": 0, "tests": 0}, {"runner": 2}), (["uv", "venv"],), ["pytest"]
+    )
+
+    result = run_phases(request, plan, time.monotonic())
+
+    assert (result.runner_exit_code, result.setup_exit_code, result.exit_code) == (2, None, None)
+    assert list(result.phases) == ["runner"]
 
 
 def test_an_executor_may_run_the_setup_itself_and_keep_setup_log_open(tmp_path: Path) -> None:

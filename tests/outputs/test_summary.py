@@ -29,6 +29,7 @@ from scbench_ci.results.model import (
     RepeatCount,
     RunResult,
     judge_checkpoint,
+    log_tail,
 )
 from scbench_ci.trust.seal import Broken, Seal
 from testing.cli import run_cli
@@ -342,13 +343,19 @@ def test_failure_kinds_are_explained(problem: Problem, kind: str, title: str) ->
 
 
 def test_a_setup_failure_shows_the_end_of_its_log(problem: Problem, tmp_path: Path) -> None:
+    """As an earlier scbench-ci judged a failing setup command (the tests now run all the same,
+    as under SCBench): a baseline's results.json may hold one."""
     (tmp_path / SETUP_LOG).write_text("".join(f"step {i}\n" for i in range(100)))
-    result = checkpoint_result(
-        problem,
-        "checkpoint_1",
-        [],
-        log_dir=tmp_path,
-        execution=ExecutionResult(None, setup_exit_code=2, timed_out_in=None, duration_s=1),
+    failure = Failure(
+        FailureKind.SETUP,
+        "a setup command failed with exit code 2",
+        log_tail(tmp_path / SETUP_LOG),
+    )
+    result = replace(
+        checkpoint_result(problem, "checkpoint_1", [], log_dir=tmp_path),
+        failure=failure,
+        passed=False,
+        duration_s=1.0,
     )
     markdown = render_summary(document(problem, result))
     assert "**Why it failed**: setup: a setup command failed with exit code 2.\n" in markdown

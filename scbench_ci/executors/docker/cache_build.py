@@ -33,6 +33,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_GID,
     RUNNER_UID,
     RUNNER_USER,
+    SCBENCH_PLACE,
     TEST_USER,
     WORKSPACE_DIR,
 )
@@ -197,7 +198,7 @@ def build_dependencies(
         alone = Path(folder) / REQUIREMENTS
         alone.write_bytes(requirements)
         shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
-        copy_in(container, Path(folder), installs_runner=False)
+        copy_in(container, Path(folder), installs_runner=False, place=SCBENCH_PLACE)
         env = tests_environment(variables, containers.path)
         for command in setup_commands:
             log.note(f"$ {command}")

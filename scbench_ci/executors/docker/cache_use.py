@@ -119,8 +119,12 @@ def _dependencies(
     clock: PhaseClock,
     scope: str,
 ) -> Cached | None:
+    # Made as 1000:1000 in /workspace: SCBench's default environment's place, and only its.
+    scbench_place = (request.tests_user, request.workdir) == (TEST_USER, WORKSPACE_DIR)
     source = docker_cache.dependency_source(
-        request.workspace, request.setup_commands, request.default_environment
+        request.workspace,
+        request.setup_commands,
+        request.default_environment and scbench_place,
     )
     if source is None:
         return None

@@ -91,9 +91,12 @@ class Containers:
             **options,
         )
 
-    def create_volumes(self, name: str, run_id: str, limits: str) -> list[Mount]:
-        """The run's volumes, in memory: the evaluator's folders at /scbench; the workspace, the
-        runner's and sticky (the tests user adds entries, but cannot rename the runner's); /tmp."""
+    def create_volumes(
+        self, name: str, run_id: str, limits: str, workdir: str = WORKSPACE_DIR
+    ) -> list[Mount]:
+        """The run's volumes, in memory: the evaluator's folders at /scbench; the workspace at
+        `workdir`, the runner's and sticky (the tests user adds entries, but cannot rename the
+        runner's); /tmp."""
         for volume, owner in (
             (name, "mode=0755"),
             (name + WORKSPACE_VOLUME_SUFFIX, f"mode=1777,uid={RUNNER_UID},gid={RUNNER_GID}"),
@@ -111,7 +114,7 @@ class Containers:
             )
         return [
             Mount(RUN_DIR, name, type="volume"),
-            Mount(WORKSPACE_DIR, name + WORKSPACE_VOLUME_SUFFIX, type="volume"),
+            Mount(workdir, name + WORKSPACE_VOLUME_SUFFIX, type="volume"),
             Mount("/tmp", name + TMP_VOLUME_SUFFIX, type="volume"),
         ]
 

@@ -11,7 +11,8 @@ its own (`/scbench`) or in `/tmp` (capped alike), and is gone with the container
 - the runner (uid 1001) owns the test runner's environment (pytest and its plugins), the problem's
   tests, `pytest.ini` and the workspace folder itself, which the tests user may add to but not
   rename, replace or change;
-- the tests user (uid 1000) runs setup and the tests;
+- the tests user (1000:1000, or the environment file's `docker.user`) runs setup and the tests,
+  in the workspace (`/workspace`, or its `docker.workdir`);
 - the idle process the container lives on runs as nobody, so the tests cannot kill it.
 
 What outlives a run are named volumes (`docker_cache`): the uv cache the runner installs from
@@ -19,7 +20,8 @@ What outlives a run are named volumes (`docker_cache`): the uv cache the runner 
 runs: the test runner's, and what SCBench's default setup makes of a requirements.txt. Without
 them (`use_cache=False`, or when one cannot be had) the runner installs pytest into the run's
 volume and the setup commands run, as they always did. The network is cut after setup unless the
-tests are allowed it; a run with nothing to install never has one.
+tests are allowed it and the request does not ask for the cut (`check`'s run that finds the tests
+that reach it); a run with nothing to install never has one.
 """
 
 from __future__ import annotations
@@ -78,8 +80,8 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_USER,
     RUNNER_UV_CACHE_DIR,
     RUNNER_VENV,
-    TEST_USER,
     WORKSPACE_DIR,
+    TestsPlace,
 )
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.transfer import (
@@ -212,11 +214,12 @@ class DockerExecutor:
             bool(request.setup_commands) and caches.dependencies is None
         )
         # Nothing to install: the container never has a network (loopback only).
-        online = installs or self.settings.test_network
+        online = installs or (self.settings.test_network and not request.cut_network)
+        place = TestsPlace(request.tests_user, request.workdir)
         try:
             with clock.timing("container"):
                 limits = containers.folder_limits()
-                volumes = containers.create_volumes(name, run_id, limits)
+                volumes = containers.create_volumes(name, run_id, limits, place.workdir)
                 container = containers.create(
                     name,
                     run_id,
@@ -226,20 +229,25 @@ class DockerExecutor:
                 )
                 # A volume in memory is there once the container runs, not before.
                 container.start()
-                copy_in(container, request.workspace, installs_runner=caches.runner is None)
+                copy_in(
+                    container,
+                    request.workspace,
+                    installs_runner=caches.runner is None,
+                    place=place,
+                )
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
-            plan = self._plan(container, attempt, caches, online, collected)
+            plan = self._plan(container, attempt, caches, online, place, collected)
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
                 shutil.rmtree(reports, ignore_errors=True)
                 reports.mkdir()
-                found = collected[0] if collected else collect_now(container)
+                found = collected[0] if collected else collect_now(container, place)
                 if found is not None:
                     write_reports(found, reports, request.echo)
-                    hit = self._limits_hit(found.counters)
+                    hit = self._limits_hit(found.counters, place.workdir)
                     result = dataclasses.replace(result, limits_hit=hit)
         finally:
             # Also on KeyboardInterrupt and SystemExit; by name, in case create was cut short.
@@ -253,6 +261,7 @@ class DockerExecutor:
         attempt: _Attempt,
         caches: Caches,
         online: bool,
+        place: TestsPlace,
         collected: list[Collected],
     ) -> Plan:
         request = attempt.request
@@ -271,7 +280,7 @@ class DockerExecutor:
             if step.user == "runner":
                 env, user, workdir = runner_env, RUNNER_USER, RUNNER_DIR
             else:
-                env, user, workdir = {**tests_env, **step.extra_env}, TEST_USER, WORKSPACE_DIR
+                env, user, workdir = {**tests_env, **step.extra_env}, place.user, place.workdir
             if step.tests and caches.runner is not None:
                 # Only the check could print first: the runner's start line comes before
                 # anything of the submission's.
@@ -297,7 +306,7 @@ class DockerExecutor:
                 kill_leftovers=not step.tests,
             )
 
-        cut_network = online and not self.settings.test_network
+        cut_network = online and (request.cut_network or not self.settings.test_network)
 
         def before_tests() -> None:
             if caches.dependencies is not None:
@@ -309,7 +318,7 @@ class DockerExecutor:
 
         def after_tests_ran() -> int:
             try:
-                killed, found = after_tests(container)
+                killed, found = after_tests(container, place)
             except APIError:  # the container is gone (its idle process was killed, say)
                 return 0
             collected.append(found)
@@ -346,7 +355,7 @@ class DockerExecutor:
             clock=attempt.clock,
         )
 
-    def _limits_hit(self, counters: Mapping[str, int]) -> tuple[str, ...]:
+    def _limits_hit(self, counters: Mapping[str, int], workdir: str) -> tuple[str, ...]:
         hit = []
         if killed := counters.get("oom_kill", 0):
             hit.append(
@@ -358,7 +367,7 @@ class DockerExecutor:
                 f"the process limit ({self.settings.pids_limit}) was reached: {refused} "
                 "attempt(s) to start a process failed"
             )
-        full = [folder for folder in (WORKSPACE_DIR, "/tmp") if counters.get(f"full {folder}")]
+        full = [folder for folder in (workdir, "/tmp") if counters.get(f"full {folder}")]
         if full:
             limit = (
                 "Docker's free disk space"

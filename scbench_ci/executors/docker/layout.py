@@ -3,13 +3,20 @@ workspace, the cached environments' mounts, and the three users."""
 
 from __future__ import annotations
 
-from scbench_ci.executors.base import PYTEST_INI, WORKSPACE_TESTS_DIR
+from dataclasses import dataclass
+
+from scbench_ci.executors.base import (
+    PYTEST_INI,
+    SCBENCH_TESTS_USER,
+    SCBENCH_WORKDIR,
+    WORKSPACE_TESTS_DIR,
+)
 
 RUN_DIR = "/scbench"
 """The evaluator's own folders in the run (the runner's); the tests' are where SCBench has them."""
-WORKSPACE_DIR = "/workspace"
-"""SCBench's working directory: the project `uv init` makes there is named `workspace`, and paths
-the tests or the submission print are the same."""
+WORKSPACE_DIR = SCBENCH_WORKDIR
+"""SCBench's default working directory: the project `uv init` makes there is named
+`workspace`, and paths the tests or the submission print are the same."""
 HOME_DIR = "/tmp/agent_home"
 """The home SCBench's evaluation image sets."""
 RUNNER_DIR = f"{RUN_DIR}/runner"
@@ -30,11 +37,33 @@ CACHED_DEPENDENCIES_DIR = "/scbench-cache/dependencies"
 """Where the cached dependency environment's volume is mounted (read-only); its `env/workspace`
 holds what the setup made in the workspace, for the same workspace path."""
 CACHED_WORKSPACE = f"{CACHED_DEPENDENCIES_DIR}/env/workspace"
-TEST_UID = TEST_GID = 1000
-TEST_USER = f"{TEST_UID}:{TEST_GID}"
+TEST_USER = SCBENCH_TESTS_USER
+TEST_UID, TEST_GID = (int(part) for part in TEST_USER.split(":"))
 RUNNER_UID = RUNNER_GID = 1001
 RUNNER_USER = f"{RUNNER_UID}:{RUNNER_GID}"
 IDLE_USER = "65534:65534"
 RUNNER_OWNED = frozenset({WORKSPACE_TESTS_DIR, PYTEST_INI})
 """The workspace entries the tests may read but not change: the problem's tests and pytest.ini."""
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass(frozen=True)
+class TestsPlace:
+    """Who setup and the tests run as, and where the workspace is: SCBench's defaults, or an
+    environment file's `docker.user` and `docker.workdir`. The tests user owns the submission's
+    files and HOME, as the agent owns them in SCBench's image."""
+
+    __test__ = False  # not a pytest test class
+
+    user: str = TEST_USER
+    workdir: str = WORKSPACE_DIR
+
+    @property
+    def ids(self) -> tuple[int, int]:
+        uid, gid = self.user.split(":")
+        return int(uid), int(gid)
+
+
+SCBENCH_PLACE = TestsPlace()
+"""SCBench's defaults: 1000:1000 in /workspace (the cached dependency environments' only place,
+as they serve only SCBench's default environment)."""

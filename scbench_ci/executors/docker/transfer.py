@@ -28,43 +28,49 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_SCRIPT,
     RUNNER_UID,
     RUNNER_UV_CACHE_DIR,
-    TEST_GID,
-    TEST_UID,
-    TEST_USER,
-    WORKSPACE_DIR,
+    TestsPlace,
 )
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.seal import MAX_REPORT_BYTES, REPORT_NAMES
 
-# The container's cgroup counters (v2, else v1): processes the OOM killer ended, forks refused;
-# and the run's folders that are full (`full <folder>`).
-_LIMIT_COUNTERS = (
-    "for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control "
-    "/sys/fs/cgroup/pids.events /sys/fs/cgroup/pids/pids.events; "
-    'do [ -r "$f" ] && sed "s|^|${f##*/} |" "$f"; done; '
-    f"df -P {WORKSPACE_DIR} /tmp | awk 'NR > 1 && $4 < 1024 {{print \"full\", $6, 1}}'; true"
-)
-# After the tests, as the tests user, in one round trip: kill what they left (and count it, first
-# line), the limit counters, then each report that is a regular file (of at most the size that is
-# taken), as `report <name> <size>` and its bytes, or `report <name> -` for anything else there.
-# Nothing of the tests user is alive by then to get in the way.
-_AFTER_TESTS = (
-    f"{KILL_LEFTOVERS}; {_LIMIT_COUNTERS}; "
-    f"for name in {' '.join(REPORT_NAMES)}; do "
-    f'f="{WORKSPACE_DIR}/{REPORTS_DIR}/$name"; '
-    'if [ -L "$f" ]; then echo "report $name -"; '
-    'elif [ -f "$f" ]; then size=$(($(wc -c < "$f"))); '
-    f'if [ "$size" -gt {MAX_REPORT_BYTES} ]; then echo "report $name +"; '
-    'else echo "report $name $size"; head -c "$size" "$f"; fi; '
-    'elif [ -e "$f" ]; then echo "report $name -"; fi; done'
-)
+
+def _after_tests_script(workdir: str) -> str:
+    """After the tests, as the tests user, in one round trip: kill what they left (and count
+    it, first line); the container's cgroup counters (v2, else v1): processes the OOM killer
+    ended, forks refused; the run's folders that are full (`full <folder>`); then each report
+    that is a regular file (of at most the size that is taken), as `report <name> <size>` and its
+    bytes, or `report <name> -` for anything else there. Nothing of the tests user is alive by
+    then to get in the way. `workdir` is an environment file's checked path (no quoting needed)."""
+    limit_counters = (
+        "for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control "
+        "/sys/fs/cgroup/pids.events /sys/fs/cgroup/pids/pids.events; "
+        'do [ -r "$f" ] && sed "s|^|${f##*/} |" "$f"; done; '
+        f"df -P {workdir} /tmp | awk 'NR > 1 && $4 < 1024 {{print \"full\", $6, 1}}'; true"
+    )
+    return (
+        f"{KILL_LEFTOVERS}; {limit_counters}; "
+        f"for name in {' '.join(REPORT_NAMES)}; do "
+        f'f="{workdir}/{REPORTS_DIR}/$name"; '
+        'if [ -L "$f" ]; then echo "report $name -"; '
+        'elif [ -f "$f" ]; then size=$(($(wc -c < "$f"))); '
+        f'if [ "$size" -gt {MAX_REPORT_BYTES} ]; then echo "report $name +"; '
+        'else echo "report $name $size"; head -c "$size" "$f"; fi; '
+        'elif [ -e "$f" ]; then echo "report $name -"; fi; done'
+    )
 
 
-def copy_in(container: Container, workspace: Path, *, installs_runner: bool) -> None:
+def copy_in(
+    container: Container,
+    workspace: Path,
+    *,
+    installs_runner: bool,
+    place: TestsPlace,
+) -> None:
     """The workspace into its volume, the tests user's home into /tmp, the runner's folders into
     the run's volume (with the uv cache of its own when it installs the runner in the run)."""
-    _put_archive(container, WORKSPACE_DIR, lambda tar: _add_workspace(tar, workspace))
-    put_directories(container, "/tmp", [(_under(HOME_DIR, "/tmp"), TEST_UID, TEST_GID, 0o700)])
+    uid, gid = place.ids
+    _put_archive(container, place.workdir, lambda tar: _add_workspace(tar, workspace, uid, gid))
+    put_directories(container, "/tmp", [(_under(HOME_DIR, "/tmp"), uid, gid, 0o700)])
 
     def runner_folders(tar: tarfile.TarFile) -> None:
         folders = [RUNNER_DIR, RUNNER_HOME, *([RUNNER_UV_CACHE_DIR] if installs_runner else [])]
@@ -104,7 +110,7 @@ def _under(path: str, folder: str) -> str:
     return path.removeprefix(f"{folder}/")
 
 
-def _add_workspace(tar: tarfile.TarFile, workspace: Path) -> None:
+def _add_workspace(tar: tarfile.TarFile, workspace: Path, uid: int, gid: int) -> None:
     """The submission's files owned by the tests user; the tests and pytest.ini by the runner
     (the workspace volume is the runner's and sticky: the tests user may add entries, but not
     rename or remove the runner's)."""
@@ -112,7 +118,7 @@ def _add_workspace(tar: tarfile.TarFile, workspace: Path) -> None:
         if entry.name in RUNNER_OWNED:
             owner, mask = (RUNNER_UID, RUNNER_GID), 0o755
         else:
-            owner, mask = (TEST_UID, TEST_GID), 0o777
+            owner, mask = (uid, gid), 0o777
         archive.add_tree(tar, Path(entry.path), entry.name, *owner, mask)
 
 
@@ -125,11 +131,12 @@ class Collected:
     reports: dict[str, bytes | str]
 
 
-def after_tests(container: Container) -> tuple[int, Collected]:
+def after_tests(container: Container, place: TestsPlace) -> tuple[int, Collected]:
     """Kill what the tests left running, and take the counters and the reports: how many
     processes were killed, and what was taken."""
     client = api(container)
-    exec_id = client.exec_create(container.id, ["/bin/sh", "-c", _AFTER_TESTS], user=TEST_USER)
+    script = _after_tests_script(place.workdir)
+    exec_id = client.exec_create(container.id, ["/bin/sh", "-c", script], user=place.user)
     stdout, _ = client.exec_start(exec_id["Id"], demux=True)
     first, _, rest = (stdout or b"").partition(b"\n")
     count = first.decode(errors="replace").strip()
@@ -153,13 +160,13 @@ def after_tests(container: Container) -> tuple[int, Collected]:
     return (int(count) if count.isdigit() else 0), Collected(counters, reports)
 
 
-def collect_now(container: Container) -> Collected | None:
+def collect_now(container: Container, place: TestsPlace) -> Collected | None:
     """What a run whose tests never ended by themselves left (a failed setup), taken as after
     the tests: None when the container is stopped (the session timeout), and its volume gone."""
     container.reload()
     if container.status != "running":
         return None
-    return after_tests(container)[1]
+    return after_tests(container, place)[1]
 
 
 def write_reports(collected: Collected, target: Path, echo: TextIO | None) -> None:

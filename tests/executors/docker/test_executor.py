@@ -57,6 +57,7 @@ def execute(
     setup: tuple[str, ...] = (),
     timeout: float = 60,
     echo: io.StringIO | None = None,
+    cut_network: bool = False,
 ) -> ExecutionResult:
     workspace = tmp_path / "workspace"
     (workspace / ".scbench").mkdir(parents=True, exist_ok=True)
@@ -77,6 +78,7 @@ def execute(
             session_timeout_s=timeout,
             seal_key=PROBE_KEY,
             echo=echo,
+            cut_network=cut_network,
         )
     )
 
@@ -387,21 +389,25 @@ def test_the_workspace_goes_in_and_reports_come_back_safely(
     )
 
 
-def test_a_failing_setup_command_stops_the_run(tmp_path: Path, test_image: str) -> None:
+def test_a_failing_setup_command_is_noted_and_the_rest_and_the_tests_run(
+    tmp_path: Path, test_image: str
+) -> None:
+    """As SCBench's entry script, whose setup commands are lines without `set -e`."""
     result = execute(
         tmp_path,
         test_image,
         shell("echo tests ran"),
-        setup=("echo preparing", "echo broken >&2; exit 3", "echo never"),
+        setup=("echo preparing", "echo broken >&2; exit 3", "echo still"),
     )
 
-    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (None, 3, None)
+    assert (result.exit_code, result.setup_exit_code, result.timed_out_in) == (0, 3, None)
     assert setup_commands_log(tmp_path) == (
         "[scbench-ci] $ echo preparing\npreparing\n"
         "[scbench-ci] $ echo broken >&2; exit 3\nbroken\n"
         "[scbench-ci] setup command failed with exit code 3\n"
+        "[scbench-ci] $ echo still\nstill\n"
     )
-    assert not (tmp_path / "logs" / PYTEST_LOG).exists()
+    assert "tests ran\n" in (tmp_path / "logs" / PYTEST_LOG).read_text()
 
 
 FIND_SLEEPERS = """
@@ -567,3 +573,92 @@ def test_cleanup_removes_labelled_containers_and_run_volumes(
     finally:
         bystander.remove(force=True)
         bystander_volume.remove()
+
+
+ENVIRONMENT_PLACE_TESTS = """
+import os
+import pathlib
+import subprocess
+
+
+def test_the_setup_ran_as_the_environment_s_user_in_its_workdir():
+    assert pathlib.Path("setup.txt").read_text().split() == ["2000:3000", "/app"]
+
+
+def test_the_tests_run_as_the_environment_s_user_in_its_workdir(entrypoint_argv):
+    assert (os.getuid(), os.getgid(), os.getcwd()) == (2000, 3000, "/app")
+    assert pathlib.Path("main.py").stat().st_uid == 2000
+    pathlib.Path("written_by_the_tests").write_text("ok")
+    pathlib.Path(os.environ["HOME"], "probe").write_text("ok")
+    result = subprocess.run(entrypoint_argv, capture_output=True, text=True, check=True)
+    assert result.stdout == "hello\\n"
+
+
+def test_the_problem_s_tests_are_not_the_tests_user_s():
+    assert pathlib.Path(".evaluation_tests").stat().st_uid != os.getuid()
+"""
+
+
+def test_an_environment_file_s_user_and_workdir_are_honoured(
+    problem_folder: ProblemFolder,
+    submission: Path,
+    tmp_path: Path,
+    evaluation_image: str,
+) -> None:
+    """As SCBench's `docker run --user <get_eval_user()> --workdir <docker.workdir>`: setup and
+    the tests run as the file's user in its folder, which holds the workspace; the reports come
+    back from there."""
+    problem_folder.write("tests/test_checkpoint_1.py", ENVIRONMENT_PLACE_TESTS)
+    environment = tmp_path / "environment.yaml"
+    environment.write_text(
+        f"docker: {{image: '{SCBENCH_BASE}', user: '2000:3000', workdir: /app}}\n"
+        "setup: {commands: ['echo $(id -u):$(id -g) $(pwd) > setup.txt']}\n"
+        "commands: {command: python}\n"
+    )
+    options = EvaluationOptions(
+        problems=(problem_folder.root,),
+        checkpoint="checkpoint_1",
+        submission=str(submission),
+        output_dir=tmp_path / "out",
+        policy="all-cases",
+        session_timeout_s=300,
+        environment=environment,
+    )
+
+    executor = DockerExecutor(DockerSettings())
+    result = evaluate(options, plan_evaluation(options), OnThisMachine(executor), echo=None)
+
+    [(_, checkpoint)] = result.checkpoints()
+    assert checkpoint.failure is None, checkpoint.failure
+    assert {test.id.split("::")[-1]: test.status for test in checkpoint.tests} == {
+        "test_the_setup_ran_as_the_environment_s_user_in_its_workdir": Status.PASSED,
+        "test_the_tests_run_as_the_environment_s_user_in_its_workdir": Status.PASSED,
+        "test_the_problem_s_tests_are_not_the_tests_user_s": Status.PASSED,
+    }
+    assert checkpoint.passed
+    assert checkpoint.warnings == ()
+
+
+LIST_NETWORKS = """
+import json, os
+json.dump(sorted(os.listdir("/sys/class/net")), open(PROBE_OUTPUT, "w"))
+"""
+
+
+@pytest.mark.parametrize("cut_network", [False, True])
+def test_a_request_may_cut_the_network_the_settings_give_the_tests(
+    tmp_path: Path, test_image: str, cut_network: bool
+) -> None:
+    """`check`'s run that finds the tests that reach the network: cut after setup (which keeps
+    it), whatever the settings (the default: the tests have it, as under SCBench)."""
+    result = execute(
+        tmp_path,
+        test_image,
+        LIST_NETWORKS,
+        setup=("ls /sys/class/net | grep -qv '^lo$'",),
+        cut_network=cut_network,
+    )
+
+    assert (result.exit_code, result.setup_exit_code) == (0, None)
+    seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())
+    assert (seen == ["lo"]) is cut_network
