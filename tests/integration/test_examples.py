@@ -16,7 +16,7 @@ from testing.examples import (
     scbench_evaluate,
 )
 from testing.results import checkpoint_documents
-from testing.scbench_reader import is_evaluation_schema_current
+from testing.scbench_reader import all_current, read_output
 
 
 @pytest.mark.parametrize(("problem", "checkpoint", "submission"), list(EXPECTED))
@@ -120,11 +120,14 @@ def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path
 
 
 def test_scbench_reads_the_evaluation_as_current(shared_evaluations: SharedEvaluations) -> None:
-    """SCBench's `eval` keeps our evaluation (its check, transcribed in testing/scbench_reader.py),
-    and the files beside evaluation.json are the session's output and its slimmed report."""
+    """SCBench's own code (testing/scbench_source/, unmodified) keeps our evaluation: its `eval`
+    finds it current and the problem fully evaluated, its `CorrectnessResults` validates it; and
+    the files beside evaluation.json are the session's output and its slimmed report."""
     output = shared_evaluations("wordstat", "checkpoint_1", "solutions/checkpoint_1").output
     checkpoint_dir = output / "wordstat" / "checkpoint_1"
-    assert is_evaluation_schema_current(checkpoint_dir)
+    found = read_output(output)
+    assert all_current(found), found
+    assert found["wordstat"]["checkpoints"]["checkpoint_1"]["validates"]
     evaluation = json.loads((checkpoint_dir / "evaluation.json").read_text())
     stdout = (checkpoint_dir / "evaluation/stdout.txt").read_text()
     assert f"collected {evaluation['pytest_collected']} items" in stdout
