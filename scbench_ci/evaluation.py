@@ -44,14 +44,13 @@ from scbench_ci.results.file import (
     read_checkpoint,
     write_checkpoint,
 )
+from scbench_ci.results.judge import judge_checkpoint, unrun_result
 from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
     ProblemResult,
     RunResult,
-    judge_checkpoint,
-    unrun_result,
 )
 from scbench_ci.results.repeats import combine_runs
 from scbench_ci.results.scbench_format import (

@@ -26,8 +26,8 @@ from scbench_ci.results.model import (
     FailureKind,
     ProblemResult,
     RunResult,
-    count_groups,
 )
+from scbench_ci.results.verdict import count_groups
 from testing.cli import run_cli
 from testing.paths import REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test

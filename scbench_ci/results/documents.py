@@ -31,12 +31,11 @@ from scbench_ci.results.model import (
     RunResult,
     TestResult,
     add_counts,
-    count_groups,
-    verdict,
 )
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
+from scbench_ci.results.verdict import count_groups, verdict
 from scbench_ci.trust.strict_json import JsonError
 
 
