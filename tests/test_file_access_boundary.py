@@ -75,7 +75,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
-    ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
+    ("scbench_ci.job_evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
     ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
     "on the node",
     ("scbench_ci.executors.shipped", "tarfile.open"): "the workspace archive `ship` packed "
