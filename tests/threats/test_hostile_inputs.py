@@ -2,9 +2,9 @@
 refused with exit code 2 and one line naming the file and field, before anything is evaluated,
 and nothing on disk changes.
 
-Every hostile problem is a folder of `tests/hostile/inputs/` laid over a copy of the wordstat
-example. The copy sits in a workspace beside `outside/`, which holds a valid config.yaml and
-tests folder: a symlink out of the problem that reaches them would load without complaint.
+Every hostile problem is a folder of `tests/threats/hostile/inputs/` laid over a copy of the
+wordstat example. The copy sits in a workspace beside `outside/`, which holds a valid config.yaml
+and tests folder: a symlink out of the problem that reaches them would load without complaint.
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.trees import snapshot
 
-HOSTILE_INPUTS = REPO_ROOT / "tests/hostile/inputs"
+HOSTILE_INPUTS = REPO_ROOT / "tests/threats/hostile/inputs"
 WORDSTAT = EXAMPLES / "wordstat"
 MEMORY_LIMIT_BYTES = 512 * 1024**2
 TIME_LIMIT_S = 60
 NAME_RULE = (
     "checkpoint names are 1 to 100 letters, digits, '_', '-' and '.', not starting with '-' or '.'"
 )
+
+# Each runs scbench-ci end to end, as every test under tests/integration does.
+pytestmark = pytest.mark.integration
 
 # What follows `<problem>/config.yaml: ` in the error line.
 CONFIG_ERRORS = {
