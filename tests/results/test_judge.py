@@ -5,12 +5,13 @@ from pathlib import Path
 
 import jsonschema
 
+from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.load import load_problem
-from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
+from scbench_ci.problem.model import Checkpoint, Group, Problem
+from scbench_ci.reports import Reports, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
-from scbench_ci.results.model import FailureKind, why_failed
+from scbench_ci.results.model import CheckpointResult, FailureKind, why_failed
 from scbench_ci.results.verdict import verdict
 from scbench_ci.trust.seal import Broken, Seal
 from testing.paths import REPO_ROOT
@@ -29,24 +30,39 @@ SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_t
 SEALED = Seal(killed=0)
 
 
+def _judge(
+    problem: Problem,
+    tested: tuple[Checkpoint, ...],
+    reports: Reports,
+    logs: Path,
+    *,
+    execution: ExecutionResult | None = None,
+    seal: Seal | Broken = SEALED,
+    policy_name: str = "any",
+    warnings: tuple[str, ...] = (),
+) -> CheckpointResult:
+    """The last of `tested` judged from these reports."""
+    return judge_checkpoint(
+        problem,
+        tested[-1],
+        tested=tested,
+        include_prior_tests=True,
+        execution=execution or make_execution(reports.exit_code),
+        seal=seal,
+        reports=reports,
+        log_dir=logs,
+        policy_name=policy_name,
+        session_timeout_s=60,
+        warnings=warnings,
+    )
+
+
 def test_unsealed_reports_count_nothing(problem_folder: ProblemFolder, logs: Path) -> None:
     problem = load_problem(problem_folder.root)
     cp1 = problem.checkpoints[0]
     forged = make_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py"), exit_code=0)
     for seal in Broken:
-        result = judge_checkpoint(
-            problem,
-            cp1,
-            tested=(cp1,),
-            include_prior_tests=True,
-            execution=make_execution(0),
-            seal=seal,
-            reports=forged,
-            log_dir=logs,
-            policy_name="any",
-            session_timeout_s=60,
-            warnings=(),
-        )
+        result = _judge(problem, (cp1,), forged, logs, seal=seal)
         assert result.tests == ()
         assert all(counts.total == 0 for counts in result.groups.values())
         assert not result.passed
@@ -66,19 +82,7 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
         _outcome("err", Status.ERROR, "error"),
         _outcome("slow", Status.FAILED, "slow"),
     )
-    result = judge_checkpoint(
-        problem,
-        cp2,
-        tested=(cp1, cp2),
-        include_prior_tests=True,
-        execution=make_execution(1),
-        seal=SEALED,
-        reports=reports,
-        log_dir=logs,
-        policy_name="core-cases",
-        session_timeout_s=60,
-        warnings=(),
-    )
+    result = _judge(problem, (cp1, cp2), reports, logs, policy_name="core-cases")
     assert {t.id.split("::")[1]: (t.group, t.checkpoint) for t in result.tests} == {
         "old": (Group.REGRESSION, "checkpoint_1"),
         "core_a": (Group.CORE, "checkpoint_2"),
@@ -102,19 +106,7 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
     )
     assert result.failure is None
 
-    failing = judge_checkpoint(
-        problem,
-        cp2,
-        tested=(cp1, cp2),
-        include_prior_tests=True,
-        execution=make_execution(1),
-        seal=SEALED,
-        reports=reports,
-        log_dir=logs,
-        policy_name="all-cases",
-        session_timeout_s=60,
-        warnings=("w",),
-    )
+    failing = _judge(problem, (cp1, cp2), reports, logs, policy_name="all-cases", warnings=("w",))
     assert not failing.passed
     assert failing.warnings == ("w",)
 
@@ -142,18 +134,32 @@ def test_judge_groups_counts_and_verdict(problem_folder: ProblemFolder, logs: Pa
 def test_a_failure_never_passes(problem_folder: ProblemFolder, logs: Path) -> None:
     problem = load_problem(problem_folder.root)
     cp1 = problem.checkpoints[0]
-    result = judge_checkpoint(
-        problem,
-        cp1,
-        tested=(cp1,),
-        include_prior_tests=True,
-        execution=make_execution(None, timed_out_in="tests"),
-        seal=SEALED,
-        reports=make_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py")),
-        log_dir=logs,
-        policy_name="any",
-        session_timeout_s=60,
-        warnings=(),
-    )
+    reports = make_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py"))
+    timed_out = make_execution(None, timed_out_in="tests")
+    result = _judge(problem, (cp1,), reports, logs, execution=timed_out)
     assert result.failure is not None and result.failure.kind is FailureKind.TIMEOUT
     assert not result.passed
+
+
+def test_warnings_say_what_may_explain_the_outcome(
+    problem_folder: ProblemFolder, logs: Path
+) -> None:
+    """The caller's first, then the limits the run reached, the processes killed after their
+    command ended, and what the reports could not hold; each in that order."""
+    problem = load_problem(problem_folder.root)
+    cp1 = problem.checkpoints[0]
+    reports = replace(
+        make_reports(_outcome("a", Status.PASSED, file="test_checkpoint_1.py"), exit_code=0),
+        problems=("a message was cut",),
+    )
+    execution = replace(make_execution(0, limits=("the disk limit",)), leftover_processes=2)
+    result = _judge(problem, (cp1,), reports, logs, execution=execution, warnings=("left out",))
+    assert result.warnings == (
+        "left out",
+        "the disk limit",
+        "2 process(es) were still running after their command ended and were killed",
+        "a message was cut",
+    )
+    assert result.passed and result.failure is None
+    unsealed = _judge(problem, (cp1,), reports, logs, execution=execution, seal=Broken.UNSEALED)
+    assert "a message was cut" not in unsealed.warnings
