@@ -14,46 +14,51 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
-from scbench_ci.executors.choice import DEFAULT_EXECUTOR, executor_name
-from scbench_ci.executors.docker.settings import (
-    DEFAULT_CPUS,
-    DEFAULT_DISK,
-    DEFAULT_MEMORY,
-    DEFAULT_PIDS_LIMIT,
-    DockerSettings,
-    as_text,
-    settings,
+from scbench_ci.option_values import Option, as_text
+from scbench_ci.options import CheckOptions, EvaluationOptions, fields_of
+from scbench_ci.options.declared import (
+    CHANGED_SINCE,
+    CHECK,
+    CHECK_CONCURRENCY,
+    CHECK_REPEAT,
+    CONCURRENCY,
+    DOCKER,
+    ENGINE,
+    ENTRYPOINT,
+    ENVIRONMENT,
+    EVALUATE,
+    EXECUTOR,
+    FAIL_ON,
+    FLAKY_PASSES,
+    INCLUDE_PRIOR_TESTS,
+    ORACLE_POLICY,
+    POLICY,
+    PYTEST_ARGS,
+    RAY_ADDRESS,
+    REPEAT,
+    RERUNS,
+    SESSION_TIMEOUT,
+    TEST_TIMEOUT,
 )
-from scbench_ci.option_values import boolean, choice, seconds, whole_number
-from scbench_ci.options import (
-    DEFAULT_CHECK_REPEAT,
-    DEFAULT_ORACLE_POLICY,
-    DEFAULT_RAY_ADDRESS,
-    DEFAULT_SESSION_TIMEOUT_S,
-    ENGINES,
-    CheckOptions,
-    EvaluationOptions,
-    job_count,
-)
-from scbench_ci.options import ray_address as ray_address_text
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
 from scbench_ci.plan import Target
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
-from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 from scbench_ci.trust.files import scratch_folder
 
 StrPath = str | os.PathLike[str]
-Value = TypeVar("Value")
+_DOCKER = {setting.name: setting for setting in DOCKER}
+EVALUATE_KEYWORDS = (*(option for option in EVALUATE if option.keyword), PYTEST_ARGS)
+"""The options `evaluate` takes as keywords (besides `output` and `echo`)."""
+CHECK_KEYWORDS = (*(option for option in CHECK if option.keyword), PYTEST_ARGS)
+"""The options `check_problems` takes as keywords (besides `output` and `echo`)."""
 
 
 @dataclass(frozen=True)
@@ -89,69 +94,45 @@ def evaluate(
     targets: Sequence[Target],
     *,
     output: StrPath | None = None,
-    executor: str = DEFAULT_EXECUTOR,
-    engine: str = "local",
-    ray_address: str = DEFAULT_RAY_ADDRESS,
-    image: str | None = None,
-    memory: str = DEFAULT_MEMORY,
-    cpus: float = DEFAULT_CPUS,
-    pids_limit: int = DEFAULT_PIDS_LIMIT,
-    disk: str = DEFAULT_DISK,
-    use_cache: bool = True,
-    test_network: bool = True,
-    entrypoint: str | None = None,
-    environment: StrPath | None = None,
-    jobs: int | str = "auto",
-    policy: str = DEFAULT_POLICY,
-    fail_on: str = DEFAULT_FAIL_ON,
-    include_prior_tests: bool | None = None,
-    test_timeout: float | None = None,
-    session_timeout: float = DEFAULT_SESSION_TIMEOUT_S,
-    reruns: int = 0,
-    repeat: int = 1,
-    flaky_passes: bool = False,
-    pytest_args: Sequence[str] = (),
+    executor: str = EXECUTOR.default,
+    engine: str = ENGINE.default,
+    ray_address: str = RAY_ADDRESS.default,
+    image: str | None = _DOCKER["image"].default,
+    memory: str = _DOCKER["memory"].default,
+    cpus: float = _DOCKER["cpus"].default,
+    pids_limit: int = _DOCKER["pids_limit"].default,
+    disk: str = _DOCKER["disk"].default,
+    use_cache: bool = _DOCKER["use_cache"].default,
+    test_network: bool = _DOCKER["test_network"].default,
+    entrypoint: str | None = ENTRYPOINT.default,
+    environment: StrPath | None = ENVIRONMENT.default,
+    jobs: int | str = CONCURRENCY.default,
+    policy: str = POLICY.default,
+    fail_on: str = FAIL_ON.default,
+    include_prior_tests: bool | None = INCLUDE_PRIOR_TESTS.default,
+    test_timeout: float | None = TEST_TIMEOUT.default,
+    session_timeout: float = SESSION_TIMEOUT.default,
+    reruns: int = RERUNS.default,
+    repeat: int = REPEAT.default,
+    flaky_passes: bool = FLAKY_PASSES.default,
+    pytest_args: Sequence[str] = PYTEST_ARGS.default,
     echo: TextIO | None = None,
 ) -> EvaluationResult:
     """Evaluate each target's submission against its problem's checkpoint, as `scbench-ci
     evaluate` does; the options are its flags (`test_timeout` is `--timeout`, `use_cache=False`
     is `--no-cache`)."""
+    keywords = dict(locals())  # each keyword is read through its declaration (EVALUATE_KEYWORDS)
     with _api_errors():
         chosen = _targets(targets)
-        fields = _run_fields(
-            executor=executor,
-            engine=engine,
-            ray_address=ray_address,
-            docker={
-                "image": image,
-                "memory": memory,
-                "cpus": cpus,
-                "pids_limit": pids_limit,
-                "disk": disk,
-                "use_cache": use_cache,
-                "test_network": test_network,
-            },
-            entrypoint=entrypoint,
-            environment=environment,
-            jobs=jobs,
-            test_timeout=test_timeout,
-            session_timeout=session_timeout,
-            pytest_args=pytest_args,
-        )
+        values = _parsed_keywords(keywords, EVALUATE_KEYWORDS)
         with _output_folder(output) as folder:
             options = EvaluationOptions(
                 problems=(),
                 checkpoint="all",
                 submission="",
                 output_dir=folder,
-                policy=_parsed("policy", policy, partial(choice, choices=POLICY_NAMES)),
-                fail_on=_parsed("fail_on", fail_on, partial(choice, choices=FAIL_ON)),
-                include_prior_tests=_optional("include_prior_tests", include_prior_tests, boolean),
-                reruns=_parsed("reruns", reruns, whole_number),
-                repeat=_parsed("repeat", repeat, partial(whole_number, least=1)),
-                flaky_passes=_parsed("flaky_passes", flaky_passes, boolean),
                 targets=chosen,
-                **fields,
+                **fields_of(EvaluationOptions, EVALUATE_KEYWORDS, lambda one: values[one.name]),
             )
             outcome = evaluate_command.evaluate(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
@@ -168,110 +149,62 @@ def check_problems(
     problems: Sequence[StrPath],
     *,
     output: StrPath | None = None,
-    executor: str = DEFAULT_EXECUTOR,
-    engine: str = "local",
-    ray_address: str = DEFAULT_RAY_ADDRESS,
-    image: str | None = None,
-    memory: str = DEFAULT_MEMORY,
-    cpus: float = DEFAULT_CPUS,
-    pids_limit: int = DEFAULT_PIDS_LIMIT,
-    disk: str = DEFAULT_DISK,
-    use_cache: bool = True,
-    test_network: bool = True,
-    entrypoint: str | None = None,
-    environment: StrPath | None = None,
-    jobs: int | str = "auto",
-    oracle_policy: str = DEFAULT_ORACLE_POLICY,
-    repeat: int = DEFAULT_CHECK_REPEAT,
-    changed_since: str | None = None,
-    test_timeout: float | None = None,
-    session_timeout: float = DEFAULT_SESSION_TIMEOUT_S,
-    pytest_args: Sequence[str] = (),
+    executor: str = EXECUTOR.default,
+    engine: str = ENGINE.default,
+    ray_address: str = RAY_ADDRESS.default,
+    image: str | None = _DOCKER["image"].default,
+    memory: str = _DOCKER["memory"].default,
+    cpus: float = _DOCKER["cpus"].default,
+    pids_limit: int = _DOCKER["pids_limit"].default,
+    disk: str = _DOCKER["disk"].default,
+    use_cache: bool = _DOCKER["use_cache"].default,
+    test_network: bool = _DOCKER["test_network"].default,
+    entrypoint: str | None = ENTRYPOINT.default,
+    environment: StrPath | None = ENVIRONMENT.default,
+    jobs: int | str = CHECK_CONCURRENCY.default,
+    oracle_policy: str = ORACLE_POLICY.default,
+    repeat: int = CHECK_REPEAT.default,
+    changed_since: str | None = CHANGED_SINCE.default,
+    test_timeout: float | None = TEST_TIMEOUT.default,
+    session_timeout: float = SESSION_TIMEOUT.default,
+    pytest_args: Sequence[str] = PYTEST_ARGS.default,
     echo: TextIO | None = None,
 ) -> CheckResult:
     """Check each problem (a problem folder, or a folder of problem folders) as `scbench-ci
     check` does; the options are its flags."""
+    keywords = dict(locals())  # each keyword is read through its declaration (CHECK_KEYWORDS)
     with _api_errors():
         folders = _paths("problems", problems)
-        fields = _run_fields(
-            executor=executor,
-            engine=engine,
-            ray_address=ray_address,
-            docker={
-                "image": image,
-                "memory": memory,
-                "cpus": cpus,
-                "pids_limit": pids_limit,
-                "disk": disk,
-                "use_cache": use_cache,
-                "test_network": test_network,
-            },
-            entrypoint=entrypoint,
-            environment=environment,
-            jobs=jobs,
-            test_timeout=test_timeout,
-            session_timeout=session_timeout,
-            pytest_args=pytest_args,
-        )
+        values = _parsed_keywords(keywords, CHECK_KEYWORDS)
         with _output_folder(output) as folder:
             runs = EvaluationOptions(
                 problems=folders,
                 checkpoint="all",
                 submission="",
                 output_dir=folder,
-                policy=_parsed(
-                    "oracle_policy", oracle_policy, partial(choice, choices=POLICY_NAMES)
-                ),
-                repeat=_parsed("repeat", repeat, partial(whole_number, least=1)),
-                **fields,
+                **fields_of(EvaluationOptions, CHECK_KEYWORDS, lambda one: values[one.name]),
             )
-            options = CheckOptions(runs, changed_since=_optional_text(changed_since))
+            options = CheckOptions(runs, changed_since=values["changed_since"])
             outcome = check_command.check(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
     return CheckResult(run=run, exit_code=outcome.exit_code, results_path=_kept(outcome, output))
 
 
-def _run_fields(
-    *,
-    executor: str,
-    engine: str,
-    ray_address: str,
-    docker: Mapping[str, object],
-    entrypoint: str | None,
-    environment: StrPath | None,
-    jobs: int | str,
-    test_timeout: float | None,
-    session_timeout: float,
-    pytest_args: Sequence[str],
-) -> dict[str, Any]:
-    """The EvaluationOptions fields both commands take, as the CLI's `run_options` gives them."""
-    return {
-        "executor": _parsed("executor", executor, executor_name),
-        "engine": _parsed("engine", engine, partial(choice, choices=ENGINES)),
-        "ray_address": _parsed("ray_address", ray_address, ray_address_text),
-        "docker": DockerSettings(
-            **{name: _parsed(name, docker[name], setting.parse) for name, setting in settings()}
-        ),
-        "entrypoint": _optional_text(entrypoint),
-        "environment": None if environment is None else _path("environment", environment),
-        "jobs": _parsed("jobs", jobs, job_count),
-        "test_timeout_s": _optional("test_timeout", test_timeout, seconds),
-        "session_timeout_s": _parsed("session_timeout", session_timeout, seconds),
-        "pytest_args": _texts("pytest_args", pytest_args),
-    }
-
-
-def _parsed(name: str, value: object, parse: Callable[[str, str], Value]) -> Value:
-    """The value as the parser of its flag reads its text: refused with the flag's reason."""
-    return parse(name, as_text(value))
-
-
-def _optional(name: str, value: object, parse: Callable[[str, str], Value]) -> Value | None:
-    return None if value is None else _parsed(name, value, parse)
-
-
-def _optional_text(value: str | None) -> str | None:
-    return None if value is None else str(value)
+def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) -> dict[str, Any]:
+    """Each option's keyword as the parser of its flag reads its text: refused with the flag's
+    reason, naming the keyword. None is the default of an option whose default is None."""
+    values: dict[str, Any] = {}
+    for option in options:
+        given = keywords[option.name]
+        if option is ENVIRONMENT:
+            values[option.name] = None if given is None else _path(option.name, given)
+        elif option is PYTEST_ARGS:
+            values[option.name] = _texts(option.name, given)  # type: ignore[arg-type]
+        elif given is None and option.default is None:
+            values[option.name] = None
+        else:
+            values[option.name] = option.parse(option.name, as_text(given))
+    return values
 
 
 def _targets(targets: Sequence[Target]) -> tuple[Target, ...]:

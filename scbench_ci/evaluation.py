@@ -129,10 +129,10 @@ def run_evaluations(
     admission: Admission | None = None,
 ) -> Evaluations:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
-    side by side as `options.jobs` admits, the longest first when `durations` (a baseline's, by
+    side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
-    `stream` says so, else progress lines. `admission`: instead of the one `options.jobs`
+    `stream` says so, else progress lines. `admission`: instead of the one `options.concurrency`
     makes."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
@@ -144,7 +144,7 @@ def run_evaluations(
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    admission = admission or placement.admission(options.jobs, len(jobs))
+    admission = admission or placement.admission(options.concurrency, len(jobs))
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 

@@ -1,8 +1,16 @@
-"""Option values read from text: one parser per kind, for the CLI's flags and the action's inputs
-alike. Each returns the value or raises a `BadValue` naming the option as its caller spells it
-(`--jobs`, `input jobs`); the CLI's argument types wrap them (`cli/arguments.py`)."""
+"""Options, declared once, and their values read from text: one parser per kind, for the CLI's
+flags, the action's inputs and the API's keywords alike. Each parser returns the value or raises a
+`BadValue` naming the option as its caller spells it (`--jobs`, `input jobs`, `jobs`); the CLI's
+argument types wrap them (`cli/arguments.py`)."""
 
 from __future__ import annotations
+
+import difflib
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from scbench_ci.errors import UsageError
 
@@ -18,9 +26,104 @@ class BadValue(UsageError):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option, declared once: the CLI's flag, the action's input and its default, the Python
+    API's keyword and the parser of its text all come from here, so the front ends cannot drift
+    apart and a bad value has one reason wherever it is given. Where a command needs another
+    default or help, it uses `dataclasses.replace` of the declaration."""
+
+    name: str
+    """The Python API's keyword, and the name the CLI's parsed arguments hold it under."""
+    default: Any
+    """The value when it is not given, in every front end; None with `required`: none."""
+    parse: Callable[[str, str], Any]
+    """(the option as the caller spells it, text) -> the value; a BadValue when it is not one."""
+    help: str
+    """The flag's help (argparse's `%(default)s` is the default)."""
+    flag: str | None = None
+    """The CLI's flag; a boolean's is a switch that turns it from its default (`--no-cache`),
+    or, with default None, a pair of switches (`--x`, `--no-x`)."""
+    short: str | None = None
+    """The flag's one-letter form (`-j`)."""
+    input: str | None = None
+    """The action's input."""
+    keyword: bool = True
+    """Whether the Python API takes it as a keyword named `name`."""
+    absent: str = ""
+    """Why it has no flag, no input or no keyword (a test holds every declaration to that)."""
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    """The values it takes, when they are a list of names (shown in the flag's help)."""
+    input_default: str | None = None
+    """The input's default as action.yml declares it, when it is not the default as text: `""`
+    where the command decides (an empty input means its default)."""
+    required: bool = False
+    """The CLI refuses to run without it."""
+    repeated: bool = False
+    """The flag may be given again; each value is parsed and kept in order."""
+    off_help: str = ""
+    """The help of `--no-<flag>`, for a boolean whose default is None."""
+    field: str | None = None
+    """The field of the commands' options types it sets, where that is not `name`
+    (`EvaluationOptions.concurrency` for `jobs`); see `options.fields_of`."""
+    group: str = ""
+    """The heading the CLI's help lists its flag under (empty: the command's own list)."""
+
+    @property
+    def field_name(self) -> str:
+        return self.field or self.name
+
+    @property
+    def is_switch(self) -> bool:
+        return self.parse is boolean
+
+    @property
+    def input_text(self) -> str:
+        """The input's default, as action.yml declares it."""
+        return as_text(self.default) if self.input_default is None else self.input_default
+
+
+def as_text(value: object) -> str:
+    """A value as a flag or an input gives it: `` for none, `true`, `2` for 2.0, words for a
+    tuple."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return " ".join(as_text(one) for one in value)
+    return str(value)
+
+
+def did_you_mean(given: str, candidates: Sequence[str]) -> str:
+    """` (did you mean X?)` for the nearest of `candidates`, or nothing."""
+    close = difflib.get_close_matches(given, candidates, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def optional_text(option: str, value: str) -> str | None:
     """Empty: not given."""
     return value or None
+
+
+def path(option: str, value: str) -> Path:
+    return Path(value)
+
+
+def words(option: str, value: str) -> tuple[str, ...]:
+    """Separated by spaces or lines."""
+    return tuple(value.split())
+
+
+def shell_words(option: str, value: str) -> tuple[str, ...]:
+    """Split as a shell would (`-k 'a and b' -x`)."""
+    try:
+        return tuple(shlex.split(value))
+    except ValueError as error:
+        raise BadValue(option, str(error)) from None
 
 
 def whole_number(option: str, value: str, least: int = 0, most: int | None = None) -> int:
@@ -50,9 +153,10 @@ def seconds(option: str, value: str) -> float:
 
 
 def choice(option: str, value: str, choices: tuple[str, ...]) -> str:
-    """One of `choices`, as it is."""
+    """One of `choices`, as it is; the nearest one named when it is not."""
     if value not in choices:
-        raise BadValue(option, f"{value!r} is not one of {', '.join(choices)}")
+        hint = did_you_mean(value, choices)
+        raise BadValue(option, f"{value!r} is not one of {', '.join(choices)}{hint}")
     return value
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import yaml
 
+from testing.markdown import DOCS
 from testing.paths import REPO_ROOT
 
 WORKFLOWS_DIR = REPO_ROOT / ".github" / "workflows"
-DOCS = (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))
 # A fence may be indented (a block in a list item): its lines are, as much.
 _YAML_BLOCK = re.compile(r"^( *)```yaml\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)
 _STEPS_JOB = "on: push\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n    steps:\n"

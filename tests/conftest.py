@@ -24,9 +24,9 @@ from testing.problems import ProblemFolder
 pytest_plugins = ["testing.azurite", "testing.ray_cluster", "testing.hostile_submissions"]
 
 
-# The suite's tiers (README "Development"): what a test needs, read from the fixtures it uses, so
-# that a new test is placed without anyone remembering to mark it. Tests that reach these needs
-# another way carry the marker themselves.
+# The suite's tiers (docs/development.md, "Tiers"): what a test needs, read from the fixtures it
+# uses, so that a new test is placed without anyone remembering to mark it. Tests that reach these
+# needs another way carry the marker themselves.
 MARKER_OF_FIXTURE = {"docker_client": "docker", "ray_cluster": "ray", "azurite": "npm"}
 INTEGRATION = Path(__file__).parent / "integration"
 

@@ -284,7 +284,7 @@ def _cli_defaults(add_arguments: Any, *required: str) -> dict[str, Any]:
 
 
 # The API's keywords that are named otherwise than the CLI's flags' destinations.
-_RENAMED = {"test_timeout": "timeout", "output": None, "echo": None, "pytest_args": None}
+_RENAMED = {"output": None, "echo": None, "pytest_args": None}
 
 
 @pytest.mark.parametrize(

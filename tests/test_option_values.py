@@ -12,12 +12,15 @@ import pytest
 from scbench_ci.executors.docker.settings import size
 from scbench_ci.option_values import (
     BadValue,
+    as_text,
     boolean,
     choice,
     optional_text,
     positive_number,
     seconds,
+    shell_words,
     whole_number,
+    words,
 )
 
 
@@ -64,3 +67,43 @@ def test_what_each_refuses_names_the_option_as_its_caller_spells_it(
         with pytest.raises(BadValue) as error:
             parse(option, text)
         assert (str(error.value), error.value.reason) == (f"{option}: {reason}", reason)
+
+
+def test_a_choice_names_the_nearest_one() -> None:
+    with pytest.raises(BadValue) as error:
+        choice("input pass_policy", "core-case", ("core-cases", "all-cases"))
+    assert error.value.reason == (
+        "'core-case' is not one of core-cases, all-cases (did you mean core-cases?)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "value"),
+    [
+        (words, "a/c1  b/c2\nc/c3", ("a/c1", "b/c2", "c/c3")),
+        (shell_words, "-k 'a and b' -x", ("-k", "a and b", "-x")),
+    ],
+)
+def test_words(parse: Callable[[str, str], Any], text: str, value: object) -> None:
+    assert parse("x", text) == value
+
+
+def test_unbalanced_quotes_are_refused() -> None:
+    with pytest.raises(BadValue, match=r"^input pytest_args: No closing quotation$"):
+        shell_words("input pytest_args", "-k 'open")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, ""),
+        (True, "true"),
+        (2.0, "2"),
+        (1800.0, "1800"),
+        (64, "64"),
+        ((), ""),
+        (("a", "b"), "a b"),
+    ],
+)
+def test_a_default_as_an_input_gives_it(value: object, text: str) -> None:
+    assert as_text(value) == text

@@ -16,11 +16,14 @@ from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.option_values import BadValue
 from scbench_ci.options import (
     EvaluationOptions,
+    MergeOptions,
     check_shared_submission,
     checkpoint_choice,
+    fields_of,
     job_count,
     submission_template,
 )
+from scbench_ci.options.declared import CONCURRENCY, DOCKER, POLICY, QUIET
 from testing.problems import ProblemFolder
 
 OPTIONS = EvaluationOptions(
@@ -45,7 +48,7 @@ OPTIONS = EvaluationOptions(
     session_timeout_s=600,
     policy="any-case",
     pytest_args=("-x",),
-    jobs=3,
+    concurrency=3,
     skip_existing=True,
 )
 
@@ -66,7 +69,7 @@ def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
 
 def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
     options = EvaluationOptions(problems=(), checkpoint="all", submission="s", output_dir=Path("o"))
-    assert options.jobs == "auto"
+    assert options.concurrency == "auto"
     assert job_count("--jobs", "auto") == "auto"
     assert job_count("--jobs", "3") == 3
     for bad, reason in (("0", "must be at least 1, got '0'"), ("Auto", "'Auto' is not a whole")):
@@ -139,3 +142,18 @@ def test_several_problems_need_problem_in_the_submission(tmp_path: Path) -> None
     # One problem, given as itself or as the only one in its folder, has the folder to itself.
     alone = (tmp_path / "problems/alpha",)
     check_shared_submission("sol/{checkpoint}", alone, option="--submission", allow="")
+
+
+def test_the_fields_an_options_type_has_are_filled_and_docker_s_settings_are_one() -> None:
+    given = {"jobs": 3, "quiet": True, "memory": "1g", "policy": "any", "oracle_policy": "all"}
+    declarations = (CONCURRENCY, QUIET, *DOCKER, POLICY)
+    value = {**{setting.name: setting.default for setting in DOCKER}, **given}
+    fields = fields_of(EvaluationOptions, declarations, lambda option: value[option.name])
+    # `quiet` is no field of EvaluationOptions; `jobs` sets `concurrency`.
+    assert fields == {
+        "concurrency": 3,
+        "docker": DockerSettings(memory="1g"),
+        "policy": "any",
+    }
+    merged = fields_of(MergeOptions, declarations, lambda option: value[option.name])
+    assert merged == {}  # no field of MergeOptions, no Docker settings either

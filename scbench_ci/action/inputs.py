@@ -3,91 +3,68 @@
 from __future__ import annotations
 
 import os
-import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import REPORTS_DIR
-from scbench_ci.executors.docker.settings import DockerSettings, as_text, settings
-from scbench_ci.option_values import boolean, seconds, whole_number
+from scbench_ci.option_values import Option
 from scbench_ci.options import (
-    DEFAULT_CHECK_REPEAT,
-    DEFAULT_ORACLE_POLICY,
-    DEFAULT_SESSION_TIMEOUT_S,
     CheckOptions,
     EvaluationOptions,
     MergeOptions,
     PlanOptions,
     check_shared_submission,
-    checkpoint_choice,
     commit_of,
+    fields_of,
     is_template,
-    job_count,
-    submission_template,
 )
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
-from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, DETAILS
+from scbench_ci.options.declared import (
+    ACTION_INPUTS,
+    ANNOTATIONS,
+    ARTIFACT_NAME,
+    BASELINE,
+    BASELINE_BRANCH,
+    CHANGED_SINCE,
+    CHECK_REPEAT,
+    CHECK_RUN,
+    CHECKPOINT,
+    COMMAND,
+    COMMENT,
+    ENVIRONMENT,
+    EVERY_CHECKPOINT,
+    FAIL_ON,
+    FAIL_ON_POLICY,
+    GITHUB_TOKEN,
+    JOB_SUMMARY,
+    ORACLE_POLICY,
+    PROBLEM,
+    REPEAT,
+    RESULTS,
+    RETENTION_DAYS,
+    SAME_SUBMISSION,
+    SHARDS,
+    SUBMISSION,
+    UNEXPANDED_TOKEN,
+    UPLOAD_ARTIFACT,
+)
 from scbench_ci.problem.model import real_path
 from scbench_ci.results.baseline import results_files
-from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
-from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 
-COMMANDS = ("evaluate", "plan", "merge", "check", "publish")
 WITHOUT_PROBLEMS = ("merge", "publish")
 """The commands that read results, not problems."""
 MERGED_ARTIFACT = "scbench-merged"
 CHECK_ARTIFACT = "scbench-check"
 ARTIFACT_BASELINE = "artifact:"
-UNEXPANDED_TOKEN = "${{ github.token }}"
-Parsed = TypeVar("Parsed")
-_AT_LEAST_ONE = partial(whole_number, least=1)
 
-DEFAULTS: dict[str, str | None] = {
-    "command": "evaluate",
-    "problem": "",
-    "checkpoint": "",
-    "select": "",
-    "submission": ".",
-    "same_submission": "false",
-    "include_prior_tests": "",
-    "entrypoint": "",
-    "environment": "",
-    **{setting.input: as_text(getattr(DockerSettings(), name)) for name, setting in settings()},
-    "timeout": "",
-    "session_timeout": f"{DEFAULT_SESSION_TIMEOUT_S:g}",
-    "pass_policy": DEFAULT_POLICY,
-    "fail_on_policy": "true",
-    "fail_on": DEFAULT_FAIL_ON,
-    "details": DEFAULT_DETAILS,
-    "history": str(DEFAULT_WINDOW),
-    "baseline": "",
-    "baseline_branch": "",
-    "reruns": "0",
-    "repeat": "",
-    "flaky_passes": "false",
-    "pytest_args": "",
-    "jobs": "auto",
-    "skip_existing": "false",
-    "results": "",
-    "shards": "",
-    "changed_since": "",
-    "oracle_policy": DEFAULT_ORACLE_POLICY,
-    "comment": "false",
-    "check_run": "false",
-    "github_token": UNEXPANDED_TOKEN,
-    "job_summary": "true",
-    "annotations": "true",
-    "upload_artifact": "true",
-    "artifact_name": "",
-    "retention_days": "",
+DEFAULTS: dict[str, str] = {
+    option.input: option.input_text for option in ACTION_INPUTS if option.input is not None
 }
-"""Every input the action reads, with its default (None: required), as action.yml declares them.
-The runner passes action.yml's defaults; these apply where it does not, as in a step that runs the
-image itself (`uses: docker://...`). An empty input means its default."""
+"""Every input the action reads, with its default as action.yml declares it (a test holds them
+to each other). The runner passes action.yml's defaults; these apply where it does not, as in a
+step that runs the image itself (`uses: docker://...`). An empty input means its default."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +72,9 @@ class ActionInputs:
     workspace: Path
     command: str
     options: EvaluationOptions
-    """What to evaluate and how: the same options the CLI's flags make; the other commands'
-    options are made of it (`check_options`, `merge_options`, `plan_options`)."""
+    """What to evaluate and how: the same options the CLI's flags make (`check`'s repeat already
+    its own); the other commands' options are made of it (`check_options`, `merge_options`,
+    `plan_options`)."""
     baseline: str | None
     """A path in the workspace, or `artifact:<name>`."""
     baseline_branch: str | None
@@ -104,8 +82,6 @@ class ActionInputs:
     shards: int | None
     changed_since: str | None
     oracle_policy: str
-    repeat_given: bool
-    """Whether `repeat` was given (`check` repeats twice when it was not)."""
     comment: bool
     check_run: bool
     github_token: str
@@ -126,148 +102,151 @@ def workspace_of(env: Mapping[str, str]) -> Path:
     return Path(env.get("GITHUB_WORKSPACE") or "/github/workspace")
 
 
+class _Given:
+    """The step's inputs, each read once, as its declaration says."""
+
+    def __init__(self, env: Mapping[str, str], workspace: Path) -> None:
+        self.workspace = workspace
+        self._texts = {
+            option.input: input_value(env, option.input) or option.input_text
+            for option in ACTION_INPUTS
+            if option.input is not None
+        }
+
+    def text(self, option: Option) -> str:
+        assert option.input is not None, option.name
+        return self._texts[option.input]
+
+    def value(self, option: Option) -> Any:
+        """Parsed by the option's parser; empty, the declared default."""
+        text = self.text(option)
+        return option.parse(f"input {option.input}", text) if text else option.default
+
+    def paths(self, option: Option) -> tuple[Path, ...]:
+        """One a line, each inside the workspace."""
+        lines = (line.strip() for line in self.text(option).splitlines())
+        return tuple(self.inside(option, line) for line in lines if line)
+
+    def inside(self, option: Option, value: str) -> Path:
+        resolved = real_path(self.workspace / value)
+        if not resolved.is_relative_to(self.workspace):
+            raise UsageError(
+                f"input {option.input}: {value!r} leaves the workspace {self.workspace}"
+            )
+        return resolved
+
+    def required(self, option: Option, command: str, why: str = "") -> None:
+        if not self.text(option):
+            raise UsageError(f"input {option.input}: is required (command {command}{why})")
+
+
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """Every input read and checked, the problems not yet: the command's core reads them
     before anything runs, and refuses a submission folder that leaves the workspace."""
     workspace = real_path(workspace_of(env))
-
-    def value(name: str) -> str:
-        given = input_value(env, name) or DEFAULTS[name]
-        if given is None:
-            raise UsageError(f"input {name}: is required")
-        return given
-
-    def text(name: str) -> str | None:
-        return value(name) or None
-
-    def parsed(parse: Callable[[str, str], Parsed], name: str) -> Parsed:
-        return parse(f"input {name}", value(name))
-
-    def optional(parse: Callable[[str, str], Parsed], name: str) -> Parsed | None:
-        """An input whose default is empty: None when it is."""
-        return parse(f"input {name}", value(name)) if value(name) else None
-
-    def path(name: str, relative: str) -> Path:
-        return _inside(workspace, name, relative)
-
-    command = value("command")
-    if command not in COMMANDS:
-        raise UsageError(f"input command: {command!r} is not one of {', '.join(COMMANDS)}")
-    checkpoint = value("checkpoint") or ("all" if command in ("plan", "check") else "")
-    if command not in WITHOUT_PROBLEMS and not checkpoint:
-        raise UsageError(f"input checkpoint: is required (command {command})")
-    if checkpoint:
-        checkpoint_choice("input checkpoint", checkpoint)
-    problems = tuple(
-        path("problem", line.strip()) for line in value("problem").splitlines() if line.strip()
+    given = _Given(env, workspace)
+    command = given.value(COMMAND)
+    _check_required(given, command)
+    token = given.value(GITHUB_TOKEN)
+    return ActionInputs(
+        workspace=workspace,
+        command=command,
+        options=_evaluation_options(given, command, env),
+        baseline=_baseline(given),
+        baseline_branch=given.value(BASELINE_BRANCH),
+        results=given.paths(RESULTS),
+        shards=given.value(SHARDS),
+        changed_since=given.value(CHANGED_SINCE),
+        oracle_policy=given.value(ORACLE_POLICY),
+        comment=given.value(COMMENT),
+        check_run=given.value(CHECK_RUN),
+        # Not expanded: the image was run as a step of its own (`uses: docker://...`).
+        github_token="" if token == UNEXPANDED_TOKEN else token,
+        job_summary=given.value(JOB_SUMMARY),
+        annotations=given.value(ANNOTATIONS),
+        # `publish` uploads nothing: its results are the triggering run's artifact.
+        upload_artifact=given.value(UPLOAD_ARTIFACT) and command != "publish",
+        artifact_name=given.value(ARTIFACT_NAME),
+        retention_days=given.value(RETENTION_DAYS),
     )
-    if command not in WITHOUT_PROBLEMS and not problems:
-        raise UsageError(f"input problem: is required (command {command})")
-    results = tuple(
-        path("results", line.strip()) for line in value("results").splitlines() if line.strip()
+
+
+def _check_required(given: _Given, command: str) -> None:
+    """What each command cannot do without."""
+    if command == "evaluate":
+        given.required(CHECKPOINT, command)
+    if command not in WITHOUT_PROBLEMS:
+        given.required(PROBLEM, command)
+    if command == "merge":
+        given.required(RESULTS, command)
+    if command == "publish":
+        given.required(ARTIFACT_NAME, command, ": the artifact of the triggering run to publish")
+
+
+_READ_APART = (PROBLEM, CHECKPOINT, SUBMISSION, ENVIRONMENT, FAIL_ON, REPEAT, ORACLE_POLICY)
+"""The inputs each read with the workspace or the command in mind; every other input that sets a
+field of EvaluationOptions is read as its declaration says."""
+
+
+def _evaluation_options(given: _Given, command: str, env: Mapping[str, str]) -> EvaluationOptions:
+    workspace = given.workspace
+    problems = given.paths(PROBLEM)
+    # `.scbench/` in the workspace is the action's own, though the default submission `.` holds
+    # it: never staged, never trusted (see SECURITY.md).
+    _check_output_folder(workspace / REPORTS_DIR)
+    environment = given.value(ENVIRONMENT)
+    apart = {option.name for option in _READ_APART}
+    plain = (option for option in ACTION_INPUTS if option.name not in apart)
+    return EvaluationOptions(
+        problems=problems,
+        checkpoint=_checkpoint(given, command),
+        submission=str(workspace / _submission(given, command, problems)),
+        output_dir=workspace / REPORTS_DIR,
+        executor="docker",
+        environment=None if environment is None else given.inside(ENVIRONMENT, str(environment)),
+        fail_on=given.value(FAIL_ON) if given.value(FAIL_ON_POLICY) else "never",
+        repeat=given.value(CHECK_REPEAT if command == "check" else REPEAT),
+        commit=commit_of(env),
+        own_output=True,
+        confine_submissions_to=workspace,
+        **fields_of(EvaluationOptions, plain, given.value),
     )
-    if command == "merge" and not results:
-        raise UsageError("input results: is required (command merge)")
-    if command == "publish" and not text("artifact_name"):
-        raise UsageError(
-            "input artifact_name: is required (command publish: the artifact of the "
-            "triggering run to publish)"
-        )
-    fail_on = value("fail_on")
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"input fail_on: {fail_on!r} is not one of {', '.join(FAIL_ON)}")
-    if not parsed(boolean, "fail_on_policy"):
-        fail_on = "never"
-    details = value("details")
-    if details not in DETAILS:
-        raise UsageError(f"input details: {details!r} is not one of {', '.join(DETAILS)}")
-    baseline = text("baseline")
-    if baseline is not None and not baseline.startswith(ARTIFACT_BASELINE):
-        path("baseline", baseline)
-    elif baseline is not None and not baseline.removeprefix(ARTIFACT_BASELINE).strip():
-        raise UsageError("input baseline: `artifact:` needs an artifact name after it")
-    oracle_policy = value("oracle_policy")
-    if oracle_policy not in POLICY_NAMES:
-        known = ", ".join(POLICY_NAMES)
-        raise UsageError(f"input oracle_policy: unknown policy {oracle_policy!r} (one of {known})")
-    token = value("github_token")
-    submission = parsed(submission_template, "submission")
+
+
+def _checkpoint(given: _Given, command: str) -> str:
+    """`plan` and `check` take every checkpoint unless one is named."""
+    if not given.text(CHECKPOINT):
+        return EVERY_CHECKPOINT.default if command in ("plan", "check") else ""
+    return str(given.value(CHECKPOINT))
+
+
+def _submission(given: _Given, command: str, problems: tuple[Path, ...]) -> str:
+    submission: str = given.value(SUBMISSION)
     # `plan`'s matrix names no folder (and the runner passes `submission`'s default, `.`, to
     # every step): only the evaluations it fans out to read a submission, and check it there.
-    if command == "evaluate" and not parsed(boolean, "same_submission"):
+    if command == "evaluate" and not given.value(SAME_SUBMISSION):
         check_shared_submission(
             submission, problems, option="input submission", allow="set same_submission: true"
         )
     if not is_template(submission):
-        _inside(workspace, "submission", submission)
-    _check_output_folder(workspace / REPORTS_DIR)
-    policy = value("pass_policy")
-    if policy not in POLICY_NAMES:
-        raise UsageError(
-            f"input pass_policy: unknown policy {policy!r} (one of {', '.join(POLICY_NAMES)})"
-        )
-    environment = text("environment")
-    docker = DockerSettings(
-        **{name: parsed(setting.parse, setting.input) for name, setting in settings()}
-    )
-    options = EvaluationOptions(
-        problems=problems,
-        checkpoint=checkpoint,
-        submission=str(workspace / submission),
-        output_dir=workspace / REPORTS_DIR,
-        executor="docker",
-        docker=docker,
-        include_prior_tests=optional(boolean, "include_prior_tests"),
-        entrypoint=text("entrypoint"),
-        environment=path("environment", environment) if environment else None,
-        test_timeout_s=optional(seconds, "timeout"),
-        session_timeout_s=parsed(seconds, "session_timeout"),
-        policy=policy,
-        fail_on=fail_on,
-        details=details,
-        history=parsed(partial(whole_number, most=MAX_WINDOW), "history"),
-        commit=commit_of(env),
-        pytest_args=tuple(_split(value("pytest_args"))),
-        jobs=parsed(job_count, "jobs"),
-        skip_existing=parsed(boolean, "skip_existing"),
-        reruns=parsed(whole_number, "reruns"),
-        repeat=optional(_AT_LEAST_ONE, "repeat") or 1,
-        flaky_passes=parsed(boolean, "flaky_passes"),
-        select=tuple(value("select").split()),
-        # `.scbench/` in the workspace is the action's own, though the default submission `.`
-        # holds it: never staged, never trusted (see SECURITY.md).
-        own_output=True,
-        confine_submissions_to=workspace,
-    )
-    return ActionInputs(
-        workspace=workspace,
-        command=command,
-        options=options,
-        baseline=baseline,
-        baseline_branch=text("baseline_branch"),
-        results=results,
-        shards=optional(_AT_LEAST_ONE, "shards"),
-        changed_since=text("changed_since"),
-        oracle_policy=oracle_policy,
-        repeat_given=text("repeat") is not None,
-        comment=parsed(boolean, "comment"),
-        check_run=parsed(boolean, "check_run"),
-        # Not expanded: the image was run as a step of its own (`uses: docker://...`).
-        github_token="" if token == UNEXPANDED_TOKEN else token,
-        job_summary=parsed(boolean, "job_summary"),
-        annotations=parsed(boolean, "annotations"),
-        # `publish` uploads nothing: its results are the triggering run's artifact.
-        upload_artifact=parsed(boolean, "upload_artifact") and command != "publish",
-        artifact_name=text("artifact_name"),
-        retention_days=optional(whole_number, "retention_days"),
-    )
+        given.inside(SUBMISSION, submission)
+    return submission
+
+
+def _baseline(given: _Given) -> str | None:
+    baseline: str | None = given.value(BASELINE)
+    if baseline is None:
+        return None
+    if not baseline.startswith(ARTIFACT_BASELINE):
+        given.inside(BASELINE, baseline)
+    elif not baseline.removeprefix(ARTIFACT_BASELINE).strip():
+        raise UsageError("input baseline: `artifact:` needs an artifact name after it")
+    return baseline
 
 
 def check_options(inputs: ActionInputs) -> CheckOptions:
-    """The evaluation's options with the oracle policy, and two oracle runs unless `repeat`
-    says otherwise."""
-    repeat = inputs.options.repeat if inputs.repeat_given else DEFAULT_CHECK_REPEAT
-    runs = replace(inputs.options, checkpoint="all", policy=inputs.oracle_policy, repeat=repeat)
+    """The evaluation's options with the oracle policy."""
+    runs = replace(inputs.options, checkpoint="all", policy=inputs.oracle_policy)
     return CheckOptions(runs, changed_since=inputs.changed_since)
 
 
@@ -312,17 +291,3 @@ def _check_output_folder(output: Path) -> None:
             entry = Path(folder) / name
             if entry.is_symlink():
                 raise UsageError(f"{entry}: a symlink in the output folder; remove it")
-
-
-def _inside(workspace: Path, name: str, value: str) -> Path:
-    resolved = real_path(workspace / value)
-    if not resolved.is_relative_to(workspace):
-        raise UsageError(f"input {name}: {value!r} leaves the workspace {workspace}")
-    return resolved
-
-
-def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError as error:
-        raise UsageError(f"input pytest_args: {error}") from None

@@ -7,26 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import (
-    add_run_arguments,
-    argument_type,
-    at_least,
-    run_options,
-    take_pytest_arguments,
-    terminal,
-    warn,
-)
+from scbench_ci.cli.arguments import add_options, given, take_pytest_arguments, terminal, warn
 from scbench_ci.commands.check import check
-from scbench_ci.options import (
-    DEFAULT_CHECK_REPEAT,
-    DEFAULT_JOBS,
-    DEFAULT_ORACLE_POLICY,
-    CheckOptions,
-    EvaluationOptions,
-    job_count,
-)
+from scbench_ci.options import CheckOptions, EvaluationOptions
+from scbench_ci.options.declared import CHECK
 from scbench_ci.outputs.check_console import render_check_report
-from scbench_ci.results import policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,64 +23,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a problem folder (holds config.yaml), or a folder of problem folders (a "
         "repository's problems/) to check every problem in it",
     )
-    parser.add_argument(
-        "--changed-since",
-        metavar="REF",
-        help="check only the problems with files changed since this git ref (for a pull "
-        "request, its base branch: the diff REF...HEAD, and changes not committed yet)",
-    )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=argument_type("--jobs", job_count),
-        default=DEFAULT_JOBS,
-        metavar="N|auto",
-        help="runs side by side, each in its own container: a number, or auto (one per "
-        "core, and more while the CPU stays idle and memory allows; default: %(default)s)",
-    )
-    parser.add_argument(
-        "--repeat",
-        type=at_least("--repeat", 1),
-        default=DEFAULT_CHECK_REPEAT,
-        metavar="N",
-        help="run each reference solution N times; a test whose outcome differs is flaky "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--oracle-policy",
-        default=DEFAULT_ORACLE_POLICY,
-        choices=policy.POLICY_NAMES,
-        help="what each reference solution must pass; the tests listed in "
-        "tests/known_failures.txt are known to fail (default: %(default)s)",
-    )
-    add_run_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the runs' reports and logs, results.json and summary.md go "
-        "(default: ./.scbench)",
-    )
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="do not show a line per finished run"
-    )
+    add_options(parser, CHECK)
     take_pytest_arguments(parser)
 
 
 def options(args: argparse.Namespace) -> CheckOptions:
-    run = run_options(args)
     runs = EvaluationOptions(
         problems=tuple(args.problems),
         checkpoint="all",
         submission="",
-        output_dir=args.output,
-        policy=args.oracle_policy,
         pytest_args=tuple(args.pytest_args),
-        jobs=args.jobs,
-        repeat=args.repeat,
-        **run,
+        **given(args, EvaluationOptions, CHECK),
     )
     return CheckOptions(runs, changed_since=args.changed_since)
 

@@ -5,11 +5,11 @@ and an error is its message after one line of usage, not the whole usage."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
+from scbench_ci.option_values import did_you_mean
 from scbench_ci.trust.terminal import terminal_text
 
 # Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`).
@@ -30,7 +30,7 @@ class ForgivingParser(argparse.ArgumentParser):
         found = _INVALID_CHOICE.search(message)
         if found:
             choices = re.findall(r"'(.*?)'", found["choices"])
-            message = f"{message}{_did_you_mean(found['given'], choices)}"
+            message = f"{message}{did_you_mean(found['given'], choices)}"
         self.exit(2, f"{_short_usage(self.prog)}\n{self.prog}: error: {terminal_text(message)}\n")
 
     def refuse_unknown_flags(self, arguments: Sequence[str]) -> None:
@@ -60,12 +60,7 @@ def _unknown_flag(flag: str, known: Iterable[str], prog: str) -> str:
             f"({prog} ... -- {flag} ...)"
         )
     long_flags = [name for name in known if name.startswith("--")]
-    return f"unrecognized argument {flag}{_did_you_mean(flag, long_flags)}"
-
-
-def _did_you_mean(given: str, candidates: Sequence[str]) -> str:
-    close = difflib.get_close_matches(given, candidates, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return f"unrecognized argument {flag}{did_you_mean(flag, long_flags)}"
 
 
 def _number(argument: str) -> bool:

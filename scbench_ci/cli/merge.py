@@ -7,9 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_comparison_arguments, baseline_file, wants_colour
+from scbench_ci.cli.arguments import add_options, baseline_file, given, wants_colour
 from scbench_ci.commands.merge import merge
 from scbench_ci.options import MergeOptions, commit_of
+from scbench_ci.options.declared import MERGE
 from scbench_ci.outputs.console import render_report
 from scbench_ci.results.baseline import results_files
 
@@ -23,28 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a results.json, or a folder holding them (each artifact that "
         "actions/download-artifact put in a folder of its own)",
     )
-    add_comparison_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path(".scbench"),
-        metavar="DIR",
-        help="where the merged results.json, summary.md and each checkpoint's reports go "
-        "(default: ./.scbench)",
-    )
+    add_options(parser, MERGE)
 
 
 def options(args: argparse.Namespace) -> MergeOptions:
     files = tuple(file for path in args.results for file in results_files(path, "merge"))
-    return MergeOptions(
-        files,
-        args.output,
-        fail_on=args.fail_on,
-        details=args.details,
-        history=args.history,
-        commit=commit_of(os.environ),
-    )
+    return MergeOptions(files, commit=commit_of(os.environ), **given(args, MergeOptions, MERGE))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,39 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from scbench_ci.cli.arguments import add_problem_argument, at_least, baseline_file
+from scbench_ci.cli.arguments import add_options, baseline_file, given
 from scbench_ci.commands.plan import plan
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import PlanOptions
+from scbench_ci.options.declared import PLAN
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_problem_argument(parser)
-    parser.add_argument(
-        "--checkpoint",
-        default="all",
-        metavar="NAME|all",
-        help="the checkpoint of every problem, or all of them (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--shards",
-        type=at_least("--shards", 1),
-        metavar="N",
-        help="N matrix jobs of balanced length, instead of one per checkpoint",
-    )
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        metavar="PATH",
-        help="an earlier run's results.json (or a folder holding one): its checkpoint "
-        "durations balance the shards",
-    )
+    add_options(parser, PLAN)
 
 
 def options(args: argparse.Namespace) -> PlanOptions:
-    return PlanOptions(tuple(args.problem), args.checkpoint, shards=args.shards)
+    return PlanOptions(**given(args, PlanOptions, PLAN))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.cli.arguments import add_details_argument
+from scbench_ci.cli.arguments import add_options, given
 from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, FAIL_ON
+from scbench_ci.options.declared import SUMMARY
 from scbench_ci.trust.terminal import terminal_text
 
 
@@ -21,39 +21,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RESULTS_JSON",
         help="a results.json of `scbench-ci evaluate` or `scbench-ci check`",
     )
-    parser.add_argument(
-        "--artifact-url", metavar="URL", help="link the summary to the artifact with the reports"
-    )
-    parser.add_argument(
-        "--artifact-name",
-        metavar="NAME",
-        help="the name of that artifact (default: point to the folder of RESULTS_JSON)",
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE",
-        help="write the markdown to FILE (default: stdout)",
-    )
-    parser.add_argument(
-        "--fail-on",
-        default=DEFAULT_FAIL_ON,
-        choices=FAIL_ON,
-        help="the run's --fail-on, which the headline follows (default: %(default)s)",
-    )
-    add_details_argument(parser)
+    add_options(parser, SUMMARY)
 
 
 def options(args: argparse.Namespace) -> SummaryOptions:
-    return SummaryOptions(
-        args.results,
-        args.artifact_url,
-        args.artifact_name,
-        args.output,
-        fail_on=args.fail_on,
-        details=args.details,
-    )
+    return SummaryOptions(args.results, **given(args, SummaryOptions, SUMMARY))
 
 
 def run(args: argparse.Namespace) -> int:

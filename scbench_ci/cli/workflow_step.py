@@ -4,7 +4,6 @@ Not in a workflow, or with `--no-workflow-report`, nothing."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Mapping
@@ -15,16 +14,6 @@ from scbench_ci.outputs.github.annotations import run_annotations, workflow_comm
 from scbench_ci.outputs.github.workflow import append_summary
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.model import RunResult
-
-
-def add_workflow_report_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-workflow-report",
-        dest="workflow_report",
-        action="store_false",
-        help="in a GitHub Actions step, do not write the job summary and the annotations "
-        "(written by default when GITHUB_ACTIONS is true, as the action writes them)",
-    )
 
 
 def report_to_workflow(

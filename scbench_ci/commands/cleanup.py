@@ -5,16 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scbench_ci.errors import ExitCode
-from scbench_ci.executors.processes import parse_owner
-from scbench_ci.option_values import BadValue
 from scbench_ci.options import CleanupOptions
-
-
-def owner(option: str, value: str) -> str:
-    """`HOST/PID`."""
-    if parse_owner(value) is None:
-        raise BadValue(option, f"expected HOST/PID, got {value!r}")
-    return value
 
 
 def cleanup(options: CleanupOptions, say: Callable[[str], None] = print) -> ExitCode:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scbench_ci.executors.base import EVALUATION_CACHE_SCOPE
-from scbench_ci.option_values import BadValue
+from scbench_ci.option_values import choice
 
 if TYPE_CHECKING:
     from scbench_ci.executors.base import Executor
@@ -27,11 +27,7 @@ LOCAL_NOTICE = (
 
 def executor_name(option: str, value: str) -> str:
     """One of EXECUTOR_NAMES (DOCKER_ALIAS is docker)."""
-    if value == DOCKER_ALIAS:
-        return "docker"
-    if value not in EXECUTOR_NAMES:
-        raise BadValue(option, f"{value!r} is not one of {', '.join(EXECUTOR_NAMES)}")
-    return value
+    return "docker" if value == DOCKER_ALIAS else choice(option, value, EXECUTOR_NAMES)
 
 
 def make_executor(

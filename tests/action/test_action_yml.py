@@ -1,6 +1,7 @@
-"""action.yml, the input reader, the CLI and the README tested against each other, so none of them
-can drift: the same inputs and outputs, in the same order, with the same defaults, read into the
-same options as the CLI's flags; and the image action.yml runs."""
+"""action.yml, the input reader and the CLI tested against each other, so none of them can drift:
+the same inputs and outputs, in the same order, with the same defaults, read into the same options
+as the CLI's flags; and the image action.yml runs. docs/action.md is held to action.yml by
+tests/test_docs.py."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from testing.runner import input_variable
 from testing.workflow_files import action_steps, doc_snippets, load_workflow
 
 ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
-README = (REPO_ROOT / "README.md").read_text()
 
 
 class _RecordingEnv(dict[str, str]):
@@ -36,14 +36,6 @@ class _RecordingEnv(dict[str, str]):
     def get(self, key: str, default: Any = None) -> Any:
         self.read.add(key)
         return super().get(key, default)
-
-
-def _readme_table(heading: str) -> list[tuple[str, str]]:
-    """(first cell, last cell) of each row of the table under a `### heading`."""
-    section = README.split(f"\n### {heading}\n", 1)[1].split("\n#", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
-    cells = [[cell.strip() for cell in re.split(r"(?<!\\)\|", row[1:-1])] for row in rows]
-    return [(row[0], row[-1]) for row in cells]
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -173,23 +165,6 @@ def test_every_option_reaches_the_cli_and_the_action_alike(
         # its own machine (no engine); explicit targets are the Python API's.
         if option.name not in ("executor", "own_output", "engine", "ray_address", "targets"):
             assert getattr(from_action, option.name) != getattr(defaults, option.name), option
-
-
-def test_the_readme_tables_name_the_inputs_and_outputs_with_their_defaults() -> None:
-    inputs = _readme_table("Inputs")
-    assert [name.strip("`") for name, _ in inputs] == list(ACTION["inputs"])
-    for name, default_cell in inputs:
-        spec = ACTION["inputs"][name.strip("`")]
-        if spec.get("required"):
-            assert default_cell == "required", name
-        elif spec.get("default"):
-            assert default_cell == f"`{spec['default']}`", name
-        else:  # empty: the cell says in words what decides
-            assert not re.fullmatch(r"`[^`]*`", default_cell), name
-    outputs = [
-        name for cell, _ in _readme_table("Outputs") for name in re.findall(r"`(\w+)`", cell)
-    ]
-    assert sorted(outputs) == sorted(ACTION["outputs"])
 
 
 def test_every_use_of_the_action_gives_inputs_it_has_and_those_it_needs() -> None:

@@ -183,7 +183,7 @@ def test_input_names_as_the_runner_writes_them() -> None:
         ),
         (
             {"problem": "p", "checkpoint": "c", "pass_policy": "most"},
-            "input pass_policy: unknown policy 'most'",
+            "input pass_policy: 'most' is not one of core-cases,",
         ),
         ({"problem": "p", "checkpoint": "c", "pytest_args": "-k 'open"}, "input pytest_args:"),
         (

@@ -70,3 +70,12 @@ def test_an_interrupted_run_s_message_starts_on_a_line_of_its_own(
     cli_main._report(Ending(130, "interrupted", cancelled=True))
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == (expected, "scbench-ci: interrupted\n")
+
+
+def test_plan_s_checkpoint_is_checked_as_evaluate_s(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_arguments(["plan", "--problem", "p", "--checkpoint", "../c"])
+    assert stopped.value.code == 2
+    assert "error: argument --checkpoint: '../c' is not a checkpoint name" in (
+        capsys.readouterr().err
+    )

@@ -108,7 +108,7 @@ def test_bad_input_is_one_line_and_exit_2(
 @pytest.mark.parametrize(
     ("flag", "value", "expected"),
     [
-        ("--policy", "strict", "invalid choice: 'strict'"),
+        ("--policy", "strict", "'strict' is not one of core-cases, all-non-error-cases"),
         ("--timeout", "-3", "must be more than 0 seconds"),
         ("--session-timeout", "soon", "not a number of seconds"),
         ("--executor", "vm", "'vm' is not one of docker, local"),

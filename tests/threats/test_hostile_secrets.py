@@ -139,9 +139,9 @@ def test_the_cli_locally_keeps_secrets_out_of_the_test_processes(
     submission: tuple[Path, str], caller_secrets: dict[str, str], tmp_path: Path
 ) -> None:
     """The local executor gives the test process an environment built from scratch and drops
-    .git, so no secret is in the run. It isolates nothing else (README): the submission runs as
-    the caller's user and may read the caller's own /proc/<pid>/environ, which is allowed here
-    and nowhere else."""
+    .git, so no secret is in the run. It isolates nothing else (docs/executors.md): the submission
+    runs as the caller's user and may read the caller's own /proc/<pid>/environ, which is allowed
+    here and nowhere else."""
     folder, git_token = submission
     output = tmp_path / "out"
     run_cli(folder, output, executor="local")

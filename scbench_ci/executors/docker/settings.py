@@ -1,20 +1,30 @@
 """The Docker executor's settings: the image and the container's limits, as one value.
 
-Each field says how it is given (its CLI flag, its action input, the parser of their text), so a
-new limit is one field here: the CLI's flags (`cli/arguments.py`), the action's inputs and their
-defaults (`action/inputs.py`), the executor and the fingerprint of a run all read them from here.
+Each field is an option's declaration (`option_values.Option`: its CLI flag, its action input,
+its API keyword, the parser of their text), so a new limit is one field here: the CLI's flags
+(`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`), the API's
+keywords, the executor and the fingerprint of a run all read them from here
+(`options/declared.py` lists them with every other option).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE
-from scbench_ci.option_values import BadValue, boolean, optional_text, positive_number, whole_number
+from scbench_ci.option_values import (
+    BadValue,
+    Option,
+    as_text,
+    boolean,
+    optional_text,
+    positive_number,
+    whole_number,
+)
 
 DEFAULT_MEMORY = "4g"
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
@@ -61,27 +71,17 @@ def disk(option: str, value: str) -> str:
 
 
 @dataclass(frozen=True)
-class Setting:
-    """How a field of DockerSettings is given."""
+class Setting(Option):
+    """How a field of DockerSettings is given: an option whose name is the field's."""
 
-    flag: str
-    """The CLI's flag; a boolean's flag is a switch that turns it from its default
-    (`--no-cache`)."""
-    input: str
-    """The action's input."""
-    help: str
-    """The flag's help (argparse's `%(default)s` is the field's default)."""
-    parse: Callable[[str, str], Any]
-    """(option as the caller spells it, text) -> the value; a BadValue when it is not one."""
-    metavar: str | None = None
-    """None: a switch."""
     fingerprinted: bool = True
     """Whether it can change a run's result, so that an earlier result made without it is not
     reused (`--skip-existing`)."""
 
 
-def _setting(default: Any, **how: Any) -> Any:
-    return field(default=default, metadata={"setting": Setting(**how)})
+def _setting(name: str, default: Any, **how: Any) -> Any:
+    setting = Setting(name, default, group="docker executor", **how)
+    return field(default=default, metadata={"setting": setting})
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ class DockerSettings:
     """In the order of the action's inputs (action.yml)."""
 
     image: str | None = _setting(
+        "image",
         None,
         flag="--image",
         input="image",
@@ -99,6 +100,7 @@ class DockerSettings:
         "built here when it cannot be pulled)",
     )
     memory: str = _setting(
+        "memory",
         DEFAULT_MEMORY,
         flag="--memory",
         input="memory",
@@ -107,6 +109,7 @@ class DockerSettings:
         help="memory limit, no swap (default: %(default)s)",
     )
     cpus: float = _setting(
+        "cpus",
         DEFAULT_CPUS,
         flag="--cpus",
         input="cpus",
@@ -115,6 +118,7 @@ class DockerSettings:
         help="CPU limit (default: %(default)g)",
     )
     pids_limit: int = _setting(
+        "pids_limit",
         DEFAULT_PIDS_LIMIT,
         flag="--pids-limit",
         input="pids_limit",
@@ -123,6 +127,7 @@ class DockerSettings:
         help="process limit (default: %(default)s)",
     )
     disk: str = _setting(
+        "disk",
         DEFAULT_DISK,
         flag="--disk",
         input="disk",
@@ -133,6 +138,7 @@ class DockerSettings:
         "(default: %(default)s)",
     )
     use_cache: bool = _setting(
+        "use_cache",
         True,
         flag="--no-cache",
         input="cache",
@@ -143,6 +149,7 @@ class DockerSettings:
         fingerprinted=False,
     )
     test_network: bool = _setting(
+        "test_network",
         True,
         flag="--no-test-network",
         input="test_network",
@@ -169,14 +176,3 @@ def settings() -> Iterator[tuple[str, Setting]]:
     """Each field's name and how it is given, in order."""
     for one in dataclasses.fields(DockerSettings):
         yield one.name, one.metadata["setting"]
-
-
-def as_text(value: object) -> str:
-    """A value as a flag or an input gives it: `` for none, `true`, `2` for 2.0."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)

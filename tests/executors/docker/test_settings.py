@@ -14,7 +14,8 @@ from scbench_ci.cli.main import parse_arguments
 from scbench_ci.errors import UsageError
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.settings import DockerSettings, as_text, settings
+from scbench_ci.executors.docker.settings import DockerSettings, settings
+from scbench_ci.option_values import as_text
 
 CHANGED = {
     "image": "python:3.12",

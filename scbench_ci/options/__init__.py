@@ -1,40 +1,86 @@
-"""Each command's options, one type per command.
+"""Each command's options, one type per command; how each option is given, its default and its
+parser are declared once in `declared.py`.
 
 Each front end builds them once: the CLI from its flags (`cli/`), the action from its inputs
-(`action/inputs.py`). The cores (`commands/`) take them, and the pipeline reads them as they are,
-so the CLI and the action cannot drift apart.
+(`action/inputs.py`), the API from its keywords (`api.py`). The cores (`commands/`) take them, and
+the pipeline reads them as they are, so the front ends cannot drift apart.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from scbench_ci.engines.admission import AUTO, JobCount
+from scbench_ci.engines.admission import JobCount
 from scbench_ci.errors import UsageError
-from scbench_ci.executors.choice import DEFAULT_EXECUTOR
-from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.option_values import BadValue, whole_number
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
-from scbench_ci.outputs.summary_view import DEFAULT_DETAILS
+from scbench_ci.executors.docker.settings import DockerSettings, Setting
+from scbench_ci.option_values import Option
+from scbench_ci.options.declared import (
+    CONCURRENCY,
+    DETAILS,
+    ENGINE,
+    EVERY_CHECKPOINT,
+    EXECUTOR,
+    FAIL_ON,
+    HISTORY,
+    POLICY,
+    RAY_ADDRESS,
+    REPEAT,
+    RERUNS,
+    SESSION_TIMEOUT,
+    SUBMISSION,
+    checkpoint_choice,
+    job_count,
+    ray_address,
+    submission_template,
+)
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
-from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
-from scbench_ci.results.history import DEFAULT_WINDOW, MAX_COMMIT_CHARS
-from scbench_ci.results.policy import DEFAULT_POLICY
+from scbench_ci.results.history import MAX_COMMIT_CHARS
 
-DEFAULT_SESSION_TIMEOUT_S = 1800.0
-DEFAULT_JOBS: JobCount = AUTO
-ENGINES = ("local", "ray")
+__all__ = [
+    "CheckOptions",
+    "CleanupOptions",
+    "EvaluationOptions",
+    "HistoryOptions",
+    "MergeOptions",
+    "PlanOptions",
+    "SummaryOptions",
+    "check_shared_submission",
+    "checkpoint_choice",
+    "commit_of",
+    "fields_of",
+    "is_template",
+    "job_count",
+    "ray_address",
+    "submission_template",
+]
+
 Engine = Literal["local", "ray"]
-DEFAULT_RAY_ADDRESS = "auto"
-"""Ray's own default: the cluster this machine is a node of (RAY_ADDRESS when set)."""
-DEFAULT_CHECK_REPEAT = 2
-DEFAULT_ORACLE_POLICY = "all-cases"
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _COMMIT = re.compile(f"[0-9a-f]{{4,{MAX_COMMIT_CHARS}}}")
+
+
+def fields_of(
+    options_type: type, declared: Iterable[Option], value: Callable[[Option], Any]
+) -> dict[str, Any]:
+    """The fields of `options_type` that the `declared` options set, each one's value as the
+    front end gives it (`value`): how every front end fills a command's options. Docker's
+    settings are one DockerSettings; an option that is no field of the type (the CLI's
+    `--quiet`) is the front end's to read."""
+    names = {one.name for one in dataclasses.fields(options_type)}
+    fields: dict[str, Any] = {}
+    docker: dict[str, Any] = {}
+    for option in declared:
+        if isinstance(option, Setting):
+            docker[option.name] = value(option)
+        elif option.field_name in names:
+            fields[option.field_name] = value(option)
+    if docker and "docker" in names:
+        fields["docker"] = DockerSettings(**docker)
+    return fields
 
 
 def commit_of(env: Mapping[str, str]) -> str | None:
@@ -50,19 +96,6 @@ def commit_of(env: Mapping[str, str]) -> str | None:
 def is_template(submission: str) -> bool:
     """Whether the submission names a folder per job (`{problem}`, `{checkpoint}` in it)."""
     return PROBLEM_PLACEHOLDER in submission or CHECKPOINT_PLACEHOLDER in submission
-
-
-def submission_template(option: str, value: str) -> str:
-    """A `--submission` value whose placeholders are all known: a typo (`{problems}`) would
-    otherwise name a folder that does not exist, and every job would be `missing`."""
-    known = (PROBLEM_PLACEHOLDER, CHECKPOINT_PLACEHOLDER)
-    unknown = [found for found in _PLACEHOLDER.findall(value) if found not in known]
-    if unknown:
-        raise BadValue(
-            option,
-            f"{value!r}: unknown placeholder {unknown[0]} (the known ones: {', '.join(known)})",
-        )
-    return value
 
 
 def check_shared_submission(
@@ -93,33 +126,34 @@ class EvaluationOptions:
     """A folder; PROBLEM_PLACEHOLDER and CHECKPOINT_PLACEHOLDER in it are replaced by each
     job's problem's folder name and checkpoint's name (`plan.fill_template`)."""
     output_dir: Path
-    executor: str = DEFAULT_EXECUTOR
+    executor: str = EXECUTOR.default
     """`docker` or `local` (`executors.executor_name`)."""
     docker: DockerSettings = field(default_factory=DockerSettings)
     include_prior_tests: bool | None = None
     entrypoint: str | None = None
     environment: Path | None = None
     test_timeout_s: float | None = None
-    session_timeout_s: float = DEFAULT_SESSION_TIMEOUT_S
-    policy: str = DEFAULT_POLICY
-    fail_on: str = DEFAULT_FAIL_ON
-    details: str = DEFAULT_DETAILS
+    session_timeout_s: float = SESSION_TIMEOUT.default
+    policy: str = POLICY.default
+    fail_on: str = FAIL_ON.default
+    details: str = DETAILS.default
     """Which checkpoints get a section of their own in the summary (summary_view.DETAILS)."""
-    history: int = DEFAULT_WINDOW
+    history: int = HISTORY.default
     """How many runs results.json's history keeps, this one included; 0: none."""
     commit: str | None = None
     """The commit evaluated, for the history (`commit_of`)."""
     pytest_args: tuple[str, ...] = ()
-    jobs: JobCount = DEFAULT_JOBS
-    """Evaluations side by side: a fixed count, or as many as the machine's load admits."""
-    engine: Engine = "local"
+    concurrency: JobCount = CONCURRENCY.default
+    """Evaluations side by side at most (`--jobs`): a fixed count, or as many as the machine's
+    load admits."""
+    engine: Engine = ENGINE.default
     """Where the runs take place: this machine, or a Ray cluster's nodes (`placement.py`)."""
-    ray_address: str = DEFAULT_RAY_ADDRESS
+    ray_address: str = RAY_ADDRESS.default
     skip_existing: bool = False
-    reruns: int = 0
+    reruns: int = RERUNS.default
     """Rerun a failing test up to this many times in its session; one that then passes is
     flaky."""
-    repeat: int = 1
+    repeat: int = REPEAT.default
     """Run each checkpoint whole this many times; a test whose outcome differs is flaky."""
     flaky_passes: bool = False
     """Count flaky tests as passed for the policy (else as failed)."""
@@ -141,28 +175,6 @@ class EvaluationOptions:
         return {"executor": executor, **self.docker.fingerprinted()}
 
 
-_RAY_ADDRESS = re.compile(r"(ray://)?[A-Za-z0-9._\-\[\]:]{1,200}:[0-9]{1,5}")
-
-
-def ray_address(option: str, value: str) -> str:
-    """`auto`, or HOST:PORT of a Ray cluster's head (ray://HOST:PORT through Ray Client)."""
-    if value != DEFAULT_RAY_ADDRESS and not _RAY_ADDRESS.fullmatch(value):
-        raise BadValue(option, f"{value[:200]!r} is not auto or HOST:PORT of a Ray cluster's head")
-    return value
-
-
-def job_count(option: str, value: str) -> JobCount:
-    """`auto`, or a whole number of at least 1."""
-    return AUTO if value == AUTO else whole_number(option, value, least=1)
-
-
-def checkpoint_choice(option: str, value: str) -> str:
-    """A checkpoint's name, or `all`."""
-    if value != "all" and not is_checkpoint_name(value):
-        raise BadValue(option, f"{value!r} is not a checkpoint name ({CHECKPOINT_NAME_RULE})")
-    return value
-
-
 @dataclass(frozen=True)
 class CheckOptions:
     """`check`."""
@@ -182,12 +194,12 @@ class MergeOptions:
     results: tuple[Path, ...]
     """The shards' results.json files."""
     output_dir: Path
-    fail_on: str = DEFAULT_FAIL_ON
-    details: str = DEFAULT_DETAILS
+    fail_on: str = FAIL_ON.default
+    details: str = DETAILS.default
     artifact_name: str | None = None
     """The artifact the output folder is uploaded as, which summary.md names (None: it names
     the folder)."""
-    history: int = DEFAULT_WINDOW
+    history: int = HISTORY.default
     commit: str | None = None
 
 
@@ -196,8 +208,8 @@ class PlanOptions:
     """`plan`: the matrix of the jobs an evaluation of these options would run."""
 
     problems: tuple[Path, ...]
-    checkpoint: str = "all"
-    submission: str = "."
+    checkpoint: str = EVERY_CHECKPOINT.default
+    submission: str = SUBMISSION.default
     output_dir: Path = Path(".scbench")
     include_prior_tests: bool | None = None
     select: tuple[str, ...] = ()
@@ -216,9 +228,9 @@ class SummaryOptions:
     artifact_name: str | None = None
     output: Path | None = None
     """A file; None: the markdown is only returned."""
-    fail_on: str = DEFAULT_FAIL_ON
+    fail_on: str = FAIL_ON.default
     """The run's `--fail-on`, which the headline follows."""
-    details: str = DEFAULT_DETAILS
+    details: str = DETAILS.default
 
 
 @dataclass(frozen=True)
