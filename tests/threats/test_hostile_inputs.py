@@ -276,8 +276,16 @@ def test_a_checkpoint_that_is_no_name_is_refused_by_the_cli(
         *("--problem", "problem", f"--checkpoint={checkpoint}"),
         *("--submission", "problem/solutions/checkpoint_1"),
     )
-    message = f"--checkpoint: {checkpoint!r} is not a checkpoint name ({NAME_RULE})"
-    assert_cli_refused(run, message, before, layout)
+    # Refused as the flag's value is parsed: argparse's short usage line, then the error.
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == ""
+    usage, error, end = run.stderr.split("\n")
+    assert usage.startswith("usage: scbench-ci evaluate ") and end == ""
+    assert error == (
+        "scbench-ci evaluate: error: argument --checkpoint: "
+        f"{checkpoint!r} is not a checkpoint name ({NAME_RULE})"
+    )
+    assert snapshot(layout.root, skip=layout.runner) == before
 
 
 def test_an_asset_is_never_written_through_a_symlink(layout: Layout) -> None:
