@@ -13,10 +13,12 @@ commands     commands/        one core per command (evaluate, check, merge, plan
                               typed options in, a result and a written output folder out
 pipeline     options.py       one options type per command, built once by either front end
              check/           `check`: a problem's static findings, then findings from its runs
-  (a stage   evaluation.py    the pipeline, job by job: problem -> workspace -> command -> executor
-  imports                     -> reports -> results, run side by side by an engine
-  the ones   placement.py     where a job's run takes place: this machine's executor, or a node
-  below it)                   of a Ray cluster (the workspace and the outcome as bytes)
+  (a stage   evaluation.py    the run: its jobs side by side by an engine, the one that timed out
+  imports                     beside extra jobs run again, repeats combined; the run's results
+  the ones   job_evaluation.py one job: problem -> workspace -> command -> executor -> reports
+  below it)                   -> results, written into its job folder (or an earlier one reused)
+             placement.py     where a job's run takes place: this machine's executor, or a node
+                              of a Ray cluster (the workspace and the outcome as bytes)
              merge.py         the shards of a matrix as one run
              matrix.py        GitHub's `strategy.matrix`: one entry per checkpoint, or timed shards
              outputs/         what people and workflows read: summary, console report, progress,

@@ -1,85 +1,40 @@
-"""The pipeline: problem -> workspace -> command -> executor -> reports -> results."""
+"""The pipeline over many jobs: problem -> workspace -> command -> executor -> reports ->
+results for each (`job_evaluation.py`), side by side as the placement admits them, into one run's
+results."""
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import io
-import platform
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from scbench_ci.command import build_command, per_test_timeout
+from scbench_ci.command import per_test_timeout
 from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission
 from scbench_ci.engines.pool import Slot, run_jobs
-from scbench_ci.environment import Environment, default_environment, load_environment
+from scbench_ci.environment import load_environment
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.base import (
-    PYTEST_LOG,
-    SETUP_LOG,
-    ExecutionRequest,
-    Executor,
-    TestCommand,
-)
-from scbench_ci.executors.docker.image_recipe import recipe_digest
-from scbench_ci.fingerprint import fingerprint
+from scbench_ci.job_evaluation import evaluate_job
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.placement import Placement
 from scbench_ci.plan import Job, Plan, plan_jobs, plan_targets, start_order
 from scbench_ci.problem.model import real_path
-from scbench_ci.reports import FAILING, Status, read_reports
-from scbench_ci.results.file import (
-    CHECKPOINT_RESULT_FILE,
-    RESULTS_FILE,
-    ResultsError,
-    StoredTests,
-    read_checkpoint,
-    write_checkpoint,
-)
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    FailureKind,
-    ProblemResult,
-    RunResult,
-    judge_checkpoint,
-    unrun_result,
-)
+from scbench_ci.reports import FAILING, Status
+from scbench_ci.results.file import CHECKPOINT_RESULT_FILE, RESULTS_FILE, write_checkpoint
+from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
+from scbench_ci.results.provenance import now, tool_versions
 from scbench_ci.results.repeats import combine_runs
 from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
     checkpoint_results_row,
-    evaluation_json,
-    session_output,
     write_checkpoint_results,
-    write_evaluation,
 )
-from scbench_ci.trust.files import scratch_folder
-from scbench_ci.trust.output_folder import (
-    fresh_folder,
-    make_folder,
-    prepare_output,
-    remove,
-    write_file,
-)
-from scbench_ci.trust.reuse import check_signature, sign
-from scbench_ci.trust.seal import (
-    CTRF_REPORT,
-    PYTEST_REPORT,
-    ReportFiles,
-    Seal,
-)
-from scbench_ci.trust.terminal import terminal_text
-from scbench_ci.version import __version__
-from scbench_ci.workspace import stage_workspace
+from scbench_ci.trust.output_folder import make_folder, prepare_output, remove
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
 """What a run writes into the output folder."""
@@ -196,7 +151,7 @@ def run_evaluations(
     def run(
         job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
     ) -> CheckpointResult:
-        return _run_job(
+        return evaluate_job(
             run_options, job, output_dir, environment_file, placement, preflight, streamed, notices
         )
 
@@ -292,233 +247,3 @@ def _progress(
         return Headers(echo)
     lines = LiveStatus if echo.isatty() else FinishedLines
     return lines(echo, total, policy_name)
-
-
-def _run_job(
-    options: EvaluationOptions,
-    job: Job,
-    output_dir: Path,
-    environment_file: Environment | None,
-    placement: Placement,
-    preflight: Callable[[], None],
-    echo: TextIO | None,
-    notices: tuple[str, ...] = (),
-) -> CheckpointResult:
-    """Evaluate one job and write its files into a new job folder; the result's tests are then
-    read from its file. A result that can be reused is signed. `notices`: the run's own, added
-    to the result's."""
-    started_at = now()
-    environment = environment_file or default_environment(job.submission)
-    entrypoint = options.entrypoint or environment.entrypoint(job.problem.entry_file)
-    if not job.submission.is_dir():
-        fresh_folder(output_dir, job.artifacts)
-        failure = Failure(
-            FailureKind.MISSING, f"the submission folder {job.submission} does not exist"
-        )
-        result = unrun_result(job.checkpoint, job.include_prior_tests, failure)
-    else:
-        result = _evaluate_checkpoint(
-            options, job, output_dir, environment, entrypoint, placement, preflight, echo
-        )
-        if result.reused:
-            return result
-    result = replace(
-        result,
-        submission=str(job.submission),
-        artifacts=job.artifacts,
-        started_at=started_at,
-        notices=(*result.notices, *notices),
-    )
-    artifacts_dir = output_dir / job.artifacts
-    evaluation = evaluation_json(
-        job.problem, result, entrypoint=entrypoint, flaky_passes=options.flaky_passes
-    )
-    if evaluation is not None:
-        stdout, report = session_output(artifacts_dir)
-        write_evaluation(artifacts_dir, evaluation, stdout=stdout, report=report)
-    result = write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
-    if result.fingerprint is not None and not result.infrastructure_failure:
-        sign(output_dir, job.artifacts, result.fingerprint)
-    return result
-
-
-def _earlier_result(
-    output_dir: Path, job: Job, fingerprint: str, options: EvaluationOptions
-) -> CheckpointResult | str | None:
-    """The job's result from an earlier run in the same output folder, if this user's key
-    signed it with its files for the same inputs (`fingerprint`); else the line that says why
-    what is there is run again, or None when nothing is there."""
-    unsigned = check_signature(output_dir, job.artifacts, fingerprint)
-    if unsigned is not None:
-        if not unsigned.found:
-            return None
-        return f"{job.artifacts}: the earlier result is not reused, {unsigned.reason}; run again"
-    path = output_dir / job.artifacts / CHECKPOINT_RESULT_FILE
-    try:
-        earlier = read_checkpoint(path, options.policy, options.flaky_passes)
-    except ResultsError as error:
-        return f"{job.artifacts}: the earlier result is not reused ({error}); run again"
-    if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
-        return None
-    return replace(earlier, reused=True, tests=StoredTests(path, len(earlier.tests)))
-
-
-def _evaluate_checkpoint(
-    options: EvaluationOptions,
-    job: Job,
-    output_dir: Path,
-    environment: Environment,
-    entrypoint: str,
-    placement: Placement,
-    preflight: Callable[[], None],
-    echo: TextIO | None,
-) -> CheckpointResult:
-    problem, checkpoint = job.problem, job.checkpoint
-    phases: dict[str, float] = {}
-    with scratch_folder("scbench-run-") as scratch:
-        clock = time.monotonic()
-        workspace = stage_workspace(
-            problem,
-            checkpoint,
-            include_prior_tests=job.include_prior_tests,
-            submission=job.submission,
-            root=Path(scratch) / "workspace",
-            exclude=real_path(options.output_dir),
-        )
-        log_dir = Path(scratch) / "logs"
-        log_dir.mkdir()
-        command = build_command(
-            problem,
-            checkpoint,
-            entrypoint=entrypoint,
-            environment_env=environment.env,
-            test_timeout_s=options.test_timeout_s,
-            pytest_args=(*options.pytest_args, *job.pytest_args),
-            reruns=options.reruns,
-        )
-        fingerprint = _fingerprint(
-            options, job, workspace.root, command, environment, placement.executor
-        )
-        phases["stage"] = time.monotonic() - clock
-        warnings = workspace.warnings
-        if options.skip_existing:
-            earlier = _earlier_result(output_dir, job, fingerprint, options)
-            if isinstance(earlier, CheckpointResult):
-                return earlier
-            if earlier is not None:
-                warnings = (*warnings, earlier)
-        preflight()
-        if echo is not None:
-            for warning in warnings:
-                echo.write(terminal_text(f"warning: {warning}") + "\n")
-        artifacts_dir = fresh_folder(output_dir, job.artifacts)
-        try:
-            sealed = placement.run(
-                ExecutionRequest(
-                    workspace=workspace.root,
-                    log_dir=log_dir,
-                    setup_commands=environment.setup_commands,
-                    command=command,
-                    session_timeout_s=options.session_timeout_s,
-                    echo=echo,
-                    image=environment.image,
-                    network=environment.network,
-                    tests_user=environment.user,
-                    workdir=environment.workdir,
-                    cut_network=job.cut_network,
-                    default_environment=environment.source == "default",
-                )
-            )
-        except InfrastructureError as error:
-            failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
-            result = unrun_result(checkpoint, job.include_prior_tests, failure, warnings)
-            return replace(
-                result, fingerprint=fingerprint, phases=phases, notices=workspace.notices
-            )
-        execution, files, seal = sealed.execution, sealed.files, sealed.seal
-        phases.update(execution.phases)
-        clock = time.monotonic()
-        if isinstance(seal, Seal):
-            execution = replace(
-                execution, leftover_processes=execution.leftover_processes + seal.killed
-            )
-        result = judge_checkpoint(
-            problem,
-            checkpoint,
-            tested=workspace.tested_checkpoints,
-            include_prior_tests=job.include_prior_tests,
-            execution=execution,
-            seal=seal,
-            reports=read_reports(files),
-            log_dir=log_dir,
-            policy_name=options.policy,
-            session_timeout_s=options.session_timeout_s,
-            warnings=warnings,
-            flaky_passes=options.flaky_passes,
-        )
-        _collect_artifacts(files, log_dir, artifacts_dir)
-        phases["reports"] = time.monotonic() - clock
-    return replace(result, fingerprint=fingerprint, phases=phases, notices=workspace.notices)
-
-
-def _fingerprint(
-    options: EvaluationOptions,
-    job: Job,
-    workspace: Path,
-    command: TestCommand,
-    environment: Environment,
-    executor: Executor,
-) -> str:
-    # Where the executor puts the workspace is not an input of the run: the local executor's is
-    # a fresh scratch folder each time, which no later run would match. The mark is NUL, which
-    # no environment variable's value can hold.
-    seen_at = executor.workspace_dir(workspace)
-    variables = {name: value.replace(seen_at, "\0") for name, value in command.variables.items()}
-    settings = {
-        "scbench-ci": __version__,
-        "executor": options.executor_settings(executor.name),
-        "policy": options.policy,
-        "flaky_passes": options.flaky_passes,
-        "session_timeout_s": options.session_timeout_s,
-        "include_prior_tests": job.include_prior_tests,
-        "reruns": options.reruns,
-        "repeat": options.repeat,
-        # The verdict's inputs on the host: checkpoint order, markers and their groups,
-        # timeouts, env; the workspace holds the selected test files themselves.
-        "problem": dataclasses.asdict(job.problem),
-        "checkpoint": job.checkpoint.name,
-        "command": dataclasses.asdict(replace(command, variables=variables)),
-        "setup": environment.setup_commands,
-        "image": environment.image,
-        "network": environment.network,
-        "user": environment.user,
-        "workdir": environment.workdir,
-        "cut_network": job.cut_network,
-        # A run with no image named has the default's recipe: a changed one is another image.
-        "recipe": recipe_digest(),
-    }
-    return fingerprint(workspace, settings)
-
-
-def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
-    """The reports as they were read, and the logs (the evaluator's own files)."""
-    for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
-        if data is not None:
-            write_file(target, name, data)
-    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
-        if log.is_file():
-            write_file(target, log.name, log.read_bytes())
-
-
-def now() -> str:
-    """This moment, as results.json's `started_at` holds it."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def tool_versions() -> dict[str, str]:
-    # The Python scbench-ci runs on here; the tests' is the image's (each checkpoint's image).
-    versions = {"scbench-ci": __version__, "host-python": platform.python_version()}
-    for package in ("uv", "docker"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            versions[package] = metadata.version(package)
-    return versions

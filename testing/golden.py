@@ -28,9 +28,9 @@ from scbench_ci.results.model import (
     FailureKind,
     ProblemResult,
     RunResult,
-    count_groups,
     why_failed,
 )
+from scbench_ci.results.verdict import count_groups
 from testing.cli import run_cli
 from testing.paths import REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test

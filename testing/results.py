@@ -1,20 +1,15 @@
-"""Results made by hand: test outcomes, runs, and the checkpoints of a results.json document."""
+"""Results made by hand: executions, reports and test outcomes, runs, and the checkpoints of a
+results.json document."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status, TestOutcome
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    ProblemResult,
-    RunResult,
-    TestResult,
-    count_groups,
-    verdict,
-)
+from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
+from scbench_ci.results.model import CheckpointResult, Failure, ProblemResult, RunResult, TestResult
+from scbench_ci.results.verdict import count_groups, verdict
 
 
 def make_outcome(
@@ -93,4 +88,29 @@ def make_checkpoint(
         groups=groups,
         tests=tests,
         warnings=(),
+    )
+
+
+def make_execution(
+    exit_code: int | None = 1,
+    setup: int | None = None,
+    timed_out_in: str | None = None,
+    runner: int | None = None,
+    limits: tuple[str, ...] = (),
+) -> ExecutionResult:
+    return ExecutionResult(
+        exit_code=exit_code,
+        setup_exit_code=setup,
+        timed_out_in=timed_out_in,  # type: ignore[arg-type]
+        duration_s=1.5,
+        runner_exit_code=runner,
+        limits_hit=limits,
+    )
+
+
+def make_reports(
+    *tests: TestOutcome, exit_code: int = 1, collection_errors: tuple[CollectionError, ...] = ()
+) -> Reports:
+    return Reports(
+        tests=tests, exit_code=exit_code, collection_errors=collection_errors, problems=()
     )

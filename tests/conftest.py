@@ -20,8 +20,9 @@ from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 
 # The artifact service double and its Azurite, for the action and the artifact tests; a Ray
-# cluster of real nodes for the tests of `--engine ray`.
-pytest_plugins = ["testing.azurite", "testing.ray_cluster"]
+# cluster of real nodes for the tests of `--engine ray`; the check that nothing of a hostile
+# submission's runs outlives them.
+pytest_plugins = ["testing.azurite", "testing.ray_cluster", "testing.hostile_submissions"]
 
 
 # The suite's tiers (docs/development.md, "Tiers"): what a test needs, read from the fixtures it

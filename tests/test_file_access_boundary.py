@@ -75,7 +75,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
-    ("scbench_ci.evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
+    ("scbench_ci.job_evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
     ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
     "on the node",
     ("scbench_ci.executors.shipped", "tarfile.open"): "the workspace archive `ship` packed "
@@ -111,7 +111,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     "link within it is supported) and an environment file the user names: regular, capped at "
     "MAX_CONFIG_BYTES",
     ("scbench_ci.results.schema", ".read_text"): "the package's own JSON schema",
-    ("scbench_ci.results.model", ".open"): "the evaluator's own stored tests file",
+    ("scbench_ci.results.log_tail", ".open"): "the end of the run's log, written by the evaluator "
+    "itself",
     ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",
     ("scbench_ci.plan", ".iterdir"): "lists the problem folders of a folder the user names",

@@ -34,7 +34,8 @@ from scbench_ci.results.compare import compare
 from scbench_ci.results.documents import checkpoint_to_json
 from scbench_ci.results.file import ResultsError, load_results, read_checkpoint, write_results
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
-from scbench_ci.results.model import ProblemResult, RunResult, count_groups, verdict
+from scbench_ci.results.model import ProblemResult, RunResult
+from scbench_ci.results.verdict import count_groups, verdict
 from scbench_ci.trust.seal import ReportFiles
 from testing.paths import EXAMPLES
 from testing.results import make_run

@@ -30,7 +30,8 @@ from scbench_ci.reports import (
 )
 from scbench_ci.results import policy
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
-from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult, count_groups
+from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult
+from scbench_ci.results.verdict import count_groups
 from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5

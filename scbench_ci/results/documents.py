@@ -31,12 +31,11 @@ from scbench_ci.results.model import (
     RunResult,
     TestResult,
     add_counts,
-    count_groups,
-    verdict,
 )
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
+from scbench_ci.results.verdict import count_groups, verdict
 from scbench_ci.trust.strict_json import JsonError
 
 
@@ -65,19 +64,8 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "fingerprint": result.fingerprint,
         "reused": result.reused,
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
-        "image": None if result.image is None else _image_json(result.image),
+        "image": None if result.image is None else asdict(result.image),
         "tests": [_test_json(test) for test in result.tests],
-    }
-
-
-def _image_json(image: ImageRecord) -> dict[str, Any]:
-    return {
-        "name": image.name,
-        "id": image.id,
-        "built_from": image.built_from,
-        "toolchains": image.toolchains,
-        "note": image.note,
-        "versions": dict(image.versions),
     }
 
 
@@ -131,14 +119,7 @@ def run_trends(run: RunResult) -> dict[str, Any] | None:
 
 
 def _counts_json(counts: GroupCounts) -> dict[str, Any]:
-    return {
-        "passed": counts.passed,
-        "failed": counts.failed,
-        "skipped": counts.skipped,
-        "total": counts.total,
-        "flaky": counts.flaky,
-        "pass_rate": counts.pass_rate,
-    }
+    return {**asdict(counts), "pass_rate": counts.pass_rate}
 
 
 def _test_json(test: TestResult) -> dict[str, Any]:

@@ -12,13 +12,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from scbench_ci.reports import FAILING, PASSING, Status
-from scbench_ci.results.model import (
-    CheckpointResult,
-    RepeatCount,
-    TestResult,
-    count_groups,
-    verdict,
-)
+from scbench_ci.results.model import CheckpointResult, RepeatCount, TestResult
+from scbench_ci.results.verdict import count_groups, verdict
 
 
 def combine_runs(

@@ -29,8 +29,8 @@ import pytest
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
-from scbench_ci.results.model import count_groups
 from scbench_ci.results.schema import SCHEMA_VERSION
+from scbench_ci.results.verdict import count_groups
 from scbench_ci.trust.markdown import html_text
 from scbench_ci.trust.markdown import text as markdown_text
 from testing.paths import EXAMPLES, REPO_ROOT

@@ -23,14 +23,8 @@ from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
 from scbench_ci.results.findings import Finding, Severity, Stage
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    FailureKind,
-    RepeatCount,
-    TestResult,
-    count_groups,
-)
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, TestResult
+from scbench_ci.results.verdict import count_groups
 from testing.paths import CHECK_REPO_PROBLEMS
 
 E, W = Severity.ERROR, Severity.WARNING

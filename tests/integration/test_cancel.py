@@ -18,7 +18,8 @@ import pytest
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL, owner
 from testing.problems import ProblemFolder, waiting_problem
-from tests.integration.test_hostile import nothing_survives  # noqa: F401 (autouse)
+
+pytestmark = pytest.mark.usefixtures("nothing_survives")
 
 HANGING = "import time\n\ndef test_waits():\n    time.sleep(600)\n"
 

@@ -12,14 +12,9 @@ from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    FailureKind,
-    TestResult,
-    count_groups,
-    unrun_result,
-)
+from scbench_ci.results.judge import unrun_result
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, TestResult
+from scbench_ci.results.verdict import count_groups
 from testing.problems import ProblemFolder
 from testing.results import make_checkpoint, make_run, make_test
 

@@ -12,7 +12,8 @@ from scbench_ci.engines.admission import Decision
 from scbench_ci.outputs.progress import FinishedLines, LiveStatus, finished_line
 from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.problem.model import Group
-from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, unrun_result
+from scbench_ci.results.judge import unrun_result
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind
 from scbench_ci.results.policy import GroupCounts
 from testing.problems import ProblemFolder
 

@@ -22,15 +22,9 @@ from scbench_ci.problem.model import Problem
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import load_results, write_results
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    FailureKind,
-    RepeatCount,
-    RunResult,
-    judge_checkpoint,
-    log_tail,
-)
+from scbench_ci.results.judge import judge_checkpoint
+from scbench_ci.results.log_tail import log_tail
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, RunResult
 from scbench_ci.trust.seal import Broken, Seal
 from testing.cli import run_cli
 from testing.paths import EXAMPLES

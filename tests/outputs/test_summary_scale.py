@@ -18,8 +18,8 @@ from scbench_ci.results.model import (
     FailureKind,
     ProblemResult,
     RunResult,
-    count_groups,
 )
+from scbench_ci.results.verdict import count_groups
 from testing.results import make_checkpoint, make_run, make_test
 from tests.outputs.test_summary import HOSTILE, outside_fences, rendered_tags
 

@@ -32,10 +32,9 @@ from scbench_ci.results.model import (
     RepeatCount,
     RunResult,
     TestResult,
-    count_groups,
-    verdict,
 )
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
 from testing.results import checkpoint_documents, make_run
 

@@ -10,13 +10,8 @@ from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Reports, Status, TestOutcome
-from scbench_ci.results.model import (
-    CheckpointResult,
-    Failure,
-    FailureKind,
-    judge_checkpoint,
-    unrun_result,
-)
+from scbench_ci.results.judge import judge_checkpoint, unrun_result
+from scbench_ci.results.model import CheckpointResult, Failure, FailureKind
 from scbench_ci.results.scbench_format import (
     GROUP_TYPES,
     STATUSES,

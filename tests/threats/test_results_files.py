@@ -19,7 +19,8 @@ import pytest
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
-from scbench_ci.results.model import CheckpointResult, TestResult, count_groups, verdict
+from scbench_ci.results.model import CheckpointResult, TestResult
+from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import EXAMPLES
 from testing.results import make_run, make_test
 

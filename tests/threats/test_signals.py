@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from testing.examples import scbench_evaluate
-from testing.results import checkpoint_documents
-from tests.integration.test_hostile import (
+from testing.hostile_submissions import (
     SOLVED,
     hostile,
-    nothing_survives,  # noqa: F401 (an autouse fixture)
 )
+from testing.results import checkpoint_documents
+
+pytestmark = pytest.mark.usefixtures("nothing_survives")
 
 STOPPED_TEST = "tests/test_checkpoint_1.py::test_counts_simple_file"
 """The first test: the one running when the submission sends SIGINT."""

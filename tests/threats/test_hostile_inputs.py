@@ -2,9 +2,9 @@
 refused with exit code 2 and one line naming the file and field, before anything is evaluated,
 and nothing on disk changes.
 
-Every hostile problem is a folder of `tests/hostile/inputs/` laid over a copy of the wordstat
-example. The copy sits in a workspace beside `outside/`, which holds a valid config.yaml and
-tests folder: a symlink out of the problem that reaches them would load without complaint.
+Every hostile problem is a folder of `tests/threats/hostile/inputs/` laid over a copy of the
+wordstat example. The copy sits in a workspace beside `outside/`, which holds a valid config.yaml
+and tests folder: a symlink out of the problem that reaches them would load without complaint.
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.trees import snapshot
 
-HOSTILE_INPUTS = REPO_ROOT / "tests/hostile/inputs"
+HOSTILE_INPUTS = REPO_ROOT / "tests/threats/hostile/inputs"
 WORDSTAT = EXAMPLES / "wordstat"
 MEMORY_LIMIT_BYTES = 512 * 1024**2
 TIME_LIMIT_S = 60
 NAME_RULE = (
     "checkpoint names are 1 to 100 letters, digits, '_', '-' and '.', not starting with '-' or '.'"
 )
+
+# Each runs scbench-ci end to end, as every test under tests/integration does.
+pytestmark = pytest.mark.integration
 
 # What follows `<problem>/config.yaml: ` in the error line.
 CONFIG_ERRORS = {
@@ -273,8 +276,16 @@ def test_a_checkpoint_that_is_no_name_is_refused_by_the_cli(
         *("--problem", "problem", f"--checkpoint={checkpoint}"),
         *("--submission", "problem/solutions/checkpoint_1"),
     )
-    message = f"--checkpoint: {checkpoint!r} is not a checkpoint name ({NAME_RULE})"
-    assert_cli_refused(run, message, before, layout)
+    # Refused as the flag's value is parsed: argparse's short usage line, then the error.
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == ""
+    usage, error, end = run.stderr.split("\n")
+    assert usage.startswith("usage: scbench-ci evaluate ") and end == ""
+    assert error == (
+        "scbench-ci evaluate: error: argument --checkpoint: "
+        f"{checkpoint!r} is not a checkpoint name ({NAME_RULE})"
+    )
+    assert snapshot(layout.root, skip=layout.runner) == before
 
 
 def test_an_asset_is_never_written_through_a_symlink(layout: Layout) -> None:

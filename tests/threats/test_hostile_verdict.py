@@ -19,14 +19,16 @@ from typing import Any
 import pytest
 
 from testing.examples import group_counts
-from tests.integration.test_hostile import (
+from testing.hostile_submissions import (
     BROKEN_COUNTS,
     EXECUTORS,
     HOSTILE,
     evaluate,
     hostile,
-    nothing_survives,  # noqa: F401 (an autouse fixture)
 )
+
+# Each runs scbench-ci end to end, as every test under tests/integration does.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("nothing_survives")]
 
 NO_COUNTS = dict.fromkeys(BROKEN_COUNTS, (0, 0, 0, 0))
 CANARY = "canary: must stay as it is\n"

@@ -1,9 +1,10 @@
 """The caller's secrets never reach a submission, however hard it looks for them.
 
-tests/hostile/secrets/ is laid over the broken wordstat submission: it counts as the broken one
-does and, every time it runs, searches its environment, /proc/*/environ and /proc/*/cmdline of
-every process it can read, its HOME and the credential files of its working directory, then
-appends what it found to stderr, which the checkpoint_2 tests show in their failure messages.
+tests/threats/hostile/secrets/ is laid over the broken wordstat submission: it counts as the
+broken one does and, every time it runs, searches its environment, /proc/*/environ and
+/proc/*/cmdline of every process it can read, its HOME and the credential files of its working
+directory, then appends what it found to stderr, which the checkpoint_2 tests show in their
+failure messages.
 The made-up secrets carry the prefix it looks for (`scbench-planted-`). It brings a decoy with that
 prefix in an environment file (for the tests' environment) and in a .netrc, and must find it in
 both: the proof that it ran, that its hunt works and that its report lands in the logs.
@@ -20,14 +21,15 @@ import docker
 import pytest
 
 from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.hostile_submissions import hostile
 from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
 from tests.action.test_main import run_action
-from tests.integration.test_hostile import hostile
 from tests.outputs.github.test_artifacts import blob_zip
 
 # They talk to the artifact service double (testing.azurite) on this machine.
-pytestmark = pytest.mark.usefixtures("loopback_without_proxy")
+# Each runs scbench-ci end to end, as every test under tests/integration does.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("loopback_without_proxy")]
 
 BROKEN_COUNTS = EXPECTED[("wordstat", "checkpoint_2", "submissions/broken")][1]
 CALLER_SECRETS = (

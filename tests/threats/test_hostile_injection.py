@@ -1,7 +1,7 @@
 """Hostile text through the whole pipeline comes out as text: never as markdown, HTML or a
 workflow command, and as it was in results.json.
 
-tests/hostile/injection_problem has three checkpoints whose text is hostile: test names
+tests/threats/hostile/injection_problem has three checkpoints whose text is hostile: test names
 (checkpoint_1), a collection error (checkpoint_2) and the end of a log with no report
 (checkpoint_3, where a test shows the submission's output as it runs and the submission kills
 pytest: an aborted run). The failure messages and output are those of its submission,
@@ -25,14 +25,15 @@ import pytest
 from scbench_ci.reports import problem_node_id
 from scbench_ci.trust.terminal import terminal_text
 from testing.examples import SCHEMA
+from testing.hostile_submissions import HOSTILE
 from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
 from tests.action.test_main import run_action
-from tests.integration.test_hostile import HOSTILE
 from tests.outputs.test_summary import rendered_tags, scbench
 
 # They talk to the artifact service double (testing.azurite) on this machine.
-pytestmark = pytest.mark.usefixtures("loopback_without_proxy")
+# Each runs scbench-ci end to end, as every test under tests/integration does.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("loopback_without_proxy")]
 
 PROBLEM = HOSTILE / "injection_problem"
 SUBMISSION = HOSTILE / "injection_submission"

@@ -1,0 +1,107 @@
+"""A checkpoint's result from its run: each test's outcome in its group, the counts, what
+stopped the run if anything did (`failure_detection.py`), and the verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
+from scbench_ci.problem.model import Checkpoint, Group, Problem
+from scbench_ci.reports import Reports
+from scbench_ci.results.categorize import group_of, owning_checkpoint
+from scbench_ci.results.failure_detection import detect_failure
+from scbench_ci.results.model import CheckpointResult, Failure, TestResult
+from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.verdict import count_groups, verdict
+from scbench_ci.trust.seal import Broken, Seal
+
+
+def judge_checkpoint(
+    problem: Problem,
+    checkpoint: Checkpoint,
+    *,
+    tested: tuple[Checkpoint, ...],
+    include_prior_tests: bool,
+    execution: ExecutionResult,
+    seal: Seal | Broken,
+    reports: Reports | str,
+    log_dir: Path,
+    policy_name: str,
+    session_timeout_s: float,
+    warnings: tuple[str, ...],
+    flaky_passes: bool = False,
+) -> CheckpointResult:
+    """Outcomes count only from sealed reports: `reports` is ignored unless `seal` is a Seal; as
+    a string, it says why there are no outcomes."""
+    trusted = reports if isinstance(seal, Seal) and isinstance(reports, Reports) else None
+    tests = tuple(
+        TestResult(
+            id=outcome.node_id,
+            checkpoint=(owner := owning_checkpoint(outcome.file, tested, checkpoint)).name,
+            group=group_of(outcome.markers, owner, checkpoint, problem.markers),
+            status=outcome.status,
+            duration_s=outcome.duration_s,
+            markers=outcome.markers,
+            message=outcome.message,
+            details=outcome.details,
+            file=outcome.file,
+            line=outcome.line,
+            reruns=outcome.reruns,
+        )
+        for outcome in (trusted.tests if trusted else ())
+    )
+    groups = count_groups(tests, flaky_passes)
+    failure = detect_failure(execution, seal, reports, log_dir, session_timeout_s)
+    return CheckpointResult(
+        name=checkpoint.name,
+        include_prior_tests=include_prior_tests,
+        passed=verdict(policy_name, failure, groups),
+        failure=failure,
+        pytest_exit_code=execution.exit_code,
+        duration_s=round(execution.duration_s, 3),
+        groups=groups,
+        tests=tests,
+        warnings=(
+            *warnings,
+            *execution.limits_hit,
+            *_execution_warnings(execution),
+            *(trusted.problems if trusted else ()),
+        ),
+        image=execution.image,
+    )
+
+
+def _execution_warnings(execution: ExecutionResult) -> tuple[str, ...]:
+    warnings = []
+    if execution.setup_exit_code is not None:
+        # SCBench's entry script goes on too: its setup commands are lines without `set -e`.
+        warnings.append(
+            f"a setup command failed with exit code {execution.setup_exit_code} (see "
+            f"{SETUP_LOG}); the tests ran all the same, as under SCBench"
+        )
+    if execution.leftover_processes and execution.timed_out_in is None:
+        warnings.append(
+            f"{execution.leftover_processes} process(es) were still running after their "
+            "command ended and were killed"
+        )
+    return tuple(warnings)
+
+
+def unrun_result(
+    checkpoint: Checkpoint,
+    include_prior_tests: bool,
+    failure: Failure,
+    warnings: tuple[str, ...] = (),
+) -> CheckpointResult:
+    """The result of a checkpoint whose tests could not be run at all."""
+    return CheckpointResult(
+        name=checkpoint.name,
+        include_prior_tests=include_prior_tests,
+        passed=False,
+        failure=failure,
+        pytest_exit_code=None,
+        duration_s=0.0,
+        groups={group: GroupCounts() for group in Group},
+        tests=(),
+        warnings=warnings,
+    )
