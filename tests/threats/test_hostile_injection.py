@@ -141,20 +141,23 @@ def assert_faithful(results: dict[str, Any], output: Path) -> None:
 
 def assert_renders_as_text(markdown: str, links: int, results: dict[str, Any]) -> None:
     """Rendered as GitHub renders it: only the summary's own elements, whatever the text. The
-    evaluator's own warnings (a leftover process killed, which depends on timing) are its one
-    list."""
+    evaluator's own warnings (a leftover process killed, which depends on timing) are a list of
+    their own."""
     tags = rendered_tags(markdown)
-    failing = len(NAMES)
-    # One verdict heading, a section per checkpoint and one failing group; a block per failing
-    # test with its output as code, and the two logs as code.
-    expected = {"h2": 1, "h3": 3, "h4": 1, "details": failing, "summary": failing}
+    # One verdict heading, a section per checkpoint and one failing group. Every hostile test
+    # fails with the same output, so they are one cause: one folded block listing them, with
+    # that output as code once; and the two logs as code.
+    expected = {"h2": 1, "h3": 3, "h4": 1, "details": 1, "summary": 1}
     assert {tag: tags.count(tag) for tag in expected} == expected
-    assert tags.count("pre") == failing + 2
+    assert markdown.count(f"<strong>{len(NAMES)} tests</strong>") == 1
+    assert tags.count("pre") == 1 + 2
     assert tags.count("a") == links
     assert tags.count("table") == 4
     warnings = [c["warnings"] for c in checkpoint_documents(results) if c["warnings"]]
-    assert tags.count("ul") == len(warnings)
-    assert tags.count("li") == sum(len(listed) for listed in warnings)
+    # Beside them, the first screen's list of the three failing checkpoints and why, and the
+    # cause's list of the tests it hit.
+    assert tags.count("ul") == len(warnings) + 2
+    assert tags.count("li") == sum(len(listed) for listed in warnings) + 3 + len(NAMES)
     assert {"script", "img", "blockquote"}.isdisjoint(tags)
 
 
