@@ -104,7 +104,7 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         "a bidi override in an id",
         _set("history", "tests", KEY, 0, value="tests/t.py::a\u202eDESSAP"),
         # The schema's name pattern refuses it, before the reader's own check.
-        "history.tests[\"demo/checkpoint_1\"][0]: holds \\u202e, a character that is not printable",
+        'history.tests["demo/checkpoint_1"][0]: holds \\u202e, a character that is not printable',
     ),
     ("a key that names no checkpoint", _rename_key, "not a `problem/checkpoint` key"),
     (
