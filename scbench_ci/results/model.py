@@ -19,6 +19,7 @@ from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.quality import QualityOutcome
 
 
 class FailureKind(StrEnum):
@@ -111,6 +112,9 @@ class CheckpointResult:
     """Seconds spent in each phase (staging, the executor's phases, reading reports)."""
     image: ImageRecord | None = None
     """The container image the tests ran in, and the versions of the tools in it."""
+    quality: QualityOutcome | None = None
+    """The submission's code-quality measures, or why they are missing; None when not measured
+    (turned off, or no test ran)."""
 
     @property
     def counts(self) -> GroupCounts:
