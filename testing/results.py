@@ -3,12 +3,14 @@ results.json document."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.model import CheckpointResult, Failure, ProblemResult, RunResult, TestResult
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome
 from scbench_ci.results.verdict import count_groups, verdict
 
 
@@ -114,3 +116,31 @@ def make_reports(
     return Reports(
         tests=tests, exit_code=exit_code, collection_errors=collection_errors, problems=()
     )
+
+
+def make_measures(
+    verbosity: float, erosion: float, *, lines: int = 800, functions: int = 40
+) -> QualityMeasures:
+    """scb-check's figures for a checkpoint: the two ratios, the rest plausible."""
+    return QualityMeasures(
+        verbosity=verbosity,
+        erosion=erosion,
+        cog_erosion=erosion,
+        total_loc=lines,
+        total_functions=functions,
+        verbosity_flagged_loc=round(verbosity * lines),
+        high_cc_functions=round(erosion * functions),
+        files_scanned=3,
+        tool_version="0.2.0",
+        seconds=1.5,
+    )
+
+
+def measured(checkpoint: CheckpointResult, verbosity: float, erosion: float) -> CheckpointResult:
+    """The checkpoint with its code quality measured."""
+    return replace(checkpoint, quality=QualityOutcome(make_measures(verbosity, erosion)))
+
+
+def not_measured(checkpoint: CheckpointResult, reason: str) -> CheckpointResult:
+    """The checkpoint whose code quality could not be measured, and why."""
+    return replace(checkpoint, quality=QualityOutcome(None, reason))

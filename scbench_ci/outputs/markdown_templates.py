@@ -23,6 +23,14 @@ from scbench_ci.outputs.console import (
     passed_of,
 )
 from scbench_ci.outputs.failure_kinds import FAILURE_KINDS, explained, verdict
+from scbench_ci.outputs.summary_quality import (
+    QUALITY_COLOR_NAMES,
+    QUALITY_COLORS,
+    baseline_cell,
+    quality_heading,
+    quality_line,
+    trajectory_cell,
+)
 from scbench_ci.outputs.summary_sections import cause_block, cause_title
 from scbench_ci.outputs.summary_view import LISTED_PLACES, cell_label, history_date
 from scbench_ci.problem.model import Group
@@ -92,6 +100,8 @@ def _environment() -> jinja2.Environment:
         history_date=history_date,
         cause_block=cause_block,
         cause_title=cause_title,
+        quality_line=quality_line,
+        quality_heading=quality_heading,
     )
     environment.globals.update(
         change_counts=change_counts,
@@ -99,6 +109,10 @@ def _environment() -> jinja2.Environment:
         counts_cells=fmt.counts_cells,
         explained=explained,
         test_cell=fmt.test_cell,
+        trajectory_cell=trajectory_cell,
+        baseline_cell=baseline_cell,
+        quality_colors=QUALITY_COLORS,
+        quality_color_names=QUALITY_COLOR_NAMES,
         more=fmt.more,
         groups=tuple(group.value for group in Group),
         kinds=FAILURE_KINDS,

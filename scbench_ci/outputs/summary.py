@@ -4,14 +4,16 @@ It renders the typed results (`results.RunResult`), as `results.file.load_result
 them back from a results.json, so a results.json file gives the same summary. It reads in the
 order a person asks: the verdict and why (for several checkpoints, the failing ones with their
 main cause) in the first screen; then the overview (a matrix of problems x checkpoints that
-fits the page, or the checkpoints' table) and the warnings once each; then what failed, a
+fits the page, or the checkpoints' table beside their code quality's trajectory,
+templates/quality.md.j2) and the warnings once each; then what failed, a
 section for each checkpoint `details` selects, its failing tests grouped by cause
 (summary_sections.py); then what changed since a baseline (templates/changes.md.j2); then the
 history of the last runs (templates/history.md.j2). Its size follows what went wrong, not how
 much ran: summary_levels.LEVELS, from most to least.
 
 The parts: markdown_templates.py (the templates' escaping environment), summary_view.py (the
-headline's numbers, the matrix, the warnings, the history), summary_sections.py (the causes),
+headline's numbers, the matrix, the warnings, the history), summary_quality.py (the code quality
+of each checkpoint and its trajectory), summary_sections.py (the causes),
 failure_kinds.py (what a failure kind means), summary_format.py (the small pieces of text).
 """
 
@@ -26,6 +28,7 @@ from scbench_ci.outputs.console import flaky_counting, flaky_meaning, flaky_test
 from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
 from scbench_ci.outputs.markdown_templates import artifact_markdown, load_template
 from scbench_ci.outputs.summary_levels import LEVELS, Level
+from scbench_ci.outputs.summary_quality import quality_by_checkpoint, trajectory
 from scbench_ci.outputs.summary_sections import failing_checkpoints, fixed_tests, sections
 from scbench_ci.outputs.summary_view import (
     DEFAULT_DETAILS,
@@ -85,6 +88,8 @@ def render_summary(
         "failing": failing_checkpoints(run) if len(checkpoints) > 1 else None,
         "matrix": matrix(run),
         "warnings": run_warnings(run),
+        "quality": quality_by_checkpoint(run),
+        "trajectory": trajectory(run),
         "details": details,
         "hidden": len(checkpoints) - len(shown),
         "compact": len(shown) > FOCUSED_SECTIONS,

@@ -23,6 +23,7 @@ from scbench_ci.results.comparison import (
     TestChange,
 )
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult
+from scbench_ci.results.quality import QualityMeasures
 
 
 def compare(run: RunResult, baseline: RunResult, source: str) -> Comparison:
@@ -34,6 +35,7 @@ def compare(run: RunResult, baseline: RunResult, source: str) -> Comparison:
     notes: list[str] = []
     for key in [*after, *(key for key in before if key not in after)]:
         old, new = before.get(key), after.get(key)
+        measured = _measures(old)
         deltas.append(
             CheckpointDelta(
                 problem=key[0],
@@ -42,6 +44,8 @@ def compare(run: RunResult, baseline: RunResult, source: str) -> Comparison:
                 passed_after=new.passed if new else None,
                 groups_before=dict(old.groups) if old else {},
                 groups_after=dict(new.groups) if new else {},
+                verbosity_before=measured.verbosity if measured else None,
+                erosion_before=measured.erosion if measured else None,
             )
         )
         if old is None or new is None:
@@ -137,6 +141,11 @@ def _with_failure(change: TestChange, result: CheckpointResult) -> TestChange:
     if result.failure is None:
         return change
     return replace(change, message=f"{result.failure.kind}: {result.failure.message}")
+
+
+def _measures(checkpoint: CheckpointResult | None) -> QualityMeasures | None:
+    """The checkpoint's code-quality measures, when it was measured."""
+    return None if checkpoint is None or checkpoint.quality is None else checkpoint.quality.measures
 
 
 def _included(value: bool) -> str:

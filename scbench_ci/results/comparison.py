@@ -48,6 +48,10 @@ class CheckpointDelta:
     """None: this run did not evaluate it."""
     groups_before: dict[Group, GroupCounts]
     groups_after: dict[Group, GroupCounts]
+    verbosity_before: float | None = None
+    """The baseline's verbosity of this checkpoint (0-1); None when it was not measured."""
+    erosion_before: float | None = None
+    """The baseline's erosion of this checkpoint (0-1); None when it was not measured."""
 
     @property
     def verdict_changed(self) -> bool:

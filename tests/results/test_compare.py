@@ -10,7 +10,7 @@ from scbench_ci.results.compare import compare
 from scbench_ci.results.comparison import NOT_RUN
 from scbench_ci.results.model import Failure, FailureKind
 from scbench_ci.results.policy import GroupCounts
-from testing.results import make_checkpoint, make_run, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 
 
 def _ids(changes: tuple) -> list[tuple[str, str | None, str | None]]:
@@ -125,3 +125,19 @@ def test_an_interrupted_checkpoint_regresses_the_tests_it_did_not_run() -> None:
     assert _ids(comparison.regressions) == [("b", "passed", NOT_RUN)]
     assert comparison.regressions[0].message == "interrupted: pytest was interrupted (exit code 2)"
     assert comparison.removed == () and comparison.new == ()
+
+
+def test_the_baselines_quality_of_each_checkpoint_is_kept_when_it_was_measured() -> None:
+    test = make_test("a", Status.PASSED)
+    first = measured(make_checkpoint(test, name="checkpoint_1"), 0.05, 0.2)
+    second = not_measured(make_checkpoint(test, name="checkpoint_2"), "scb-check timed out")
+    third = make_checkpoint(test, name="checkpoint_3")
+    baseline = make_run(first, second, third)
+
+    comparison = compare(make_run(first, second, third), baseline, "base.json")
+
+    assert [(d.verbosity_before, d.erosion_before) for d in comparison.checkpoints] == [
+        (0.05, 0.2),
+        (None, None),
+        (None, None),
+    ]
