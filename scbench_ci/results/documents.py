@@ -187,10 +187,20 @@ def comparison_to_json(comparison: Comparison) -> dict[str, Any]:
                     }
                     for group in Group
                 },
+                **_quality_before_json(delta),
             }
             for delta in comparison.checkpoints
         ],
         "selection_notes": list(comparison.selection_notes),
+    }
+
+
+def _quality_before_json(delta: CheckpointDelta) -> dict[str, Any]:
+    """The baseline's verbosity and erosion of the checkpoint, when it was measured."""
+    if delta.verbosity_before is None or delta.erosion_before is None:
+        return {}
+    return {
+        "quality_before": {"verbosity": delta.verbosity_before, "erosion": delta.erosion_before}
     }
 
 
@@ -322,6 +332,12 @@ def comparison_from_json(document: Mapping[str, Any]) -> Comparison:
                 passed_after=delta["passed_after"],
                 groups_before=groups(delta, "before"),
                 groups_after=groups(delta, "after"),
+                verbosity_before=delta["quality_before"]["verbosity"]
+                if "quality_before" in delta
+                else None,
+                erosion_before=delta["quality_before"]["erosion"]
+                if "quality_before" in delta
+                else None,
             )
             for delta in document["checkpoints"]
         ),

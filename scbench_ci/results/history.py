@@ -1,7 +1,7 @@
 """A run's history: the runs before it that results.json carries forward from its baseline, and
 the run itself as the last one, each as a compact record (its date, commit, and per checkpoint its
-verdict, group counts and each test's status). `run_history` makes it, `history_json` writes and
-reads it, `trends` reads what it says.
+verdict, group counts, each test's status and its code quality's verbosity and erosion).
+`run_history` makes it, `history_json` writes and reads it, `trends` reads what it says.
 
 It comes from files nobody vouches for (a baseline, an artifact): it is capped everywhere, and
 nothing in it decides a verdict or an exit code.
@@ -60,6 +60,10 @@ class CheckpointRecord:
     fingerprint: str | None = None
     """What it tested (results.json's `fingerprint`: the submission, the tests, the settings):
     runs of the same fingerprint had the same inputs. None when unknown."""
+    verbosity: float | None = None
+    """Its submission's verbosity (scb-check, 0-1); None when it was not measured."""
+    erosion: float | None = None
+    """Its submission's erosion (scb-check, 0-1); None when it was not measured."""
 
 
 @dataclass(frozen=True)

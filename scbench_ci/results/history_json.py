@@ -2,7 +2,8 @@
 
 Compact: each checkpoint's test ids are listed once for the whole history (`tests`, in the order
 they were first seen), and each run's record gives, per checkpoint, one letter per listed id
-(`outcomes`: STATUS_LETTERS, `-` for a test it did not run). The schema bounds its types and
+(`outcomes`: STATUS_LETTERS, `-` for a test it did not run) and, when its code quality was
+measured, its verbosity and erosion (`quality`). The schema bounds its types and
 lengths; `check_history` what a schema cannot say (dates, counts that add up, outcomes as long
 as their ids, ids given once, the whole within MAX_BYTES).
 """
@@ -68,10 +69,18 @@ def _run_json(run: RunRecord, ids: Mapping[str, Mapping[str, None]]) -> dict[str
                     for test in ids[key]
                 ),
                 **({"fingerprint": checkpoint.fingerprint} if checkpoint.fingerprint else {}),
+                **_quality_json(checkpoint),
             }
             for key, checkpoint in run.checkpoints.items()
         },
     }
+
+
+def _quality_json(checkpoint: CheckpointRecord) -> dict[str, Any]:
+    """`quality: {verbosity, erosion}` when the checkpoint was measured, else nothing."""
+    if checkpoint.verbosity is None or checkpoint.erosion is None:
+        return {}
+    return {"quality": {"verbosity": checkpoint.verbosity, "erosion": checkpoint.erosion}}
 
 
 def _counts_json(counts: GroupCounts) -> dict[str, int]:
@@ -182,6 +191,12 @@ def history_from_json(document: Mapping[str, Any]) -> History:
                             if letter != NOT_RUN
                         },
                         fingerprint=checkpoint.get("fingerprint"),
+                        verbosity=checkpoint["quality"]["verbosity"]
+                        if "quality" in checkpoint
+                        else None,
+                        erosion=checkpoint["quality"]["erosion"]
+                        if "quality" in checkpoint
+                        else None,
                     )
                     for key, checkpoint in run["checkpoints"].items()
                 },

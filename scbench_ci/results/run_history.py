@@ -25,7 +25,7 @@ from scbench_ci.results.history import (
     kept_fingerprint,
 )
 from scbench_ci.results.history_json import fits
-from scbench_ci.results.model import RunResult
+from scbench_ci.results.model import CheckpointResult, RunResult
 from scbench_ci.results.policy import GroupCounts
 
 
@@ -40,23 +40,27 @@ def record_of(run: RunResult, commit: str | None) -> RunRecord:
     return RunRecord(
         started_at=run.started_at,
         commit=commit,
-        checkpoints={
-            key: CheckpointRecord(
-                passed=checkpoint.passed,
-                groups={
-                    group: GroupCounts(counts.passed, counts.failed, counts.skipped, counts.total)
-                    for group, counts in checkpoint.groups.items()
-                },
-                outcomes=dict(
-                    islice(
-                        ((test.id, test.status) for test in checkpoint.tests if keeps(test.id)),
-                        MAX_TESTS,
-                    )
-                ),
-                fingerprint=kept_fingerprint(checkpoint.fingerprint),
-            )
-            for key, checkpoint in kept
+        checkpoints={key: _checkpoint_record(checkpoint) for key, checkpoint in kept},
+    )
+
+
+def _checkpoint_record(checkpoint: CheckpointResult) -> CheckpointRecord:
+    measures = None if checkpoint.quality is None else checkpoint.quality.measures
+    return CheckpointRecord(
+        passed=checkpoint.passed,
+        groups={
+            group: GroupCounts(counts.passed, counts.failed, counts.skipped, counts.total)
+            for group, counts in checkpoint.groups.items()
         },
+        outcomes=dict(
+            islice(
+                ((test.id, test.status) for test in checkpoint.tests if keeps(test.id)),
+                MAX_TESTS,
+            )
+        ),
+        fingerprint=kept_fingerprint(checkpoint.fingerprint),
+        verbosity=None if measures is None else measures.verbosity,
+        erosion=None if measures is None else measures.erosion,
     )
 
 

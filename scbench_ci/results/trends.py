@@ -1,5 +1,6 @@
 """What a history says over its runs: the pass rate of each group run by run, the tests that are
-flaky, those that newly are, and how long each failing test has been failing.
+flaky, those that newly are, how long each failing test has been failing, and each run's code
+quality (the mean verbosity and erosion of its measured checkpoints).
 
 A test's outcome in a run is a pass (passed, xpassed) or a failure (failed, error, flaky); a run
 that skipped it, xfailed it or did not run it is passed over. Flaky means that the same inputs gave
@@ -37,6 +38,20 @@ class RunRates:
 
 
 @dataclass(frozen=True)
+class RunQuality:
+    """One run's code quality: the mean of its measured checkpoints' verbosity and erosion (as
+    SCBench scores a run, docs/metrics/run-results.md: the mean across checkpoints)."""
+
+    started_at: str
+    commit: str | None
+    verbosity: float | None
+    """None: no checkpoint of the run was measured."""
+    erosion: float | None
+    measured: int
+    """How many of its checkpoints were measured."""
+
+
+@dataclass(frozen=True)
 class TestTrend:
     __test__ = False  # not a pytest test class
 
@@ -70,6 +85,8 @@ class Trends:
     newly_flaky: tuple[TestTrend, ...]
     failing: tuple[FailingStreak, ...]
     """Longest failing first."""
+    quality: tuple[RunQuality, ...] = ()
+    """Each run's code quality, oldest first; empty when no run of the history was measured."""
 
 
 def trends(history: History) -> Trends:
@@ -89,6 +106,7 @@ def trends(history: History) -> Trends:
         failing=tuple(
             sorted(_failing(history, tests), key=lambda s: (-s.runs, s.checkpoint, s.test))
         ),
+        quality=_quality(history),
     )
 
 
@@ -181,7 +199,31 @@ def _rates(history: History) -> Iterator[RunRates]:
         )
 
 
+def _quality(history: History) -> tuple[RunQuality, ...]:
+    runs = []
+    for run in history.runs:
+        measured = [
+            (checkpoint.verbosity, checkpoint.erosion)
+            for checkpoint in run.checkpoints.values()
+            if checkpoint.verbosity is not None and checkpoint.erosion is not None
+        ]
+        count = len(measured)
+        runs.append(
+            RunQuality(
+                run.started_at,
+                run.commit,
+                sum(verbosity for verbosity, _ in measured) / count if count else None,
+                sum(erosion for _, erosion in measured) / count if count else None,
+                count,
+            )
+        )
+    return tuple(runs) if any(run.measured for run in runs) else ()
+
+
 def trends_to_json(found: Trends) -> dict[str, Any]:
+    """`quality` only when some run was measured: a history of runs without the measure is
+    written as it always was."""
+    quality = {"quality": [asdict(run) for run in found.quality]} if found.quality else {}
     return {
         "runs": found.runs,
         "window": found.window,
@@ -196,4 +238,5 @@ def trends_to_json(found: Trends) -> dict[str, Any]:
         "flaky": [asdict(trend) for trend in found.flaky],
         "newly_flaky": [asdict(trend) for trend in found.newly_flaky],
         "failing": [asdict(streak) for streak in found.failing],
+        **quality,
     }

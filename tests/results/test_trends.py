@@ -4,8 +4,11 @@ tests, failing since)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
@@ -14,7 +17,7 @@ from scbench_ci.results.history import History
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.results.trends import FailingStreak, TestTrend, trends
-from testing.results import make_checkpoint, make_run, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 NIGHTS = 10
@@ -161,3 +164,55 @@ def test_a_baseline_s_fingerprint_that_is_no_sha256_is_kept_as_unknown() -> None
     run = with_history(make_run(forged), 30, None, ())
     assert run.history is not None
     assert run.history.runs[0].checkpoints[KEY].fingerprint is None
+
+
+def quality_night(number: int, measures: list[tuple[float, float] | None]) -> RunResult:
+    """A night of one checkpoint per entry: measured with (verbosity, erosion), or not (None)."""
+    checkpoints = []
+    for index, figures in enumerate(measures, start=1):
+        made = make_checkpoint(make_test("steady", P), name=f"checkpoint_{index}")
+        if figures is None:
+            checkpoints.append(not_measured(made, "scb-check timed out"))
+        else:
+            checkpoints.append(measured(made, *figures))
+    return make_run(*checkpoints, started_at=started(number))
+
+
+def test_the_history_carries_each_checkpoint_s_quality_and_the_trends_each_run_s_mean(
+    tmp_path: Path,
+) -> None:
+    nights = [
+        [(0.06, 0.20), (0.08, 0.30)],
+        [(0.07, 0.25), None],
+        [(0.10, 0.40), (0.12, 0.50)],
+    ]
+    baseline = None
+    for number, measures in enumerate(nights, start=1):
+        run = with_history(quality_night(number, measures), 30, None, carried(baseline))
+        folder = tmp_path / f"night{number}"
+        folder.mkdir()
+        written = write_results(run, folder)
+        baseline = load_results(written)
+        assert baseline.history == run.history
+    assert baseline is not None and baseline.history is not None
+    records = [run.checkpoints for run in baseline.history.runs]
+    assert [(c.verbosity, c.erosion) for c in records[1].values()] == [(0.07, 0.25), (None, None)]
+    found = trends(baseline.history)
+    assert [(q.verbosity, q.erosion, q.measured) for q in found.quality] == [
+        (pytest.approx(0.07), pytest.approx(0.25), 2),
+        (0.07, 0.25, 1),
+        (pytest.approx(0.11), pytest.approx(0.45), 2),
+    ]
+    document = json.loads(written.read_text())
+    checkpoint = document["history"]["runs"][1]["checkpoints"]["demo/checkpoint_1"]
+    assert checkpoint["quality"] == {"verbosity": 0.07, "erosion": 0.25}
+    assert "quality" not in document["history"]["runs"][1]["checkpoints"]["demo/checkpoint_2"]
+    assert [entry["measured"] for entry in document["trends"]["quality"]] == [2, 1, 2]
+
+
+def test_a_history_never_measured_writes_its_trends_as_before(tmp_path: Path) -> None:
+    run = with_history(quality_night(1, []), 30, None, ())
+    run = with_history(night(2), 30, None, carried(run))
+    document = json.loads(write_results(run, tmp_path).read_text())
+    assert trends(run.history).quality == ()  # type: ignore[arg-type]
+    assert "quality" not in document["trends"]

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow
 Document = dict[str, Any]
 KEY = "demo/checkpoint_1"
 DEEP = "written as lists nested 10,000 deep"
+QUALITY = {"verbosity": 0.1, "erosion": 0.3}
 NESTED: Any = []
 for _ in range(40):
     NESTED = [NESTED]
@@ -141,6 +142,30 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         "history.runs[0].commit[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]",
     ),
     ("trends that do not follow", _set("trends", "runs", value=99), "trends: not what its"),
+    (
+        "a verbosity over 1",
+        _set(
+            "history", "runs", 0, "checkpoints", KEY, "quality", value=QUALITY | {"verbosity": 1.5}
+        ),
+        f'history.runs[0].checkpoints["{KEY}"].quality.verbosity: 1.5 is greater than',
+    ),
+    (
+        "an erosion as text",
+        _set(
+            "history", "runs", 0, "checkpoints", KEY, "quality", value=QUALITY | {"erosion": "0.3"}
+        ),
+        f"history.runs[0].checkpoints[\"{KEY}\"].quality.erosion: '0.3' is not",
+    ),
+    (
+        "a quality without its erosion",
+        _set("history", "runs", 0, "checkpoints", KEY, "quality", value={"verbosity": 0.1}),
+        "'erosion' is a required property",
+    ),
+    (
+        "a quality the trends do not follow",
+        _set("history", "runs", 0, "checkpoints", KEY, "quality", value=QUALITY),
+        "trends: not what its",
+    ),
 ]
 
 
