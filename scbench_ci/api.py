@@ -1,5 +1,5 @@
-"""The Python API: `evaluate` and `check_problems` (the CLI's `check`; `scbench_ci.check` is the
-package of its pipeline) called from a program, through the same cores the CLI calls
+"""The Python API: `evaluate`, `check_problems` (the CLI's `check`; `scbench_ci.check` is the
+package of its pipeline) and `history` called from a program, through the same cores the CLI calls
 (`commands/`).
 
 Plain values in (paths, names, numbers; each option checked by the parser of the CLI's flag, and
@@ -21,10 +21,11 @@ from typing import Any, TextIO
 
 from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
+from scbench_ci.commands import history as history_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
 from scbench_ci.option_values import Option, as_text
-from scbench_ci.options import CheckOptions, EvaluationOptions, fields_of
+from scbench_ci.options import CheckOptions, EvaluationOptions, HistoryOptions, fields_of
 from scbench_ci.options.declared import (
     CHANGED_SINCE,
     CHECK,
@@ -51,6 +52,7 @@ from scbench_ci.options.declared import (
 )
 from scbench_ci.plan import Target
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
+from scbench_ci.results.trends import Trends
 from scbench_ci.trust.files import scratch_folder
 
 StrPath = str | os.PathLike[str]
@@ -188,6 +190,15 @@ def check_problems(
             outcome = check_command.check(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
     return CheckResult(run=run, exit_code=outcome.exit_code, results_path=_kept(outcome, output))
+
+
+def history(results: StrPath) -> Trends | None:
+    """What the history a results.json carries says, as `scbench-ci history` prints it: each
+    group's pass rate and each run's code quality (`quality`: the mean verbosity and erosion of
+    its measured checkpoints) run by run, the flaky and the failing tests; None when it carries
+    no history. Read by the strict reader: a file it refuses is a UsageError naming the field."""
+    with _api_errors():
+        return history_command.history(HistoryOptions(_path("results", results)))
 
 
 def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) -> dict[str, Any]:

@@ -33,11 +33,12 @@ from scbench_ci import (
 from scbench_ci.cli import check as cli_check
 from scbench_ci.cli import evaluate as cli_evaluate
 from scbench_ci.errors import ExitCode
-from scbench_ci.results.file import load_results
+from scbench_ci.results.file import load_results, write_results
+from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli
 from testing.images import TEST_IMAGE
 from testing.paths import EXAMPLES, REPO_ROOT
-from testing.results import make_checkpoint, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured
 from testing.trees import snapshot
 
 WORDSTAT = EXAMPLES / "wordstat"
@@ -344,3 +345,24 @@ def test_the_reward_example_prints_each_submission_s_reward(docker_client: objec
     # Nothing but the rewards: the API prints nothing without `echo`. The broken submission
     # passes 2 of checkpoint_1's 8 Core tests (testing/examples.EXPECTED).
     assert run.stdout.splitlines() == [f"1.000 {solution}", f"0.286 {BROKEN}"]
+
+
+def test_history_gives_the_trends_with_each_run_s_code_quality(tmp_path: Path) -> None:
+    run = None
+    for day, figures in enumerate([(0.05, 0.2), (0.07, 0.3)], start=1):
+        checkpoint = measured(make_checkpoint(make_test("a", Status.PASSED)), *figures)
+        tonight = make_run(checkpoint, started_at=f"2026-05-0{day}T01:30:00+00:00")
+        run = with_history(tonight, 10, None, carried(run))
+    assert run is not None
+    path = write_results(run, tmp_path)
+
+    found = scbench_ci.history(path)
+
+    assert found is not None and found.runs == 2
+    assert [(q.verbosity, q.erosion, q.measured) for q in found.quality] == [
+        (0.05, 0.2, 1),
+        (0.07, 0.3, 1),
+    ]
+    path.write_text(path.read_text().replace('"erosion": 0.3', '"erosion": 3'))
+    with pytest.raises(UsageError, match=r"\.erosion: 3 is greater than the maximum of 1"):
+        scbench_ci.history(path)

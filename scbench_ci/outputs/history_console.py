@@ -1,5 +1,6 @@
 """A results.json's trends for a terminal (`scbench-ci history`): each group's pass rate run by
-run, the flaky and newly flaky tests, and the tests failing now with since when."""
+run, each run's code quality (when measured), the flaky and newly flaky tests, and the tests
+failing now with since when."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def render_trends(found: Trends | None, source: str) -> str:
             f"  {number:>3}  {history_date(rates.started_at):16}  {commit:7}"
             + "".join(f"  {_rate(rates.rates[group]):>13}" for group in Group)
         )
+    lines += _quality_lines(found)
     lines += [
         "",
         f"Flaky (the same inputs gave different outcomes): {len(found.flaky)}",
@@ -47,6 +49,25 @@ def render_trends(found: Trends | None, source: str) -> str:
         ),
     ]
     return inert("\n".join(lines)) + "\n"
+
+
+def _quality_lines(found: Trends) -> list[str]:
+    """Each run's code quality, when some run was measured: the mean of its measured
+    checkpoints' verbosity and erosion."""
+    if not found.quality:
+        return []
+    lines = [
+        "",
+        "Code quality per run, oldest first (the mean over its measured checkpoints):",
+        f"  {'run':>3}  {'started':16}  {'commit':7}  {'verbosity':>9}  {'erosion':>9}  measured",
+    ]
+    for number, run in enumerate(found.quality, start=1):
+        commit = run.commit[:7] if run.commit else "-"
+        lines.append(
+            f"  {number:>3}  {history_date(run.started_at):16}  {commit:7}"
+            f"  {_rate(run.verbosity):>9}  {_rate(run.erosion):>9}  {run.measured:>8}"
+        )
+    return lines
 
 
 def _trend_line(trend: TestTrend) -> str:
