@@ -26,6 +26,7 @@ from scbench_ci.results.model import (
     why_failed,
 )
 from scbench_ci.results.policy import GroupCounts, counted
+from scbench_ci.results.quality_steps import erosion_rises, percent
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
@@ -76,6 +77,7 @@ def render_report(
     lines += _flaky_lines(result)
     if len(checkpoints) > 1:
         lines += _failed_lines(result)
+    lines += _erosion_lines(result)
     headline = run_headline(result, fail_on)
     lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
     if result.infrastructure_failure:
@@ -221,6 +223,22 @@ def _failed_lines(result: RunResult) -> list[str]:
     for problem, checkpoint, why in failed[:LISTED]:
         lines.append(f"  {problem.name} / {checkpoint.name}: {headline(why)}")
     return [*lines, *_more(len(failed))]
+
+
+def _erosion_lines(result: RunResult) -> list[str]:
+    """The checkpoints whose erosion rose most since their problem's previous measured
+    checkpoint (RISES_LISTED of them, only rises)."""
+    rises = erosion_rises(result)
+    if not rises:
+        return []
+    return [
+        "Erosion rose most at:",
+        *(
+            f"  {rise.problem} / {rise.checkpoint}: {percent(rise.before):.1f}% at "
+            f"{rise.previous} -> {percent(rise.after):.1f}% (+{rise.points:.1f} points)"
+            for rise in rises
+        ),
+    ]
 
 
 def _more(count: int) -> list[str]:

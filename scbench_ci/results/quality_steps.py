@@ -103,9 +103,39 @@ def quality_steps(run: RunResult) -> Iterator[QualityStep]:
                 previous = (checkpoint.name, outcome.measures)
 
 
-def erosion_rises(run: RunResult, listed: int = RISES_LISTED) -> list[QualityStep]:
+@dataclass(frozen=True)
+class ErosionRise:
+    """A checkpoint whose erosion rose since its problem's previous measured checkpoint."""
+
+    problem: str
+    checkpoint: str
+    previous: str
+    before: float
+    """The previous checkpoint's erosion (0-1)."""
+    after: float
+    points: float
+    """How far it rose, in points of the shown percentages."""
+
+
+def erosion_rises(run: RunResult, listed: int = RISES_LISTED) -> list[ErosionRise]:
     """The `listed` checkpoints whose erosion rose most since their problem's previous measured
     checkpoint, largest first; only rises."""
-    rising = [step for step in quality_steps(run) if (step.erosion_change() or 0) > 0]
-    rising.sort(key=lambda step: -(step.erosion_change() or 0))
-    return rising[:listed]
+    rises = []
+    for step in quality_steps(run):
+        after, before = step.measures, step.previous_measures
+        if after is None or before is None or step.previous is None:
+            continue
+        change = points_change(after.erosion, before.erosion)
+        if change > 0:
+            rises.append(
+                ErosionRise(
+                    step.problem,
+                    step.checkpoint,
+                    step.previous,
+                    before.erosion,
+                    after.erosion,
+                    change,
+                )
+            )
+    rises.sort(key=lambda rise: -rise.points)
+    return rises[:listed]

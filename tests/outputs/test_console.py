@@ -16,7 +16,7 @@ from scbench_ci.results.judge import unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
 from testing.problems import ProblemFolder
-from testing.results import make_checkpoint, make_run, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured
 
 
 def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
@@ -210,6 +210,24 @@ def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
     assert "checkpoints failed" not in render_report(
         make_run(passing, passing), None, fail_on="policy"
     )
+
+
+def test_the_recap_names_the_checkpoints_whose_erosion_rose_most() -> None:
+    figures = [(0.1, 0.10), (0.1, 0.15), (0.1, 0.40), (0.1, 0.30), (0.1, 0.32), (0.1, 0.33)]
+    checkpoints = [
+        measured(make_checkpoint(make_test("a", Status.PASSED), name=f"cp\x1b[31m_{i}"), *pair)
+        for i, pair in enumerate(figures, start=1)
+    ]
+    report = render_report(make_run(*checkpoints), None, fail_on="policy")
+    assert (
+        "Erosion rose most at:\n"
+        "  demo / cp\\x1b[31m_3: 15.0% at cp\\x1b[31m_2 -> 40.0% (+25.0 points)\n"
+        "  demo / cp\\x1b[31m_2: 10.0% at cp\\x1b[31m_1 -> 15.0% (+5.0 points)\n"
+        "  demo / cp\\x1b[31m_5: 30.0% at cp\\x1b[31m_4 -> 32.0% (+2.0 points)\n"
+        "Verdict: "
+    ) in report
+    falling = [checkpoints[2], checkpoints[3]]
+    assert "Erosion" not in render_report(make_run(*falling), None, fail_on="policy")
 
 
 def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> None:

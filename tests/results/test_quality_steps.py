@@ -81,8 +81,8 @@ def test_the_largest_rises_of_erosion_first_and_only_rises() -> None:
 
     rises = erosion_rises(run)
 
-    assert [(step.checkpoint, step.erosion_change()) for step in rises] == [
-        ("checkpoint_3", 25.0),
-        ("checkpoint_2", 5.0),
-        ("checkpoint_5", 2.0),
+    assert [(rise.checkpoint, rise.previous, rise.points) for rise in rises] == [
+        ("checkpoint_3", "checkpoint_2", 25.0),
+        ("checkpoint_2", "checkpoint_1", 5.0),
+        ("checkpoint_5", "checkpoint_4", 2.0),
     ]
