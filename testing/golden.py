@@ -1,6 +1,8 @@
 """The golden summaries: each scenario's results.json, captured once from real runs of the bundled
 examples by scripts/golden.py (the `scale` one generated here), normalized so that it is stable,
-and beside it the summary.md that `scbench-ci summary` renders from it.
+and beside it the summary.md that `scbench-ci summary` renders from it. The `trajectory` summary
+(code quality checkpoint by checkpoint) is rendered from a run generated here, without a
+results.json: the checkpoints' own quality is not in results.json yet.
 
     python scripts/golden.py [SCENARIO ...]      run them again: results.json and summary.md
     SCBENCH_UPDATE_GOLDEN=1 pytest tests/outputs/test_golden.py      only render summary.md again
@@ -18,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_sections import failing_checkpoints
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
+from scbench_ci.results.compare import compare
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import (
     CheckpointResult,
@@ -33,7 +37,7 @@ from scbench_ci.results.model import (
 from scbench_ci.results.verdict import count_groups
 from testing.cli import run_cli
 from testing.paths import REPO_ROOT
-from testing.results import make_checkpoint, make_run, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 
 GOLDEN = REPO_ROOT / "tests" / "data" / "golden"
 UPDATE_VARIABLE = "SCBENCH_UPDATE_GOLDEN"
@@ -217,6 +221,52 @@ def _failing_tests(checkpoint: str, failing: int) -> CheckpointResult:
 def _failed_with(kind: FailureKind, checkpoint: str) -> CheckpointResult:
     failure = Failure(kind, f"the run of {checkpoint} stopped", LOG_TAIL)
     return replace(make_checkpoint(name=checkpoint, failure=failure), pytest_exit_code=None)
+
+
+# The trajectory: one problem's checkpoints, their code quality measured (the issue's figures of
+# a real problem's reference solutions: erosion 0.22 -> 0.34 -> 0.39, verbosity 0.066 -> 0.073
+# -> 0.115), one the measure failed on, compared with a baseline.
+
+TRAJECTORY = GOLDEN / "trajectory" / SUMMARY
+TRAJECTORY_FIGURES: tuple[tuple[float, float] | None, ...] = (
+    (0.066, 0.22),
+    (0.070, 0.29),
+    (0.073, 0.34),
+    None,
+    (0.115, 0.39),
+)
+TRAJECTORY_BASELINE = ((0.061, 0.22), (0.066, 0.25), (0.071, 0.36), (0.08, 0.36), (0.09, 0.37))
+TRAJECTORY_REASON = "scb-check was stopped at its time limit (60 s)"
+
+
+def trajectory_run() -> RunResult:
+    """A run of wordstat's five checkpoints, the fourth failing a Core test and not measured."""
+    checkpoints = []
+    baseline = []
+    for number, (figures, before) in enumerate(
+        zip(TRAJECTORY_FIGURES, TRAJECTORY_BASELINE, strict=True), start=1
+    ):
+        errors = make_test("reports_errors", Status.PASSED, Group.ERROR)
+        passing = make_checkpoint(
+            make_test("counts_words", Status.PASSED), errors, name=f"checkpoint_{number}"
+        )
+        if figures is None:
+            failing = make_checkpoint(
+                make_test("counts_words", Status.FAILED), errors, name=f"checkpoint_{number}"
+            )
+            checkpoints.append(not_measured(failing, TRAJECTORY_REASON))
+        else:
+            checkpoints.append(measured(passing, *figures))
+        baseline.append(measured(passing, *before))
+    run = make_run(*checkpoints, problem="wordstat")
+    return replace(
+        run,
+        comparison=compare(run, make_run(*baseline, problem="wordstat"), "baseline/results.json"),
+    )
+
+
+def render_trajectory() -> str:
+    return render_summary(trajectory_run())
 
 
 def write_scale(folder: Path) -> Path:

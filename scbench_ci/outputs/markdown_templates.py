@@ -27,8 +27,8 @@ from scbench_ci.outputs.summary_quality import (
     QUALITY_COLOR_NAMES,
     QUALITY_COLORS,
     baseline_cell,
-    quality_heading,
     quality_line,
+    quality_paragraph,
     trajectory_cell,
 )
 from scbench_ci.outputs.summary_sections import cause_block, cause_title
@@ -101,7 +101,7 @@ def _environment() -> jinja2.Environment:
         cause_block=cause_block,
         cause_title=cause_title,
         quality_line=quality_line,
-        quality_heading=quality_heading,
+        quality_paragraph=quality_paragraph,
     )
     environment.globals.update(
         change_counts=change_counts,

@@ -46,7 +46,8 @@ def quality_line(step: QualityStep) -> Markdown:
     the baseline) · erosion **34.0%** (…)`, or why they are missing."""
     measures = step.measures
     if measures is None:
-        return formatted("quality not measured: {}", headline(step.outcome.reason) or "no reason")
+        reason = headline(step.outcome.reason) or "no reason given"
+        return formatted("quality not measured: {}", reason)
     verbosity = _figure(
         "verbosity",
         measures.verbosity,
@@ -82,11 +83,15 @@ def _figure(
     return formatted("{} ({})", shown, joined(", ", changes))
 
 
-def quality_heading(step: QualityStep) -> Markdown:
-    """`Code quality (scb-check 0.2.0)`, or without a version when it was not measured."""
+def quality_paragraph(step: QualityStep) -> Markdown:
+    """A checkpoint's figures under its counts: `Code quality (scb-check 0.2.0): verbosity …`,
+    or `Code quality not measured: …`."""
     if step.measures is None:
-        return literal("Code quality")
-    return formatted("Code quality (scb-check {})", step.measures.tool_version)
+        reason = headline(step.outcome.reason) or "no reason given"
+        return formatted("Code quality not measured: {}.", reason)
+    return formatted(
+        "Code quality (scb-check {}): {}.", step.measures.tool_version, quality_line(step)
+    )
 
 
 @dataclass(frozen=True)

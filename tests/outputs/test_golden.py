@@ -14,11 +14,13 @@ import pytest
 from testing.golden import (
     SCALE,
     SCENARIOS,
+    TRAJECTORY,
     UPDATE_COMMAND,
     UPDATE_VARIABLE,
     Scenario,
     normalized,
     render_summary_file,
+    render_trajectory,
     results_text,
     write_scale,
 )
@@ -64,6 +66,15 @@ def test_the_summary_is_the_golden_one(scenario: Scenario) -> None:
         scenario.summary.write_text(rendered)
     elif scenario.summary.read_bytes() != rendered.encode():
         pytest.fail(differs(scenario.summary, rendered), pytrace=False)
+
+
+def test_the_trajectory_summary_is_the_golden_one() -> None:
+    """Rendered from the generated run (testing/golden.py trajectory_run), not a results.json."""
+    rendered = render_trajectory()
+    if UPDATING:
+        TRAJECTORY.write_text(rendered)
+    elif TRAJECTORY.read_bytes() != rendered.encode():
+        pytest.fail(differs(TRAJECTORY, rendered), pytrace=False)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=scenario_id)

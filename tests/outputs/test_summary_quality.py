@@ -89,7 +89,7 @@ def test_a_focused_section_says_why_the_measure_is_missing() -> None:
         )
     )
     markdown = render_summary(run)
-    assert "\n\nCode quality: quality not measured: the parser crashed.\n" in markdown
+    assert "\n\nCode quality not measured: the parser crashed.\n" in markdown
 
 
 def test_the_trajectory_charts_and_tabulates_the_measured_checkpoints() -> None:

@@ -1,15 +1,19 @@
 """The golden summaries as GitHub shows them (testing/github_page.py: cmarkgfm, GitHub's markdown
 CSS, headless Chromium): no table is wider than GitHub's content width, folded ones included;
-a failing run's cause is in the first screen."""
+a failing run's cause is in the first screen; the trajectory's chart is drawn (mermaid, in the
+same browser) and its figures are seen."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.results.file import load_results
 from testing.github_page import CONTENT_WIDTH_PX, TableWidth, measure
-from testing.golden import SCENARIOS, first_cause
+from testing.golden import SCENARIOS, TRAJECTORY, first_cause
+from testing.mermaid import draw, mermaid_blocks
 
 GOLDEN_FOLDERS = {scenario.name: scenario.folder for scenario in SCENARIOS}
 
@@ -76,3 +80,27 @@ def test_a_cause_in_a_closed_block_or_far_down_is_not_in_the_first_screen() -> N
     assert seen["folded"] is None
     assert seen["far"] is not None and seen["far"] > FIRST_SCREEN_PX
     assert seen["near"] is not None and 0 < seen["near"] < 100
+
+
+def test_the_trajectory_golden_fits_the_page_and_its_figures_are_seen() -> None:
+    """The trajectory's table (with the baseline's columns) is within GitHub's width, and its
+    last checkpoint's figures are shown unfolded."""
+    measures = measure([("trajectory", TRAJECTORY.read_text())], {"trajectory": "39.0% (+5.0)"})
+    headers = [table.header for table in measures.tables]
+    assert any(header.startswith("# | Checkpoint | Verbosity | Erosion") for header in headers)
+    assert too_wide(measures.tables) == []
+    assert measures.seen_px["trajectory"] is not None
+
+
+@pytest.mark.slow
+@pytest.mark.npm
+def test_the_trajectory_golden_s_chart_is_drawn_with_both_lines() -> None:
+    (chart,) = mermaid_blocks(TRAJECTORY.read_text())
+
+    drawn = draw(chart)
+
+    assert drawn.error is None and drawn.svg is not None
+    strokes = re.findall(r'<g class="line-plot-(\d)"><path [^>]*stroke="(#[0-9a-f]{6})"', drawn.svg)
+    assert strokes == [("0", "#0969da"), ("1", "#cf222e")]
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", drawn.svg)
+    assert labels[:5] == ["Verbosity and erosion per checkpoint (%)", "1", "2", "3", "5"]
