@@ -20,7 +20,7 @@ import io
 import json
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +30,15 @@ from scbench_ci.errors import ExitCode, UsageError
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.github.pr_comment import comment_tag
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.file import write_pull_request, write_results
+from scbench_ci.results.model import RunResult
 from scbench_ci.results.pull_request import PullRequestRef
 from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.trust.names import NAME_PATTERN
 from testing.cli import run_cli
 from testing.github_page import markdown_html
+from testing.golden import trajectory_run
 from testing.hostile_results import (
     HOSTILE_NAME,
     PAYLOAD,
@@ -49,6 +52,7 @@ from testing.hostile_results import (
     refusal,
     with_name,
 )
+from testing.mermaid import mermaid_blocks
 from testing.paths import REPO_ROOT
 from testing.rest_double import FORK, RestDouble
 from testing.results import make_checkpoint, make_run, make_test
@@ -390,3 +394,49 @@ def _value(document: Any, path: tuple[object, ...]) -> str:
     for step in path:
         document = document[step]
     return str(document)
+
+
+def _quality_run(reason: str, version: str) -> RunResult:
+    """The trajectory golden's run (testing/golden.py) with `reason` as the unmeasured
+    checkpoint's reason and `version` as every measure's scb-check version: text the sandbox's
+    report gives, until results.json carries it (then the sweep's fields reach it)."""
+    run = trajectory_run()
+    problem = run.problems[0]
+    checkpoints = []
+    for checkpoint in problem.checkpoints:
+        outcome = checkpoint.quality
+        assert outcome is not None
+        if outcome.measures is None:
+            outcome = replace(outcome, reason=reason)
+        else:
+            outcome = replace(outcome, measures=replace(outcome.measures, tool_version=version))
+        checkpoints.append(replace(checkpoint, quality=outcome))
+    return replace(run, problems=(replace(problem, checkpoints=tuple(checkpoints)),))
+
+
+@pytest.mark.parametrize("details", ["changed", "all"])
+def test_a_hostile_quality_reason_or_version_is_text_in_the_summary(details: str) -> None:
+    """Each section shows the version or the reason (details `all`: folded, one line each; a
+    single checkpoint: the paragraph under its counts), the trajectory's table the reason."""
+    for made, benign in (
+        (_quality_run(PAYLOAD, PAYLOAD), _quality_run("a reason", "0.2.0")),
+        (
+            replace(_quality_run(PAYLOAD, PAYLOAD), comparison=None),
+            replace(_quality_run("a reason", "0.2.0"), comparison=None),
+        ),
+    ):
+        markdown = render_summary(made, details=details)
+        assert "PWN" in markdown  # reached the page, as text
+        (chart,) = mermaid_blocks(markdown)
+        assert "PWN" not in chart
+        html = markdown_html(markdown)
+        assert live_in_html(html, markdown_html(render_summary(benign, details=details))) == []
+        assert not_inert_on_a_terminal(markdown.replace("@\u200b", "@")) == []
+    hostile_checkpoints = _quality_run(PAYLOAD, PAYLOAD).problems[0].checkpoints
+    benign_checkpoints = _quality_run("a reason", "0.2.0").problems[0].checkpoints
+    for hostile_one, benign_one in zip(hostile_checkpoints, benign_checkpoints, strict=True):
+        alone = render_summary(make_run(hostile_one))
+        assert "PWN" in alone
+        benign_html = markdown_html(render_summary(make_run(benign_one)))
+        assert live_in_html(markdown_html(alone), benign_html) == []
+        assert not_inert_on_a_terminal(alone.replace("@\u200b", "@")) == []
