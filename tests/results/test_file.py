@@ -36,7 +36,7 @@ from scbench_ci.results.model import (
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
-from testing.results import checkpoint_documents, make_run
+from testing.results import checkpoint_documents, make_run, measured
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
@@ -445,3 +445,17 @@ def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:
         load_results(path)
     assert '["\\u001b[2J\\u001b[H"]' in str(caught.value)
     assert "\x1b" not in str(caught.value)
+
+
+def test_the_baseline_s_code_quality_in_a_comparison_is_read_back(tmp_path: Path) -> None:
+    measured_before = measured(checkpoint("checkpoint_1"), 0.0661, 0.22)
+    unmeasured = checkpoint("checkpoint_2")
+    run = make_run(checkpoint("checkpoint_1"), unmeasured)
+    run = replace(run, comparison=compare(run, make_run(measured_before, unmeasured), "base"))
+    path = write_results(run, tmp_path)
+    document = json.loads(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    deltas = document["comparison"]["checkpoints"]
+    assert deltas[0]["quality_before"] == {"verbosity": 0.0661, "erosion": 0.22}
+    assert "quality_before" not in deltas[1]
+    assert load_results(path).comparison == run.comparison
