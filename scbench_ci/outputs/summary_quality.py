@@ -135,19 +135,24 @@ def trajectory(run: RunResult) -> Trajectory | None:
         return None
     verbosity = [percent(row.step.measures.verbosity) for row in measured if row.step.measures]
     erosion = [percent(row.step.measures.erosion) for row in measured if row.step.measures]
-    top = max(*verbosity, *erosion)
     return Trajectory(
         rows=rows,
         numbers=[row.number for row in measured],
         verbosity=verbosity,
         erosion=erosion,
-        y_max=min(100, max(10, 10 * math.ceil(top / 10 + 1e-9))),
+        y_max=chart_top([*verbosity, *erosion]),
         baseline=any(
             row.step.verbosity_before is not None or row.step.erosion_before is not None
             for row in rows
         ),
         missing=[row.step for row in rows if row.step.measures is None],
     )
+
+
+def chart_top(percents: list[float]) -> int:
+    """A quality chart's y-axis top, in percent: the multiple of 10 above every point (10 at
+    least, 100 at most)."""
+    return min(100, max(10, 10 * (math.floor(max(percents) / 10) + 1)))
 
 
 def trajectory_cell(ratio: float | None, change: float | None) -> str:

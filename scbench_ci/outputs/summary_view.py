@@ -10,10 +10,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from scbench_ci.outputs.summary_quality import chart_top
 from scbench_ci.problem.model import Group
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
-from scbench_ci.results.trends import TestTrend, Trends, trends
+from scbench_ci.results.quality_steps import percent
+from scbench_ci.results.trends import RunQuality, TestTrend, Trends, trends
 from scbench_ci.trust.markdown import Markdown, literal
 
 DETAILS = ("failed", "changed", "all")
@@ -267,7 +269,7 @@ class ChartLine:
 @dataclass(frozen=True)
 class HistoryView:
     """The summary's section on the run's history: a chart of each group's pass rate, run by
-    run, the same as a table, and what the trends single out."""
+    run, the same as a table, what the trends single out, and each run's code quality."""
 
     trends: Trends
     rows: list[HistoryRow]
@@ -275,6 +277,13 @@ class HistoryView:
     """The groups with tests in every run (a line cannot skip a run)."""
     flaky: list[TestTrend]
     newly_flaky: list[TestTrend]
+    quality: list[tuple[int, RunQuality]]
+    """Each run's code quality by its number; empty when no run was measured."""
+    quality_lines: tuple[list[float], list[float]] | None
+    """The chart's verbosity and erosion lines, in percent, when every run was measured (a line
+    cannot skip a run); None otherwise."""
+    quality_top: int
+    """The quality chart's y-axis top, in percent."""
 
 
 def history_view(run: RunResult) -> HistoryView | None:
@@ -297,12 +306,18 @@ def history_view(run: RunResult) -> HistoryView | None:
         percents = [round(100 * rate, 1) for rate in rates if rate is not None]
         if len(percents) == len(rates):
             lines.append(ChartLine(group.value, *CHART_COLORS[group], percents))
+    verbosity = [percent(run.verbosity) for run in found.quality if run.verbosity is not None]
+    erosion = [percent(run.erosion) for run in found.quality if run.erosion is not None]
+    every_run = bool(found.quality) and len(verbosity) == len(erosion) == len(found.quality)
     return HistoryView(
         found,
         rows,
         lines,
         list(found.flaky[:HISTORY_LISTED]),
         list(found.newly_flaky[:HISTORY_LISTED]),
+        list(enumerate(found.quality, start=1)),
+        (verbosity, erosion) if every_run else None,
+        chart_top([*verbosity, *erosion]) if every_run else 100,
     )
 
 

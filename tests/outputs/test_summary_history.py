@@ -16,7 +16,7 @@ from scbench_ci.reports import Status
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 from testing.mermaid import draw, mermaid_blocks
-from testing.results import make_checkpoint, make_run, make_test
+from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 
 P, F = Status.PASSED, Status.FAILED
 SCHEDULE: dict[str, tuple[Group, list[Status]]] = {
@@ -128,3 +128,55 @@ def test_test_ids_from_the_history_are_escaped_and_never_reach_the_chart() -> No
     assert "img" not in chart and "team" not in chart
     assert "<img" not in markdown and "@team" not in markdown
     assert "x\\|y&lt;/code&gt;&lt;img src=x&gt;\\`@\u200bteam" in markdown
+
+
+def measured_nights(figures: list[tuple[float, float] | None]) -> RunResult:
+    """Nights of one checkpoint, measured with (verbosity, erosion) or not (None)."""
+    run = None
+    for number, measures in enumerate(figures, start=1):
+        made = make_checkpoint(make_test("core", P))
+        checkpoint = (
+            not_measured(made, "timed out") if measures is None else measured(made, *measures)
+        )
+        tonight = make_run(checkpoint, started_at=f"2026-03-0{number}T02:00:00+00:00")
+        run = with_history(tonight, 30, COMMIT, carried(run))
+    assert run is not None
+    return run
+
+
+def test_each_run_s_code_quality_is_charted_and_tabulated() -> None:
+    markdown = render_summary(measured_nights([(0.066, 0.22), (0.073, 0.34), (0.115, 0.39)]))
+
+    _, chart = mermaid_blocks(markdown)
+    assert "  x-axis [1, 2, 3]\n" in chart
+    assert '  y-axis "Share of the code (%)" 0 --> 40\n' in chart
+    assert chart.endswith("  line [6.6, 7.3, 11.5]\n  line [22.0, 34.0, 39.0]\n")
+    assert "| 3 | 11.5% | 39.0% | 1 |\n" in markdown
+    assert "Lines: verbosity blue, erosion red.\n" in markdown
+
+
+def test_a_run_not_measured_has_a_dash_and_no_chart() -> None:
+    markdown = render_summary(measured_nights([(0.066, 0.22), None, (0.115, 0.39)]))
+
+    assert len(mermaid_blocks(markdown)) == 1  # the pass rates' only
+    dash = "\N{EN DASH}"
+    assert f"| 2 | {dash} | {dash} | 0 |\n" in markdown
+    assert "**Code quality per run**" in markdown
+
+
+def test_no_code_quality_in_a_history_never_measured() -> None:
+    assert "Code quality" not in render_summary(nights(3))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.npm
+def test_the_code_quality_chart_is_drawn_with_both_lines() -> None:
+    nights_measured = measured_nights([(0.05, 0.2), (0.06, 0.3), (0.07, 0.35)])
+    _, chart = mermaid_blocks(render_summary(nights_measured))
+
+    drawn = draw(chart)
+
+    assert drawn.error is None and drawn.svg is not None
+    strokes = re.findall(r'<g class="line-plot-(\d)"><path [^>]*stroke="(#[0-9a-f]{6})"', drawn.svg)
+    assert strokes == [("0", "#0969da"), ("1", "#cf222e")]
