@@ -130,14 +130,14 @@ def trajectory(run: RunResult) -> Trajectory | None:
         checkpoint.name: number for number, checkpoint in enumerate(run.problems[0].checkpoints, 1)
     }
     rows = [TrajectoryRow(place[step.checkpoint], step) for step in quality_steps(run)]
-    measured = [row for row in rows if row.step.measures is not None]
+    measured = [(row.number, row.step.measures) for row in rows if row.step.measures is not None]
     if len(measured) < MIN_TRAJECTORY:
         return None
-    verbosity = [percent(row.step.measures.verbosity) for row in measured if row.step.measures]
-    erosion = [percent(row.step.measures.erosion) for row in measured if row.step.measures]
+    verbosity = [percent(measures.verbosity) for _, measures in measured]
+    erosion = [percent(measures.erosion) for _, measures in measured]
     return Trajectory(
         rows=rows,
-        numbers=[row.number for row in measured],
+        numbers=[number for number, _ in measured],
         verbosity=verbosity,
         erosion=erosion,
         y_max=chart_top([*verbosity, *erosion]),

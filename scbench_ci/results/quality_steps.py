@@ -39,10 +39,14 @@ class QualityStep:
 
     def verbosity_change(self) -> float | None:
         """Percentage points since the previous measured checkpoint."""
-        return _change(self.measures, self.previous_measures, "verbosity")
+        if self.measures is None or self.previous_measures is None:
+            return None
+        return points_change(self.measures.verbosity, self.previous_measures.verbosity)
 
     def erosion_change(self) -> float | None:
-        return _change(self.measures, self.previous_measures, "erosion")
+        if self.measures is None or self.previous_measures is None:
+            return None
+        return points_change(self.measures.erosion, self.previous_measures.erosion)
 
     def verbosity_since_baseline(self) -> float | None:
         """Percentage points since the baseline's same checkpoint."""
@@ -64,14 +68,6 @@ def percent(ratio: float) -> float:
 def points_change(after: float, before: float) -> float:
     """How far a shown percentage moved, in points: `percent(after) - percent(before)`."""
     return round(percent(after) - percent(before), 1)
-
-
-def _change(
-    after: QualityMeasures | None, before: QualityMeasures | None, name: str
-) -> float | None:
-    if after is None or before is None:
-        return None
-    return points_change(getattr(after, name), getattr(before, name))
 
 
 def quality_steps(run: RunResult) -> Iterator[QualityStep]:
