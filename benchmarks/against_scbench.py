@@ -34,10 +34,11 @@ def _ordered(config: dict[str, Any]) -> list[str]:
     return sorted(checkpoints, key=lambda name: (checkpoints[name].get("order", 0), name))
 
 
-def under_scbench(
-    problem: Path, config: dict[str, Any], checkpoint: str, folder: Path, image: str
-) -> dict[str, str]:
-    workspace = folder / "scbench" / checkpoint
+def scbench_report(
+    problem: Path, config: dict[str, Any], checkpoint: str, workspace: Path, image: str
+) -> Path:
+    """The checkpoint's reference solution run under SCBench's flow in `workspace` (staged, then
+    one `docker run` with its setup); the pytest-report.json it wrote."""
     markers = {name: str(m.get("description", "")) for name, m in config.get("markers", {}).items()}
     order = _ordered(config)
     scbench_flow.stage(
@@ -56,6 +57,13 @@ def under_scbench(
     report = workspace / ".scbench/pytest-report.json"
     if not report.is_file():
         raise SystemExit(f"no report under SCBench's flow:\n{run.output[-3000:]}")
+    return report
+
+
+def under_scbench(
+    problem: Path, config: dict[str, Any], checkpoint: str, folder: Path, image: str
+) -> dict[str, str]:
+    report = scbench_report(problem, config, checkpoint, folder / "scbench" / checkpoint, image)
     # SCBench's ids name its staged folder; scbench-ci's name the problem's tests/ folder.
     staged = f"{scbench_flow.WORKSPACE_TEST_DIR}/"
     return {

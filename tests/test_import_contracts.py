@@ -42,3 +42,24 @@ def test_the_version_and_the_results_do_not_load_docker_s_sdk(code: str) -> None
     probe = f"{code}\nimport sys\nprint(sorted({{'docker', 'requests'}} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import runpy, sys; sys.argv = ['scbench-ci', '--version']\n"
+        "try: runpy.run_module('scbench_ci', run_name='__main__')\nexcept SystemExit: pass",
+        "from scbench_ci.cli.main import parse_arguments\n"
+        "parse_arguments(['evaluate', '--problem', 'p', '--checkpoint', 'c', '--submission', 's'])",
+    ],
+)
+def test_parsing_the_command_line_loads_no_command_s_core(code: str) -> None:
+    """Each subcommand's `run` loads its command's core: `--version`, and the arguments of any
+    command, cost their declarations only, and a run does not load the other commands."""
+    probe = (
+        f"{code}\nimport sys\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('scbench_ci.commands.', "
+        "'scbench_ci.check', 'scbench_ci.merge', 'scbench_ci.evaluation'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "['scbench_ci.commands.channels']"

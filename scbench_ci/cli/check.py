@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 from scbench_ci.cli.arguments import add_options, given, take_pytest_arguments, terminal, warn
-from scbench_ci.commands.check import check
 from scbench_ci.options import CheckOptions, EvaluationOptions
 from scbench_ci.options.declared import CHECK
-from scbench_ci.outputs.check_console import render_check_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +37,9 @@ def options(args: argparse.Namespace) -> CheckOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.check import check
+    from scbench_ci.outputs.check_console import render_check_report
+
     checked = options(args)
     outcome = check(checked, echo=terminal(args.quiet), warn=warn)
     fail_on = checked.runs.fail_on

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 
 from scbench_ci.cli.arguments import add_option, given
-from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.executors.processes import OWNER_LABEL
 from scbench_ci.options import CleanupOptions
 from scbench_ci.options.declared import CLEANUP, EVERYTHING, OWNER, VOLUMES
@@ -30,4 +29,6 @@ def options(args: argparse.Namespace) -> CleanupOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.cleanup import cleanup
+
     return cleanup(options(args))

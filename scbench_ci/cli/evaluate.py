@@ -15,11 +15,8 @@ from scbench_ci.cli.arguments import (
     wants_colour,
     warn,
 )
-from scbench_ci.cli.workflow_step import report_to_workflow
-from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.options import EvaluationOptions, check_shared_submission, commit_of
 from scbench_ci.options.declared import EVALUATE
-from scbench_ci.outputs.console import render_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +40,10 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.cli.workflow_step import report_to_workflow
+    from scbench_ci.commands.evaluate import evaluate
+    from scbench_ci.outputs.console import render_report
+
     outcome = evaluate(
         options(args), echo=terminal(args.quiet), warn=warn, baseline=baseline_file(args.baseline)
     )

@@ -6,10 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.commands.history import history
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import HistoryOptions
-from scbench_ci.outputs.history_console import render_trends
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +24,9 @@ def options(args: argparse.Namespace) -> HistoryOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.history import history
+    from scbench_ci.outputs.history_console import render_trends
+
     chosen = options(args)
     sys.stdout.write(render_trends(history(chosen), str(chosen.results)))
     return ExitCode.PASSED

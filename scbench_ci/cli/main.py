@@ -13,6 +13,8 @@ from scbench_ci.error_handler import Ending, handle_errors
 from scbench_ci.trust.terminal import terminal_text
 from scbench_ci.version import __version__
 
+# Each subcommand's module declares its arguments and imports its command's core in `run`: parsing
+# (and `--version`) costs the declarations only, and a run loads its own command, not the others'.
 COMMANDS = {
     "evaluate": evaluate,
     "plan": plan,

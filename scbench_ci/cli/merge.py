@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 from scbench_ci.cli.arguments import add_options, baseline_file, given, wants_colour
-from scbench_ci.commands.merge import merge
 from scbench_ci.options import MergeOptions, commit_of
 from scbench_ci.options.declared import MERGE
-from scbench_ci.outputs.console import render_report
 from scbench_ci.results.baseline import results_files
 
 
@@ -33,6 +31,9 @@ def options(args: argparse.Namespace) -> MergeOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.merge import merge
+    from scbench_ci.outputs.console import render_report
+
     outcome = merge(options(args), baseline=baseline_file(args.baseline))
     sys.stdout.write(
         render_report(

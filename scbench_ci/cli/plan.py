@@ -7,7 +7,6 @@ import json
 import sys
 
 from scbench_ci.cli.arguments import add_options, baseline_file, given
-from scbench_ci.commands.plan import plan
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import PlanOptions
 from scbench_ci.options.declared import PLAN
@@ -22,6 +21,8 @@ def options(args: argparse.Namespace) -> PlanOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.plan import plan
+
     matrix = plan(options(args), baseline=baseline_file(args.baseline))
     sys.stdout.write(json.dumps(matrix, separators=(",", ":")) + "\n")
     return ExitCode.PASSED

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from scbench_ci.cli.arguments import add_options, given
-from scbench_ci.commands.summary import summary
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
 from scbench_ci.options.declared import SUMMARY
@@ -29,6 +28,8 @@ def options(args: argparse.Namespace) -> SummaryOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scbench_ci.commands.summary import summary
+
     chosen = options(args)
     markdown = summary(chosen)
     if chosen.output is None:

@@ -30,16 +30,21 @@ VERSION_LINE = f"scbench-ci {__version__}"
 # (lines joined, as markdown joins them) and in what the quick start printed.
 NAMED_LINES = (
     "bootstrap: creating .venv",
-    "[scbench-ci] $ uv init",
-    "[scbench-ci] $ uv add -r requirements.txt || true",
-    "Creating virtual environment at: .venv",
-    "error: File not found: requirements.txt",
     "ERROR at setup of test_top_matches_frequency_table",
     "report auto-save skipped",
     "28 passed, 1 xfailed, 1 error",
     "Verdict: PASSED (1 of 1 checkpoint passes the policy core-cases, which asks that every Core"
     " test passes)",
 )
+
+
+SETUP_BUILT = (
+    "[scbench-ci] $ uv init",
+    "[scbench-ci] $ uv add -r requirements.txt || true",
+    "Creating virtual environment at: .venv",
+    "error: File not found: requirements.txt",
+)
+RESTORED = "[scbench-ci] setup: not run here;"
 
 
 def quick_start() -> str:
@@ -82,7 +87,14 @@ def test_the_readme_quick_start_works_as_written(
     for line in NAMED_LINES:
         assert f"`{line}`" in readme or line in readme, line
         assert line in run.stdout + run.stderr, line
-    assert re.search(r"^Using CPython 3\.12\.\d+ interpreter at: ", run.stdout + run.stderr, re.M)
+    # SCBench's setup: built into the cache on this daemon's first run, copied in after.
+    printed = run.stdout + run.stderr
+    built = all(line in printed for line in SETUP_BUILT)
+    assert built or RESTORED in printed, printed[-4000:]
+    for line in (*SETUP_BUILT, RESTORED):
+        assert f"`{line}`" in readme or line in readme, line
+    if built:
+        assert re.search(r"^Using CPython 3\.12\.\d+ interpreter at: ", printed, re.M)
     clone = tmp_path / CLONE
     head = ["git", "rev-parse", "HEAD"]
     assert subprocess.check_output(head, cwd=clone) == subprocess.check_output(head, cwd=REPO_ROOT)

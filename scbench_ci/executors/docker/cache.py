@@ -7,8 +7,9 @@ Two kinds, each keyed by everything its content depends on:
   exact requirement list and the index variables uv is given.
 - `dependencies`: what SCBench's default environment's setup (`uv init`, `uv add -r
   requirements.txt`) leaves in the workspace, built by the tests user from a workspace that holds
-  nothing but requirements.txt (so none of the submission's code runs while it is built); keyed
-  by the image's id, requirements.txt's bytes, the setup commands, the index variables and the
+  nothing but requirements.txt, or nothing at all for a submission without one (so none of the
+  submission's code or files is in it while it is built); keyed by the image's id,
+  requirements.txt's bytes (or its absence), the setup commands, the index variables and the
   other variables setup sees. Used only where it is provably what the setup would have made:
   see `dependency_source` and `conflicting_names`.
 
@@ -63,12 +64,15 @@ COMPLETE_FILE = "env/complete"
 DEFAULT_SETUP = ("uv init", f"uv add -r {REQUIREMENTS}")
 """SCBench's default environment's setup for a submission with requirements.txt and no
 pyproject.toml (environment.default_environment)."""
+SETUP_WITHOUT_REQUIREMENTS = ("uv init", f"uv add -r {REQUIREMENTS} || true")
+"""The same for a submission with neither: `uv add` makes the project's `.venv`, then fails."""
 UV_NAMES = frozenset(
     {
         "pyproject.toml",
         "uv.lock",
         ".venv",
         ".python-version",
+        ".python-versions",
         "uv.toml",
         "setup.py",
         "setup.cfg",
@@ -99,6 +103,23 @@ class Cached:
     data_volume: str
     names: tuple[str, ...]
     """The workspace entries the environment brings (dependencies only)."""
+    finish: bool = True
+    """Whether restoring it ends with the tests' first `uv run` (dependencies only): after `uv
+    add -r requirements.txt` the project is installed and a `uv run` prints nothing; without a
+    requirements.txt it is not, and the tests' first `uv run` builds it, as under SCBench."""
+
+
+@dataclass(frozen=True)
+class DependencySource:
+    """What the dependency cache is made from: requirements.txt's bytes, or None for a
+    submission without one."""
+
+    requirements: bytes | None
+
+    @property
+    def setup(self) -> tuple[str, ...]:
+        """The setup it stands in for."""
+        return SETUP_WITHOUT_REQUIREMENTS if self.requirements is None else DEFAULT_SETUP
 
 
 def cache_key(kind: str, **parts: object) -> str:
@@ -119,19 +140,22 @@ def setup_variables(variables: Mapping[str, str]) -> dict[str, str]:
 
 def dependency_source(
     workspace: Path, setup_commands: tuple[str, ...], default_environment: bool
-) -> bytes | str | None:
-    """requirements.txt's bytes when the dependency cache may stand in for the setup; else why
-    not (a sentence), or None when there is nothing to say (not the default environment, or no
+) -> DependencySource | str | None:
+    """What the dependency cache is made from when it may stand in for the setup; else why not
+    (a sentence), or None when there is nothing to say (not the default environment, or no
     setup)."""
     if not default_environment or not setup_commands:
-        return None
-    if not os.path.lexists(workspace / REQUIREMENTS):
         return None
     present = sorted(name for name in UV_NAMES if os.path.lexists(workspace / name))
     if present:
         return f"the submission has its own {', '.join(present)}"
+    if not os.path.lexists(workspace / REQUIREMENTS):
+        # Then nothing of the submission's reaches the setup: what it makes is the image's.
+        if setup_commands != SETUP_WITHOUT_REQUIREMENTS:
+            return f"the setup is not {_shown(SETUP_WITHOUT_REQUIREMENTS)}"
+        return DependencySource(None)
     if setup_commands != DEFAULT_SETUP:
-        return f"the setup is not {' then '.join(f'`{c}`' for c in DEFAULT_SETUP)}"
+        return f"the setup is not {_shown(DEFAULT_SETUP)}"
     path = workspace / REQUIREMENTS
     try:
         status = path.lstat()
@@ -150,7 +174,11 @@ def dependency_source(
     shadowed = sorted(name for name in names if os.path.lexists(workspace / name))
     if shadowed:
         return f"{REQUIREMENTS} names {', '.join(shadowed)}, also in the workspace"
-    return data
+    return DependencySource(data)
+
+
+def _shown(setup: tuple[str, ...]) -> str:
+    return " then ".join(f"`{command}`" for command in setup)
 
 
 def requirements_reason(data: bytes) -> str | None:

@@ -42,8 +42,12 @@ from scbench_ci.executors.output import LogSink
 
 # Run by the runner in a dependency builder once the setup is done: copy every entry the setup
 # made in the workspace (all but requirements.txt) to the volume ($2), one name a line, then the
-# key ($1), last. A name the cache could not give back as it is fails it.
+# key ($1), last. A name the cache could not give back as it is fails it, and so does a
+# requirements.txt where the build had none ($3 = none).
 _KEEP_WORKSPACE = """set -e
+if [ "$3" = none ] && { [ -e requirements.txt ] || [ -L requirements.txt ]; }; then
+  echo "the setup made a requirements.txt"; exit 6
+fi
 for path in * .[!.]* ..?*; do
   { [ -e "$path" ] || [ -L "$path" ]; } || continue
   [ "$path" = requirements.txt ] && continue
@@ -69,21 +73,22 @@ def runner_key(image_id: str, requirements: tuple[str, ...], *, scope: str) -> s
 
 def dependencies_key(
     image_id: str,
-    requirements: bytes,
+    requirements: bytes | None,
     setup: tuple[str, ...],
     variables: Mapping[str, str],
     *,
     scope: str,
 ) -> str:
     """The cached dependency environment's key: the scope, the image, the workspace's path
-    (where it was made and is used), requirements.txt's bytes, the setup commands, the index
-    variables and the other variables the setup sees (setup_variables)."""
+    (where it was made and is used), requirements.txt's bytes (None: no requirements.txt), the
+    setup commands, the index variables and the other variables the setup sees
+    (setup_variables)."""
     return docker_cache.cache_key(
         DEPENDENCIES,
         scope=scope,
         image=image_id,
         workspace=WORKSPACE_DIR,
-        requirements=hashlib.sha256(requirements).hexdigest(),
+        requirements=None if requirements is None else hashlib.sha256(requirements).hexdigest(),
         setup=list(setup),
         index=index_variables(os.environ),
         variables=dict(variables),
@@ -166,7 +171,7 @@ def build_dependencies(
     containers: Containers,
     volume: str,
     key: str,
-    requirements: bytes,
+    requirements: bytes | None,
     workspace: Path,
     setup_commands: tuple[str, ...],
     variables: Mapping[str, str],
@@ -175,11 +180,13 @@ def build_dependencies(
 ) -> tuple[str, ...] | str:
     """The setup commands, run by the tests user with the network and the environment they
     have in a run, in a workspace at the run's path that holds only requirements.txt (these
-    bytes, with the staged file's mode and time); then the runner copies what they made there
-    into the volume and writes the key last."""
+    bytes, with the staged file's mode and time), or nothing when None; then the runner copies
+    what they made there into the volume and writes the key last. Nothing of the submission's
+    is in the builder but these bytes: whatever it holds, it cannot shape what others get."""
+    holds = f"only {REQUIREMENTS}" if requirements is not None else "nothing"
     log.note(
         f"building the dependency environment into cache volume {volume}: the setup runs "
-        f"once, in a workspace that holds only {REQUIREMENTS}"
+        f"once, in a workspace that holds {holds}"
     )
     mounts = [Mount(CACHED_DEPENDENCIES_DIR, volume, type="volume")]
     with (
@@ -195,9 +202,10 @@ def build_dependencies(
             ],
         )
         container.start()
-        alone = Path(folder) / REQUIREMENTS
-        alone.write_bytes(requirements)
-        shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
+        if requirements is not None:
+            alone = Path(folder) / REQUIREMENTS
+            alone.write_bytes(requirements)
+            shutil.copystat(workspace / REQUIREMENTS, alone, follow_symlinks=False)
         copy_in(container, Path(folder), installs_runner=False, place=SCBENCH_PLACE)
         env = tests_environment(variables, containers.path)
         for command in setup_commands:
@@ -215,12 +223,14 @@ def build_dependencies(
                 log.note(f"killed {left} process(es) still running after the setup ended")
             if code != 0:
                 return _failed(code)
-        chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REQUIREMENTS}")
-        if archive.read_member(chunks, REQUIREMENTS, len(requirements)) != requirements:
-            return f"the setup changed {REQUIREMENTS}"
+        if requirements is not None:
+            chunks, _ = container.get_archive(f"{WORKSPACE_DIR}/{REQUIREMENTS}")
+            if archive.read_member(chunks, REQUIREMENTS, len(requirements)) != requirements:
+                return f"the setup changed {REQUIREMENTS}"
+        had = "none" if requirements is None else REQUIREMENTS
         code, output = run_own(
             container,
-            ["/bin/sh", "-c", _KEEP_WORKSPACE, "sh", key, CACHED_WORKSPACE],
+            ["/bin/sh", "-c", _KEEP_WORKSPACE, "sh", key, CACHED_WORKSPACE, had],
             RUNNER_USER,
             WORKSPACE_DIR,
         )

@@ -5,7 +5,7 @@ dependency environment is restored into the workspace in place of the setup."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docker.models.containers import Container
 from docker.types import Mount
@@ -37,13 +37,16 @@ from scbench_ci.executors.phases import PhaseClock
 _CACHE_CHECK_PREFIX = "[scbench-ci] cache check failed: "
 _CACHE_CHECK_FAILED = 125
 _MOUNTS = {RUNNER: CACHED_RUNNER_DIR, DEPENDENCIES: CACHED_DEPENDENCIES_DIR}
-_DEFAULT_SETUP_SHOWN = tuple(f"`{command}`" for command in docker_cache.DEFAULT_SETUP)
 # Restores the cached dependency environment into the workspace, as the tests user, before the
-# tests: copies its entries ($@) in, then finishes it as the tests' first `uv run` would (a copy is
-# not the folder it was made in: uv may rebuild the workspace's own package), its output going to
-# setup.log; then it must be indistinguishable from the setup it replaces: a second `uv run` has
-# nothing to do and prints nothing. Nothing of the submission's runs: `/bin/true` by its path.
-_RESTORE_DEPENDENCIES = f"""cp -a -- "$@" {WORKSPACE_DIR}/ || exit 1
+# tests: copies its entries in ($2...); then, when $1 is `finish`, finishes it as the tests' first
+# `uv run` would (a copy is not the folder it was made in: uv may rebuild the workspace's own
+# package), its output going to setup.log, and it must be indistinguishable from the setup it
+# replaces: a second `uv run` has nothing to do and prints nothing. Without `finish` (no
+# requirements.txt: the setup left the project uninstalled), the tests' first `uv run` builds it,
+# and prints so, as under SCBench. Nothing of the submission's runs: `/bin/true` by its path.
+_RESTORE_DEPENDENCIES = f"""finish=$1; shift
+cp -a -- "$@" {WORKSPACE_DIR}/ || exit 1
+[ "$finish" = finish ] || exit 0
 uv run /bin/true || exit 1
 second=$(uv run /bin/true 2>&1) || exit 1
 [ -z "$second" ] || {{ printf 'a second uv run printed: %.300s\n' "$second"; exit 1; }}
@@ -134,7 +137,7 @@ def _dependencies(
     variables = docker_cache.setup_variables(request.command.variables)
     setup = request.setup_commands
     with clock.timing("setup"):
-        key = dependencies_key(image_id, source, setup, variables, scope=scope)
+        key = dependencies_key(image_id, source.requirements, setup, variables, scope=scope)
         cached = docker_cache.obtain(
             containers.client,
             DEPENDENCIES,
@@ -143,7 +146,7 @@ def _dependencies(
                 containers,
                 volume,
                 key,
-                source,
+                source.requirements,
                 request.workspace,
                 setup,
                 variables,
@@ -162,16 +165,23 @@ def _dependencies(
             f"own {', '.join(conflicts)}"
         )
         return None
-    return cached
+    return replace(cached, finish=source.requirements is not None)
 
 
 def restore_notice(cached: Cached) -> str:
     """What setup.log says in place of the setup the cached dependency environment stands for."""
+    if cached.finish:
+        setup, made_of = docker_cache.DEFAULT_SETUP, f"this {REQUIREMENTS}"
+    else:
+        setup, made_of = (
+            docker_cache.SETUP_WITHOUT_REQUIREMENTS,
+            f"a workspace without {REQUIREMENTS}",
+        )
+    shown = ", then ".join(f"`{command}`" for command in setup)
+    finished = ", then finished as the tests' first `uv run` would" if cached.finish else ""
     return (
-        f"setup: not run here; what {', then '.join(_DEFAULT_SETUP_SHOWN)} made of "
-        f"this {REQUIREMENTS} ({', '.join(cached.names)}) is copied "
-        f"into the workspace from cache volume {cached.data_volume}, "
-        "then finished as the tests' first `uv run` would"
+        f"setup: not run here; what {shown} made of {made_of} ({', '.join(cached.names)}) is "
+        f"copied into the workspace from cache volume {cached.data_volume}{finished}"
     )
 
 
@@ -217,7 +227,8 @@ def restore_dependencies(
     """The cached dependency environment into the workspace, finished and checked
     (_RESTORE_DEPENDENCIES); CacheRejected when it is not what the setup would have made."""
     paths = [f"{CACHED_WORKSPACE}/{name}" for name in cached.names]
-    argv = ["/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", *paths]
+    finish = "finish" if cached.finish else "copy"
+    argv = ["/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", finish, *paths]
     code, _ = run_checked(
         container, cached, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline, kill_leftovers=True
     )

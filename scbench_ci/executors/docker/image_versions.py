@@ -1,6 +1,11 @@
 """What an image holds, read once per image id by a throwaway container: the PATH a login shell
 of the tests user has there (SCBench runs its tests through `bash -l`, whose profile sets PATH),
-and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json."""
+and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json.
+
+What the container printed is kept in the labels of a volume named by the image's id (an image
+id names its content, so this never goes stale; `cleanup --volumes` removes it with the other
+caches), so that later processes on the daemon read it in one call instead of starting a
+container; it is parsed by the same rules either way."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import requests
 from docker.errors import DockerException
 
 from scbench_ci.executors.docker.container import build_name, labels
+from scbench_ci.executors.docker.labels import CACHE_LABEL
 from scbench_ci.executors.docker.layout import HOME_DIR, TEST_USER
 
 TOOLS = (
@@ -25,6 +31,11 @@ TOOLS = (
     ("cargo", "cargo"),
 )
 _LONGEST = 200
+VERSIONS = "versions"
+"""The kind of cache volume (CACHE_LABEL's value) that keeps an image's probe output."""
+IMAGE_LABEL = "dev.scbench-ci.cache.image"
+OUTPUT_LABEL = "dev.scbench-ci.cache.output"
+_KEPT_BYTES = 8192
 _PATH = re.compile(r"/[A-Za-z0-9._+/-]*(:/[A-Za-z0-9._+/-]*)*")
 # The login shell's PATH first (and the tools found on it), then each tool's first line of
 # `--version`, as name=line; a tool the image lacks is left out.
@@ -58,8 +69,41 @@ def image_facts(client: docker.DockerClient, image_id: str, path: str) -> ImageF
     printable line per tool, and a PATH is taken only as a list of absolute paths."""
     with _probing:
         if image_id not in _known:
-            _known[image_id] = _parsed(_probe(client, image_id, path), path)
+            text = _kept(client, image_id)
+            if text is None:
+                text = _probe(client, image_id, path)
+                _keep(client, image_id, text)
+            _known[image_id] = _parsed(text, path)
         return _known[image_id]
+
+
+def _volume_name(image_id: str) -> str:
+    return f"scbench-ci-cache-{VERSIONS}-{image_id.removeprefix('sha256:')[:40]}"
+
+
+def _kept(client: docker.DockerClient, image_id: str) -> str | None:
+    """The probe's output kept for this image, if a volume of ours holds it."""
+    with contextlib.suppress(DockerException, requests.RequestException):
+        found = client.volumes.get(_volume_name(image_id)).attrs.get("Labels") or {}
+        if found.get(CACHE_LABEL) == VERSIONS and found.get(IMAGE_LABEL) == image_id:
+            return str(found.get(OUTPUT_LABEL, ""))[:_KEPT_BYTES]
+    return None
+
+
+def _keep(client: docker.DockerClient, image_id: str, text: str) -> None:
+    """Keep the probe's output for later processes; nothing when the probe failed (no output)."""
+    if not text:
+        return
+    with contextlib.suppress(DockerException, requests.RequestException):
+        client.volumes.create(
+            _volume_name(image_id),
+            driver="local",
+            labels={
+                CACHE_LABEL: VERSIONS,
+                IMAGE_LABEL: image_id,
+                OUTPUT_LABEL: text[:_KEPT_BYTES],
+            },
+        )
 
 
 def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:

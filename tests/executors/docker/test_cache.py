@@ -17,6 +17,7 @@ import docker
 import pytest
 
 from scbench_ci.commands.cleanup import cleanup
+from scbench_ci.environment import default_environment
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
     SETUP_LOG,
@@ -34,6 +35,8 @@ from scbench_ci.executors.docker.cache import (
     KEY_LABEL,
     NAMES_LABEL,
     RUNNER,
+    SETUP_WITHOUT_REQUIREMENTS,
+    DependencySource,
     dependency_source,
     marker_name,
     requirements_reason,
@@ -46,7 +49,11 @@ from scbench_ci.executors.docker.cache_build import (
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.disk import tmpfs_limits
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR
+from scbench_ci.executors.docker.layout import (
+    CACHED_DEPENDENCIES_DIR,
+    CACHED_RUNNER_DIR,
+    CACHED_WORKSPACE,
+)
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.output import LogSink
 from scbench_ci.options import CleanupOptions
@@ -67,9 +74,10 @@ def execute(
     setup: tuple[str, ...] = (),
     default_environment: bool = False,
     files: dict[str, str] | None = None,
+    variables: dict[str, str] | None = None,
 ) -> tuple[ExecutionResult, str]:
-    """Run probe code (as the tests' collection) in a workspace of `files`; the result and
-    setup.log."""
+    """Run probe code (as the tests' collection) in a workspace of `files`, with the command's
+    `variables` besides the checkpoint's; the result and setup.log."""
     workspace = folder / "workspace"
     (workspace / ".scbench").mkdir(parents=True)
     for name, text in (files or {}).items():
@@ -77,7 +85,9 @@ def execute(
         (workspace / name).write_text(text)
     logs = folder / "logs"
     logs.mkdir()
-    probe = probe_command(workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1"})
+    probe = probe_command(
+        workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1", **(variables or {})}
+    )
     command = TestCommand(requirements, probe.pytest_args, probe.variables, probe.test_timeout_s)
     result = (executor or DockerExecutor(DockerSettings())).execute(
         ExecutionRequest(
@@ -465,6 +475,128 @@ def test_the_dependency_cache_makes_what_the_setup_makes(
     assert "[scbench-ci] $ uv add -r requirements.txt\n" in after
 
 
+HELLO = "print('hello')\n"
+INSPECT_BARE_WORKSPACE = """
+import glob, json, os, pathlib, re, subprocess
+def uv_run():
+    done = subprocess.run(["uv", "run", "main.py"], capture_output=True, text=True)
+    return [done.returncode, done.stdout, re.sub(r"in [0-9.]+m?s", "in <time>", done.stderr)]
+first, second = uv_run(), uv_run()
+made = ("pyproject.toml", ".python-version", "README.md", "uv.lock", "main.py")
+facts = {
+    "entries": sorted(os.listdir(".")),
+    "files": {name: pathlib.Path(name).read_text() for name in made if os.path.exists(name)},
+    "owners": sorted(
+        {os.lstat(p).st_uid for p in glob.glob("**", recursive=True, include_hidden=True)}
+    ),
+    "venv": sorted(os.listdir(".venv")),
+    "uv run": [first, second],
+}
+json.dump(facts, open(PROBE_OUTPUT, "w"))
+"""
+# A submission's tests, run from the cache, try to change it for the next submission: the cache's
+# files through its mount, and the copies in their own workspace.
+POISON_FROM_A_RUN = f"""
+import json
+refused = []
+for target in (
+    "{CACHED_WORKSPACE}/pyproject.toml",
+    "{CACHED_WORKSPACE}/.venv/pyvenv.cfg",
+    "{CACHED_WORKSPACE}/poison",
+    "{CACHED_DEPENDENCIES_DIR}/env/complete",
+):
+    try:
+        with open(target, "a") as file:
+            file.write("poisoned")
+    except OSError as error:
+        refused.append(type(error).__name__)
+for own_copy in ("pyproject.toml", ".venv/pyvenv.cfg", "README.md"):
+    with open(own_copy, "a") as file:
+        file.write("poisoned")
+json.dump(refused, open(PROBE_OUTPUT, "w"))
+"""
+
+
+def test_without_requirements_the_cache_makes_what_the_setup_makes_and_no_run_can_poison_it(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient, image_id: str
+) -> None:
+    """A submission with no requirements.txt and no project: without the cache, building it,
+    after a run whose tests tried to poison it, and using it: the same workspace, and the
+    tests' first `uv run` prints what it prints after the real setup (uv building the
+    workspace's own package), the second nothing."""
+    variables = {"CACHE_TEST_ID": uuid.uuid4().hex}  # a key of the test's own
+    setup_variables = docker_cache.setup_variables(variables)
+    key = dependencies_key(
+        image_id, None, SETUP_WITHOUT_REQUIREMENTS, setup_variables, scope=EVALUATION_CACHE_SCOPE
+    )
+    settings = DockerSettings(image=test_image)
+    runs: dict[str, tuple[object, str]] = {}
+    try:
+        for name, code in (
+            ("setup", INSPECT_BARE_WORKSPACE),
+            ("build", INSPECT_BARE_WORKSPACE),
+            ("poison", POISON_FROM_A_RUN),
+            ("cached", INSPECT_BARE_WORKSPACE),
+        ):
+            use_cache = name != "setup"
+            result, log = execute(
+                tmp_path / name,
+                code,
+                executor=DockerExecutor(dataclasses.replace(settings, use_cache=use_cache)),
+                setup=SETUP_WITHOUT_REQUIREMENTS,
+                default_environment=True,
+                files={"main.py": HELLO},
+                variables=variables,
+            )
+            assert (result.exit_code, result.setup_exit_code) == (0, None), log
+            runs[name] = (probed(tmp_path / name), log)
+    finally:
+        _forget_key(docker_client, key)
+
+    setup, build, cached = (runs[name][0] for name in ("setup", "build", "cached"))
+    assert isinstance(setup, dict)
+    hello = [0, "hello\n"]
+    assert setup["uv run"][0][:2] == hello and setup["uv run"][1] == [*hello, ""]
+    assert setup["uv run"][0][2] != ""  # the first builds the project, and says so
+    assert {".venv", "pyproject.toml", ".python-version"} <= set(setup["entries"])
+    assert build == setup
+    assert cached == setup
+    refused = runs["poison"][0]
+    assert isinstance(refused, list) and len(refused) == 4, refused
+    assert set(refused) <= {"PermissionError", "OSError"}  # EACCES, or EROFS
+    assert "[scbench-ci] $ uv init\n" in runs["setup"][1]
+    assert BUILDING_DEPENDENCIES in runs["build"][1]
+    assert "in a workspace that holds nothing" in runs["build"][1]
+    for name in ("poison", "cached"):
+        log = runs[name][1]
+        assert "$ uv init" not in log and BUILDING_DEPENDENCIES not in log, log
+        assert (
+            "[scbench-ci] setup: not run here; what `uv init`, then `uv add -r requirements.txt "
+            "|| true` made of a workspace without requirements.txt (" in log
+        )
+
+
+def test_without_requirements_a_name_the_cache_brings_runs_the_real_setup(
+    tmp_path: Path, test_image: str
+) -> None:
+    """A submission with its own README.md (which `uv init` keeps, and the project's build
+    reads): the setup runs for real."""
+    settings = DockerSettings(image=test_image)
+    for name in ("first", "second"):  # the first may build the cache; the second finds it
+        result, log = execute(
+            tmp_path / name,
+            "pass",
+            executor=DockerExecutor(settings),
+            setup=SETUP_WITHOUT_REQUIREMENTS,
+            default_environment=True,
+            files={"main.py": HELLO, "README.md": "mine\n"},
+        )
+        assert result.setup_exit_code is None, log
+    assert "the setup runs here, not from the dependency cache: the submission has its own " in log
+    assert "README.md" in log
+    assert "[scbench-ci] $ uv init\n" in log
+
+
 @pytest.mark.parametrize(
     ("files", "setup", "reason"),
     [
@@ -570,17 +702,60 @@ def _staged(tmp_path: Path, **files: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(
-    "name", ["pyproject.toml", "uv.lock", ".python-version", "uv.toml", "setup.py", "setup.cfg"]
-)
+UV_NAMES = [
+    "pyproject.toml",
+    "uv.lock",
+    ".python-version",
+    ".python-versions",
+    "uv.toml",
+    "setup.py",
+    "setup.cfg",
+    ".venv",
+]
+
+
+@pytest.mark.parametrize("name", UV_NAMES)
 def test_the_submissions_own_project_files_run_the_real_setup(tmp_path: Path, name: str) -> None:
     workspace = _staged(tmp_path, **{"requirements.txt": "pyyaml\n", name: ""})
     assert dependency_source(workspace, DEFAULT_SETUP, True) == f"the submission has its own {name}"
 
 
+@pytest.mark.parametrize("name", UV_NAMES)
+def test_without_requirements_own_project_files_run_the_real_setup(
+    tmp_path: Path, name: str
+) -> None:
+    workspace = _staged(tmp_path, **{"main.py": "", name: ""})
+    assert dependency_source(workspace, SETUP_WITHOUT_REQUIREMENTS, True) == (
+        f"the submission has its own {name}"
+    )
+
+
+def test_without_requirements_the_cache_is_made_from_nothing_of_the_submission(
+    tmp_path: Path,
+) -> None:
+    """Whatever else the submission holds, the source is the same: no bytes of it."""
+    workspace = _staged(tmp_path, **{"main.py": "print(1)\n", "notes.txt": "x"})
+    assert dependency_source(workspace, SETUP_WITHOUT_REQUIREMENTS, True) == DependencySource(None)
+    assert DependencySource(None).setup == SETUP_WITHOUT_REQUIREMENTS
+    assert default_environment(workspace).setup_commands == SETUP_WITHOUT_REQUIREMENTS
+    assert dependency_source(workspace, ("uv init", "uv sync"), True) == (
+        "the setup is not `uv init` then `uv add -r requirements.txt || true`"
+    )
+    assert dependency_source(workspace, SETUP_WITHOUT_REQUIREMENTS, False) is None
+    # An empty requirements.txt is a requirements.txt: a key of its own, never the one without.
+    (tmp_path / "requirements.txt").write_text("")
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == DependencySource(b"")
+    variables: dict[str, str] = {}
+    keys = {
+        dependencies_key("i", source, setup, variables, scope=EVALUATION_CACHE_SCOPE)
+        for source, setup in ((None, SETUP_WITHOUT_REQUIREMENTS), (b"", DEFAULT_SETUP))
+    }
+    assert len(keys) == 2
+
+
 def test_the_cache_stands_in_only_for_the_default_setup(tmp_path: Path) -> None:
     workspace = _staged(tmp_path, **{"requirements.txt": "pyyaml\n"})
-    assert dependency_source(workspace, DEFAULT_SETUP, True) == b"pyyaml\n"
+    assert dependency_source(workspace, DEFAULT_SETUP, True) == DependencySource(b"pyyaml\n")
     # Not the default environment, or nothing to set up: nothing to say.
     assert dependency_source(workspace, DEFAULT_SETUP, False) is None
     assert dependency_source(workspace, (), True) is None

@@ -7,13 +7,14 @@ from __future__ import annotations
 import io
 import json
 import time
+import uuid
 from pathlib import Path
 
 import docker
 import pytest
 
 from scbench_ci.executors.base import ExecutionRequest
-from scbench_ci.executors.docker import image_build
+from scbench_ci.executors.docker import image_build, image_versions
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.image_build import local_tag
 from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE, SCBENCH_BASE
@@ -104,6 +105,25 @@ def test_its_login_path_and_tools_are_read_once_per_image(
     started = time.monotonic()
     assert image_facts(docker_client, image_id, "/bin") is facts
     assert time.monotonic() - started < 0.1  # no container: the cache by id
+    # Another process reads what the probe printed from the volume that keeps it, and parses it
+    # as the probe's own output.
+    image_versions._known.clear()
+    kept = docker_client.volumes.get(image_versions._volume_name(image_id)).attrs["Labels"]
+    assert kept[image_versions.IMAGE_LABEL] == image_id
+    assert image_facts(docker_client, image_id, "/bin") == facts
+    assert image_versions._parsed(kept[image_versions.OUTPUT_LABEL], "/bin") == facts
+
+
+def test_a_versions_volume_that_is_not_ours_is_not_read(
+    docker_client: docker.DockerClient,
+) -> None:
+    image_id = f"sha256:{uuid.uuid4().hex}{uuid.uuid4().hex}"
+    name = image_versions._volume_name(image_id)
+    docker_client.volumes.create(name, labels={image_versions.OUTPUT_LABEL: "python=forged\n"})
+    try:
+        assert image_versions._kept(docker_client, image_id) is None
+    finally:
+        docker_client.volumes.get(name).remove(force=True)
 
 
 def test_what_an_image_prints_is_taken_only_as_what_it_should_be() -> None:
