@@ -145,6 +145,7 @@ def run_evaluations(
     if jobs and not options.skip_existing:
         preflight()
     admission = admission or placement.admission(options.concurrency, len(jobs))
+    placement.expect(len(jobs), admission.base)
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 
