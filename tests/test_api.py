@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -35,6 +36,7 @@ from scbench_ci.cli import evaluate as cli_evaluate
 from scbench_ci.errors import ExitCode
 from scbench_ci.results.file import load_results
 from testing.cli import run_cli
+from testing.examples import EXPECTED
 from testing.images import TEST_IMAGE
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import make_checkpoint, make_test
@@ -344,3 +346,51 @@ def test_the_reward_example_prints_each_submission_s_reward(docker_client: objec
     # Nothing but the rewards: the API prints nothing without `echo`. The broken submission
     # passes 2 of checkpoint_1's 8 Core tests (testing/examples.EXPECTED).
     assert run.stdout.splitlines() == [f"1.000 {solution}", f"0.286 {BROKEN}"]
+
+
+SESSION_TARGETS = [
+    Target(WORDSTAT, "checkpoint_1", WORDSTAT / "solutions" / "checkpoint_1"),
+    Target(KVSERVER, "checkpoint_1", KVSERVER / "solutions" / "checkpoint_1"),
+    Target(WORDSTAT, "checkpoint_1", WORDSTAT / "submissions" / "broken"),
+]
+
+
+def test_a_session_called_from_threads_gives_each_example_its_counts(
+    docker_client: object,
+) -> None:
+    """Three threads at once, then one more call each: every evaluation's exit code and counts
+    are the example's (testing/examples.EXPECTED), as `evaluate` gives them."""
+    with scbench_ci.Session(jobs=1, **IN_DOCKER) as session:
+        with ThreadPoolExecutor(max_workers=3) as threads:
+            at_once = list(threads.map(lambda target: session.evaluate([target]), SESSION_TARGETS))
+        after = [session.evaluate([target]) for target in SESSION_TARGETS]
+    targets = [*SESSION_TARGETS, *SESSION_TARGETS]
+    for target, evaluation in zip(targets, [*at_once, *after], strict=True):
+        [checkpoint] = evaluation.checkpoints
+        key = (Path(target.problem).name, target.checkpoint, _under(target))
+        exit_code, counts = EXPECTED[key]
+        assert (evaluation.exit_code, _counts(checkpoint)) == (exit_code, counts), key
+
+
+def _under(target: Target) -> str:
+    return Path(target.submission).relative_to(Path(target.problem)).as_posix()
+
+
+def _counts(checkpoint: CheckpointResult) -> dict[str, tuple[int, int, int, int]]:
+    return {
+        group.value: (counts.passed, counts.failed, counts.skipped, counts.total)
+        for group, counts in checkpoint.groups.items()
+    }
+
+
+def test_a_session_takes_evaluate_s_keywords_and_refuses_others() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'targets'"):
+        scbench_ci.Session(targets=[])
+    with pytest.raises(UsageError, match=r"^jobs: "):
+        scbench_ci.Session(jobs="many")
+    with (
+        pytest.warns(RuntimeWarning),
+        scbench_ci.Session(executor="local") as session,
+        pytest.raises(UsageError, match="targets: no target given"),
+    ):
+        session.evaluate([])
