@@ -15,6 +15,7 @@ from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.placement import make_placement
 from scbench_ci.plan import Plan
+from scbench_ci.problem.load import KeptProblems
 from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
@@ -22,14 +23,15 @@ from scbench_ci.results.run_history import carried, with_history
 
 class Evaluations:
     """Evaluations over one placement, made from the options it is opened with (executor,
-    engine, limits): its Docker client, the pre-flight that passed and the containers made
-    ahead are kept from one `evaluate` to the next, which may be called from several threads
-    at once; `close` removes what is left."""
+    engine, limits): its Docker client, the pre-flight that passed, the containers made ahead
+    and the problems loaded are kept from one `evaluate` to the next, which may be called from
+    several threads at once; `close` removes what is left."""
 
     def __init__(self, options: EvaluationOptions, *, warn: Warn, open_ended: bool) -> None:
         """`open_ended`: an unknown number of evaluations will follow (a session): the next
         one's container is made ahead of it. Otherwise only the jobs of each call are."""
         self.placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
+        self._problems = KeptProblems()
         if open_ended:
             self.placement.expect(None, 0)
 
@@ -44,7 +46,7 @@ class Evaluations:
     ) -> Outcome:
         """One run of `options` (their placement's own are the opening ones'). `plan`: the
         jobs, when already planned from `options`."""
-        plan = plan or evaluation.plan_evaluation(options)
+        plan = plan or evaluation.plan_evaluation(options, self._problems.load)
         earlier = baseline()
         with echo() as stream:
             run = evaluation.evaluate(
