@@ -81,6 +81,7 @@ __all__ = [
     "RepeatCount",
     "RunResult",
     "ScbenchError",
+    "Session",
     "Severity",
     "Stage",
     "Status",
@@ -93,7 +94,14 @@ __all__ = [
     "history",
 ]
 _HOMES = {
-    "scbench_ci.api": ("CheckResult", "EvaluationResult", "check_problems", "evaluate", "history"),
+    "scbench_ci.api": (
+        "CheckResult",
+        "EvaluationResult",
+        "Session",
+        "check_problems",
+        "evaluate",
+        "history",
+    ),
     "scbench_ci.errors": ("ExitCode", "InfrastructureError", "ScbenchError", "UsageError"),
     "scbench_ci.executors.base": ("ImageRecord",),
     "scbench_ci.plan": ("Target",),
@@ -114,7 +122,14 @@ _HOMES = {
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if TYPE_CHECKING:
-    from scbench_ci.api import CheckResult, EvaluationResult, check_problems, evaluate, history
+    from scbench_ci.api import (
+        CheckResult,
+        EvaluationResult,
+        Session,
+        check_problems,
+        evaluate,
+        history,
+    )
     from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
     from scbench_ci.executors.base import ImageRecord
     from scbench_ci.plan import Target

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -124,27 +125,94 @@ def evaluate(
     evaluate` does; the options are its flags (`test_timeout` is `--timeout`, `use_cache=False`
     is `--no-cache`)."""
     keywords = dict(locals())  # each keyword is read through its declaration (EVALUATE_KEYWORDS)
-    with _api_errors():
-        chosen = _targets(targets)
-        values = _parsed_keywords(keywords, EVALUATE_KEYWORDS)
-        with _output_folder(output) as folder:
-            options = EvaluationOptions(
-                problems=(),
-                checkpoint="all",
-                submission="",
-                output_dir=folder,
-                targets=chosen,
-                **fields_of(EvaluationOptions, EVALUATE_KEYWORDS, lambda one: values[one.name]),
+    options = {option.name: keywords[option.name] for option in EVALUATE_KEYWORDS}
+    with _Evaluations(options, echo, open_ended=False) as one_call:
+        return one_call.evaluate(targets, output=output)
+
+
+class Session:
+    """Evaluations one after another, or from several threads at once, that share what each
+    `evaluate` call would make and throw away: the Docker client, the pre-flight (the daemon,
+    the image), the problems' parsed configs, and containers made ahead of need (the next
+    evaluation's is made while one runs; each serves one evaluation, then is removed). For
+    reward loops that score one submission at a time.
+
+    `Session(**options)` takes `evaluate`'s keywords but `targets` and `output`; `close` (or
+    the end of a `with` block) removes what is left and waits for it."""
+
+    def __init__(self, **options: Any) -> None:
+        known = {option.name for option in EVALUATE_KEYWORDS}
+        for name in options:
+            if name not in known and name != "echo":
+                raise TypeError(f"Session() got an unexpected keyword argument {name!r}")
+        defaults = {option.name: option.default for option in EVALUATE_KEYWORDS}
+        echo = options.pop("echo", None)
+        self._evaluations = _Evaluations({**defaults, **options}, echo, open_ended=True)
+
+    def evaluate(
+        self, targets: Sequence[Target], *, output: StrPath | None = None
+    ) -> EvaluationResult:
+        """As `scbench_ci.evaluate(targets, output=output, **options)`, with the session's
+        options."""
+        return self._evaluations.evaluate(targets, output=output)
+
+    def close(self) -> None:
+        self._evaluations.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _Evaluations:
+    """A session's options parsed once and its placement; each call a run of its own."""
+
+    def __init__(self, keywords: Mapping[str, object], echo: TextIO | None, *, open_ended: bool):
+        with _api_errors():
+            values = _parsed_keywords(keywords, EVALUATE_KEYWORDS)
+            self._fields = fields_of(
+                EvaluationOptions, EVALUATE_KEYWORDS, lambda one: values[one.name]
             )
-            outcome = evaluate_command.evaluate(options, echo=_echo(echo), warn=_warn)
-            run = _in_memory(outcome.result)
-    by_key = {(problem.name, c.name): c for problem, c in run.checkpoints()}
-    return EvaluationResult(
-        run=run,
-        checkpoints=tuple(by_key[_key(target)] for target in chosen),
-        exit_code=outcome.exit_code,
-        results_path=_kept(outcome, output),
-    )
+            self._echo = echo
+            self._core = evaluate_command.Evaluations(
+                self._options((), Path()), warn=_warn, open_ended=open_ended
+            )
+
+    def _options(self, targets: tuple[Target, ...], folder: Path) -> EvaluationOptions:
+        return EvaluationOptions(
+            problems=(),
+            checkpoint="all",
+            submission="",
+            output_dir=folder,
+            targets=targets,
+            **self._fields,
+        )
+
+    def evaluate(self, targets: Sequence[Target], *, output: StrPath | None) -> EvaluationResult:
+        with _api_errors():
+            chosen = _targets(targets)
+            with _output_folder(output) as folder:
+                outcome = self._core.evaluate(self._options(chosen, folder), echo=_echo(self._echo))
+                run = _in_memory(outcome.result)
+        by_key = {(problem.name, c.name): c for problem, c in run.checkpoints()}
+        return EvaluationResult(
+            run=run,
+            checkpoints=tuple(by_key[_key(target)] for target in chosen),
+            exit_code=outcome.exit_code,
+            results_path=_kept(outcome, output),
+        )
+
+    def close(self) -> None:
+        with _api_errors():
+            self._core.close()
+
+    def __enter__(self) -> _Evaluations:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def check_problems(
@@ -305,8 +373,11 @@ def _echo(stream: TextIO | None) -> Echo:
 def _warn(notice: str) -> None:
     """A notice that does not stop the run (the local executor's lack of isolation), as Python
     shows one."""
-    # Shown at the caller of `evaluate` or `check_problems`: this, make_executor, the core, the API.
-    warnings.warn(f"scbench-ci: {notice}", RuntimeWarning, stacklevel=5)
+    # Shown at the caller of the API: the first frame, going out, that is not scbench-ci's.
+    frame, level = sys._getframe(), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("scbench_ci"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"scbench-ci: {notice}", RuntimeWarning, stacklevel=level)
 
 
 @contextlib.contextmanager

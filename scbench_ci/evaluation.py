@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -23,7 +23,8 @@ from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
 from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.placement import Placement
 from scbench_ci.plan import Job, Plan, plan_jobs, plan_targets, start_order
-from scbench_ci.problem.model import real_path
+from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import CHECKPOINT_RESULT_FILE, RESULTS_FILE, write_checkpoint
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
@@ -44,14 +45,18 @@ RUN_AGAIN_NOTICE = (
 )
 
 
-def plan_evaluation(options: EvaluationOptions) -> Plan:
-    """The jobs of the evaluation; a UsageError naming all that is wrong with the options."""
+def plan_evaluation(
+    options: EvaluationOptions, load: Callable[[Path], Problem] = load_problem
+) -> Plan:
+    """The jobs of the evaluation; a UsageError naming all that is wrong with the options.
+    `load`: how a problem is loaded (a session keeps them)."""
     if options.targets:
         return plan_targets(
             options.targets,
             real_path(options.output_dir),
             options.include_prior_tests,
             repeat=options.repeat,
+            load=load,
         )
     return plan_jobs(
         options.problems,
@@ -62,6 +67,7 @@ def plan_evaluation(options: EvaluationOptions) -> Plan:
         select=options.select,
         repeat=options.repeat,
         confine_submissions_to=options.confine_submissions_to,
+        load=load,
     )
 
 
@@ -145,6 +151,7 @@ def run_evaluations(
     if jobs and not options.skip_existing:
         preflight()
     admission = admission or placement.admission(options.concurrency, len(jobs))
+    placement.expect(len(jobs), admission.base)
     streamed = echo if admission.most == 1 and stream else None
     progress = _progress(echo, streamed is not None, len(jobs), options.policy)
 

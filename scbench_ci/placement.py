@@ -43,6 +43,11 @@ class Placement(Protocol):
         """How many of `count` jobs run side by side."""
         ...
 
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        """`runs` more runs are coming (None: an unknown number, until `close`), at most
+        `side_by_side` at once (`Executor.expect`)."""
+        ...
+
     def run(self, request: ExecutionRequest) -> SealedRun:
         """The request run and sealed where it is placed; InfrastructureError when it could
         not run."""
@@ -52,7 +57,9 @@ class Placement(Protocol):
         """From another thread: stop every run in progress; none starts after this."""
         ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Once no run is left: what the runs left to remove is removed when this returns."""
+        ...
 
     def report(self) -> str | None:
         """A line on what placing the runs cost, for the run's log (None: nothing to say)."""
@@ -69,6 +76,9 @@ class OnThisMachine:
     def admission(self, jobs: JobCount, count: int) -> Admission:
         return make_admission(jobs, count, self.executor.memory_limit())
 
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        self.executor.expect(runs, side_by_side)
+
     def run(self, request: ExecutionRequest) -> SealedRun:
         return run_sealed(self.executor, request)
 
@@ -76,7 +86,7 @@ class OnThisMachine:
         self.executor.cancel()
 
     def close(self) -> None:
-        pass
+        self.executor.close()
 
     def report(self) -> str | None:
         return None
@@ -123,6 +133,9 @@ class OnRayCluster:
             return FixedCount(max(1, min(jobs, count)))
         self.cluster.connect()
         return FixedCount(max(1, min(self.cluster.capacity(), count)))
+
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        """Each node's executor runs one task at a time as it comes: nothing is made ahead."""
 
     def run(self, request: ExecutionRequest) -> SealedRun:
         from scbench_ci.executors.shipped import landed, run_shipped, ship

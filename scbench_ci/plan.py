@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
@@ -118,12 +118,13 @@ def plan_jobs(
     select: tuple[str, ...] = (),
     repeat: int = 1,
     confine_submissions_to: Path | None = None,
+    load: Callable[[Path], Problem] = load_problem,
 ) -> Plan:
     """`select`: only these `<problem>/<checkpoint>` of the problems and checkpoints named (a
     shard of `scbench-ci plan`); `repeat`: each checkpoint that many times;
     `confine_submissions_to`: a folder every job's submission folder must be in (the action's
-    workspace)."""
-    problems, errors = _load_problems(problem_folders(problem_paths))
+    workspace); `load`: how a problem is loaded (`problem.load.KeptProblems`'s, in a session)."""
+    problems, errors = _load_problems(problem_folders(problem_paths), load)
     jobs: list[Job] = []
     for problem in problems:
         try:
@@ -163,13 +164,14 @@ def plan_targets(
     output_dir: Path,
     include_prior_tests: bool | None,
     repeat: int = 1,
+    load: Callable[[Path], Problem] = load_problem,
 ) -> Plan:
     """A job for each target, refused as `plan_jobs` refuses its problems and checkpoints; the
     jobs problem by problem (in the order the targets first name them), each problem's
     checkpoints in their order. A checkpoint given twice for one problem is refused: the output
     folder and results.json keep one result per checkpoint of a problem."""
     folders = tuple(dict.fromkeys(real_path(Path(target.problem)) for target in targets))
-    problems, errors = _load_problems(folders)
+    problems, errors = _load_problems(folders, load)
     by_folder = {problem.root: problem for problem in problems}
     chosen: dict[tuple[Path, str], Path] = {}
     for number, target in enumerate(targets):
@@ -232,14 +234,16 @@ def _confine(jobs: list[Job], submission_template: str, folder: Path) -> None:
             raise UsageError(f"input submission: {str(shown)!r} leaves the workspace {folder}")
 
 
-def _load_problems(folders: tuple[Path, ...]) -> tuple[list[Problem], list[ScbenchError]]:
+def _load_problems(
+    folders: tuple[Path, ...], load: Callable[[Path], Problem]
+) -> tuple[list[Problem], list[ScbenchError]]:
     problems: list[Problem] = []
     errors: list[ScbenchError] = []
     names: dict[str, Path] = {}
     config_names: dict[str, Path] = {}
     for folder in folders:
         try:
-            problem = load_problem(folder)
+            problem = load(folder)
         except ScbenchError as error:
             errors.append(error)
             continue

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -36,6 +37,7 @@ from scbench_ci.errors import ExitCode
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli
+from testing.examples import EXPECTED
 from testing.images import TEST_IMAGE
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test, measured
@@ -366,3 +368,54 @@ def test_history_gives_the_trends_with_each_run_s_code_quality(tmp_path: Path) -
     path.write_text(path.read_text().replace('"erosion": 0.3', '"erosion": 3'))
     with pytest.raises(UsageError, match=r"\.erosion: 3 is greater than the maximum of 1"):
         scbench_ci.history(path)
+
+
+# The examples whose tests give their subprocesses the most time (a busy machine's evaluations
+# side by side are slow), one of them twice.
+SESSION_TARGETS = [
+    Target(EXAMPLES / "settings", "checkpoint_1", EXAMPLES / "settings/solutions/checkpoint_1"),
+    Target(EXAMPLES / "marks", "checkpoint_1", EXAMPLES / "marks/solutions/checkpoint_1"),
+    Target(EXAMPLES / "settings", "checkpoint_1", EXAMPLES / "settings/solutions/checkpoint_1"),
+]
+
+
+def test_a_session_called_from_threads_gives_each_example_its_counts(
+    docker_client: object,
+) -> None:
+    """Two threads at once over three targets (two of them the same, so of one container
+    shape): every evaluation's exit code and counts are the example's
+    (testing/examples.EXPECTED), as `evaluate` gives them."""
+    with (
+        scbench_ci.Session(jobs=1, **IN_DOCKER) as session,
+        ThreadPoolExecutor(max_workers=2) as threads,
+    ):
+        evaluations = list(threads.map(lambda one: session.evaluate([one]), SESSION_TARGETS))
+    for target, evaluation in zip(SESSION_TARGETS, evaluations, strict=True):
+        [checkpoint] = evaluation.checkpoints
+        key = (Path(target.problem).name, target.checkpoint, _under(target))
+        exit_code, counts = EXPECTED[key]
+        assert (evaluation.exit_code, _counts(checkpoint)) == (exit_code, counts), key
+
+
+def _under(target: Target) -> str:
+    return Path(target.submission).relative_to(Path(target.problem)).as_posix()
+
+
+def _counts(checkpoint: CheckpointResult) -> dict[str, tuple[int, int, int, int]]:
+    return {
+        group.value: (counts.passed, counts.failed, counts.skipped, counts.total)
+        for group, counts in checkpoint.groups.items()
+    }
+
+
+def test_a_session_takes_evaluate_s_keywords_and_refuses_others() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'targets'"):
+        scbench_ci.Session(targets=[])
+    with pytest.raises(UsageError, match=r"^jobs: "):
+        scbench_ci.Session(jobs="many")
+    with (
+        pytest.warns(RuntimeWarning),
+        scbench_ci.Session(executor="local") as session,
+        pytest.raises(UsageError, match="targets: no target given"),
+    ):
+        session.evaluate([])

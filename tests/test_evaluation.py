@@ -10,6 +10,7 @@ fast. Each job's own evaluation is `tests/test_job_evaluation.py`'s.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -200,7 +201,8 @@ def test_the_executor_s_preflight_comes_before_any_job(
     assert not (tmp_path / "out" / "alpha").exists()
 
     reusing = _options(tmp_path, alpha, executor="docker", skip_existing=True)
-    evaluations = run_evaluations(reusing, jobs, placement, None)
+    with contextlib.closing(placement):
+        evaluations = run_evaluations(reusing, jobs, placement, None)
     kinds = [result.failure.kind for _, result in evaluations.results if result.failure]
     assert kinds == [FailureKind.MISSING, FailureKind.MISSING]
 

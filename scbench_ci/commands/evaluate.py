@@ -1,5 +1,6 @@
 """`evaluate`: plan the jobs, run them, compare with the baseline, carry its history forward,
-write results.json and summary.md."""
+write results.json and summary.md; once, or many times over one placement (`Evaluations`: the
+Python API's session)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,61 @@ from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.placement import make_placement
+from scbench_ci.plan import Plan
+from scbench_ci.problem.load import KeptProblems
 from scbench_ci.results.baseline import baseline_durations, compared
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
+
+
+class Evaluations:
+    """Evaluations over one placement, made from the options it is opened with (executor,
+    engine, limits): its Docker client, the pre-flight that passed, the containers made ahead
+    and the problems loaded are kept from one `evaluate` to the next, which may be called from
+    several threads at once; `close` removes what is left."""
+
+    def __init__(self, options: EvaluationOptions, *, warn: Warn, open_ended: bool) -> None:
+        """`open_ended`: an unknown number of evaluations will follow (a session): the next
+        one's container is made ahead of it. Otherwise only the jobs of each call are."""
+        self.placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
+        self._problems = KeptProblems()
+        if open_ended:
+            self.placement.expect(None, 0)
+
+    def evaluate(
+        self,
+        options: EvaluationOptions,
+        *,
+        echo: Echo,
+        baseline: BaselineSource = no_baseline,
+        artifact_name: Callable[[RunResult], str | None] = lambda run: None,
+        plan: Plan | None = None,
+    ) -> Outcome:
+        """One run of `options` (their placement's own are the opening ones'). `plan`: the
+        jobs, when already planned from `options`."""
+        plan = plan or evaluation.plan_evaluation(options, self._problems.load)
+        earlier = baseline()
+        with echo() as stream:
+            run = evaluation.evaluate(
+                options, plan, self.placement, stream, durations=baseline_durations(earlier)
+            )
+            say(stream, self.placement.report())
+        result = with_history(
+            compared(run, earlier),
+            options.history,
+            options.commit,
+            carried(earlier.run if earlier else None),
+        )
+        results_path = write_run_files(
+            result,
+            options.output_dir,
+            render=summary_renderer(options),
+            artifact_name=artifact_name(result),
+        )
+        return Outcome(result, results_path, exit_code(result, options.fail_on))
+
+    def close(self) -> None:
+        self.placement.close()
 
 
 def evaluate(
@@ -29,26 +82,10 @@ def evaluate(
     """`artifact_name`: the artifact the output folder is uploaded as, named once the run's
     problems are known (summary.md names it; None: it names the folder)."""
     plan = evaluation.plan_evaluation(options)
-    earlier = baseline()
-    placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
-    with echo() as stream:
-        try:
-            run = evaluation.evaluate(
-                options, plan, placement, stream, durations=baseline_durations(earlier)
-            )
-        finally:
-            placement.close()
-        say(stream, placement.report())
-    result = with_history(
-        compared(run, earlier),
-        options.history,
-        options.commit,
-        carried(earlier.run if earlier else None),
-    )
-    results_path = write_run_files(
-        result,
-        options.output_dir,
-        render=summary_renderer(options),
-        artifact_name=artifact_name(result),
-    )
-    return Outcome(result, results_path, exit_code(result, options.fail_on))
+    evaluations = Evaluations(options, warn=warn, open_ended=False)
+    try:
+        return evaluations.evaluate(
+            options, echo=echo, baseline=baseline, artifact_name=artifact_name, plan=plan
+        )
+    finally:
+        evaluations.close()

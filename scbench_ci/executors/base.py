@@ -147,7 +147,18 @@ class Executor(Protocol):
         """The most memory one run may take, in bytes (None: not limited)."""
         ...
 
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        """`runs` more runs are coming (None: an unknown number, until `close`), at most
+        `side_by_side` at once: an executor that can make a run's place ahead of it (a
+        container) makes that many ahead, no more."""
+        ...
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult: ...
+
+    def close(self) -> None:
+        """Once no run is left: what was made ahead and not used is removed, and every removal
+        of a run's place is done when this returns."""
+        ...
 
     def cancel(self) -> None:
         """From another thread: stop every run in progress now, and start none after this

@@ -45,6 +45,12 @@ class LocalExecutor:
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
         """Nothing to check: this machine runs the tests, and images are not used."""
 
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        """Nothing is made ahead: a run's scratch folders cost nothing worth it."""
+
+    def close(self) -> None:
+        """Each run removed its own folders."""
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         processes.become_subreaper()
         started = time.monotonic()

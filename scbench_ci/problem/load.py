@@ -3,7 +3,9 @@ and the folder around it (its tests, its assets)."""
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -56,6 +58,40 @@ def load_problem(root: Path) -> Problem:
     """Read `root/config.yaml` and check the folder around it; raise ProblemError on the first
     bad input (`check_problem` finds them all)."""
     return _read_problem(real_path(root), None)[0]
+
+
+class KeptProblems:
+    """Problems loaded once and kept (a session's), each while what `load_problem` reads first
+    is unchanged: the folder, config.yaml, tests/ and its conftest.py (their inode, size and
+    modification time). Safe to use from several threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[Path, tuple[tuple[tuple[int, int, int] | None, ...], Problem]] = {}
+
+    def load(self, root: Path) -> Problem:
+        """As `load_problem(root)`."""
+        stamp = _stamp(root)
+        with self._lock:
+            kept = self._kept.get(root)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        problem = load_problem(root)
+        with self._lock:
+            self._kept[root] = (stamp, problem)
+        return problem
+
+
+def _stamp(root: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    stamps: list[tuple[int, int, int] | None] = []
+    for path in (root, root / CONFIG_NAME, root / TESTS_DIR, root / TESTS_DIR / CONFTEST):
+        try:
+            found = os.stat(path)
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((found.st_ino, found.st_size, found.st_mtime_ns))
+    return tuple(stamps)
 
 
 def check_problem(root: Path) -> ProblemCheck:

@@ -4,6 +4,7 @@ them, and a test that came near its timeout beside them stops further extras."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -114,8 +115,8 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     )
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
-    placement = OnThisMachine(DockerExecutor(options.docker))
-    evaluations = run_evaluations(options, plan.jobs, placement, None, admission=crowd)
+    with contextlib.closing(OnThisMachine(DockerExecutor(options.docker))) as placement:
+        evaluations = run_evaluations(options, plan.jobs, placement, None, admission=crowd)
 
     results = {job.checkpoint.name: result for job, result in evaluations.results}
     assert evaluations.side_by_side == 3

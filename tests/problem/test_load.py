@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.errors import ProblemError
-from scbench_ci.problem.load import load_problem
+from scbench_ci.problem.load import KeptProblems, load_problem
 from scbench_ci.problem.model import DEFAULT_TEST_TIMEOUT_S, Group
 from testing.problems import ProblemFolder
 
@@ -334,3 +334,18 @@ def test_an_asset_path_that_loops(problem_folder: ProblemFolder) -> None:
     problem_folder.save()
     with pytest.raises(ProblemError, match=r"static_assets\.x\.path: 'loop': Too many levels"):
         load_problem(problem_folder.root)
+
+
+def test_kept_problems_are_loaded_again_once_their_config_changes(
+    problem_folder: ProblemFolder,
+) -> None:
+    kept = KeptProblems()
+    first = kept.load(problem_folder.root)
+    assert kept.load(problem_folder.root) is first
+    problem_folder.config["timeout"] = 7
+    problem_folder.save()
+    changed = kept.load(problem_folder.root)
+    assert [c.timeout_s for c in changed.checkpoints] == [7] * 3
+    (problem_folder.root / "config.yaml").unlink()
+    with pytest.raises(ProblemError, match="missing"):
+        kept.load(problem_folder.root)

@@ -32,8 +32,7 @@ import os
 import shutil
 import threading
 import time
-import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -65,7 +64,7 @@ from scbench_ci.executors.docker.cache_use import (
     restore_notice,
     run_checked,
 )
-from scbench_ci.executors.docker.container import Containers, confinement, run_name
+from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
 from scbench_ci.executors.docker.exec import disconnect, run, tests_environment
@@ -83,12 +82,13 @@ from scbench_ci.executors.docker.layout import (
     WORKSPACE_DIR,
     TestsPlace,
 )
+from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.transfer import (
     Collected,
     after_tests,
     collect_now,
-    copy_in,
+    copy_workspace,
     write_reports,
 )
 from scbench_ci.executors.output import LogSink
@@ -113,10 +113,16 @@ class DockerExecutor:
         self._free_disk = FreeDisk()
         self.cache_scope = cache_scope
         self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._pool: ContainerPool | None = None
+        self._client: docker.DockerClient | None = None
+        """The client of the pool's runs, kept until `close` (made when first used)."""
+        self._checked: set[str | None] = set()
+        """The images whose pre-flight passed: not checked again while this executor lives."""
 
     def cancel(self) -> None:
-        """Kill every container this process made (its runs and cache builds): their steps end,
-        and each run removes its container as it always does."""
+        """Kill every container this process made (its runs, the prepared ones and cache
+        builds): their steps end, and each run removes its container as it always does."""
         self._cancelled.set()
         failures = (DockerException, requests.RequestException, InfrastructureError)
         with contextlib.suppress(*failures), contextlib.closing(connect()) as client:
@@ -125,6 +131,48 @@ class DockerExecutor:
                 with contextlib.suppress(*failures):
                     container.kill()
 
+    def expect(self, runs: int | None, side_by_side: int) -> None:
+        """From now on, containers are made ahead of the runs (`pool.py`): `runs` more are
+        coming (None: an unknown number, until `close`), at most `side_by_side` at once; and the
+        executor keeps its Docker client until `close`."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ContainerPool(self._pool_containers)
+            self._pool.expect(runs, side_by_side)
+
+    def close(self) -> None:
+        """Remove the containers made ahead and not used, and wait for every removal; then the
+        client goes."""
+        with self._lock:
+            pool = self._pool
+        try:
+            if pool is not None:
+                pool.close()
+        finally:
+            with self._lock:
+                self._pool = None
+                client, self._client = self._client, None
+            if client is not None:
+                client.close()
+
+    @contextlib.contextmanager
+    def _connected(self) -> Iterator[docker.DockerClient]:
+        """The kept client when there is a pool, else one of this call's own."""
+        with docker_errors():
+            if self._pool is None:
+                with contextlib.closing(connect()) as client:
+                    yield client
+                return
+            with self._lock:
+                if self._client is None:
+                    self._client = connect()
+                client = self._client
+            yield client
+
+    def _pool_containers(self, shape: Shape) -> Containers:
+        with self._connected() as client:
+            return self._containers(client, shape.image, shape.path)
+
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
 
@@ -132,13 +180,16 @@ class DockerExecutor:
         return int(parse_bytes(self.settings.memory))
 
     def preflight(self, image: str | None, echo: TextIO | None) -> None:
-        with docker_errors(), contextlib.closing(connect()) as client:
+        if image in self._checked:
+            return
+        with self._connected() as client:
             self._image(client, image, echo)
+        self._checked.add(image)
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
-        with docker_errors(), contextlib.closing(connect()) as client:
+        with self._connected() as client:
             with clock.timing("image"):
                 image = self._image(client, request.image, request.echo)
                 facts = image_facts(client, image.id, _image_path(client, image.reference))
@@ -168,7 +219,9 @@ class DockerExecutor:
                     )
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
-                attempt = _Attempt(containers, request, setup_log, deadline, clock, started)
+                attempt = _Attempt(
+                    containers, image_id, request, setup_log, deadline, clock, started
+                )
                 try:
                     result = self._attempt(attempt, caches)
                 except CacheRejected as rejected:
@@ -208,33 +261,28 @@ class DockerExecutor:
         containers, request, clock = attempt.containers, attempt.request, attempt.clock
         if self._cancelled.is_set():
             raise InfrastructureError("the evaluation was cancelled")
-        run_id = uuid.uuid4().hex
-        name = run_name(run_id)
         installs = caches.runner is None or (
             bool(request.setup_commands) and caches.dependencies is None
         )
         # Nothing to install: the container never has a network (loopback only).
         online = installs or (self.settings.test_network and not request.cut_network)
         place = TestsPlace(request.tests_user, request.workdir)
+        shape = Shape(
+            image=containers.image,
+            image_id=attempt.image_id,
+            path=containers.path,
+            caches=caches,
+            network_mode=(request.network if online else "none"),
+            place=place,
+            installs_runner=caches.runner is None,
+        )
+        pool = self._pool
+        prepared: Prepared | None = None
         try:
             with clock.timing("container"):
-                limits = containers.folder_limits()
-                volumes = containers.create_volumes(name, run_id, limits, place.workdir)
-                container = containers.create(
-                    name,
-                    run_id,
-                    [*volumes, *caches.mounts()],
-                    limits,
-                    network_mode=(request.network if online else "none"),
-                )
-                # A volume in memory is there once the container runs, not before.
-                container.start()
-                copy_in(
-                    container,
-                    request.workspace,
-                    installs_runner=caches.runner is None,
-                    place=place,
-                )
+                prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
+                container = prepared.container
+                copy_workspace(container, request.workspace, place)
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -249,10 +297,21 @@ class DockerExecutor:
                     write_reports(found, reports, request.echo)
                     hit = self._limits_hit(found.counters, place.workdir)
                     result = dataclasses.replace(result, limits_hit=hit)
+        except CacheRejected:
+            # Gone before its cache volume is forgotten, with the containers prepared with it.
+            if pool is not None:
+                pool.drop(shape)
+            pool = None
+            raise
         finally:
-            # Also on KeyboardInterrupt and SystemExit; by name, in case create was cut short.
-            with clock.timing("cleanup"):
-                containers.remove(name, volumes=True)
+            # Also on KeyboardInterrupt and SystemExit (`prepare` removes what it made when it
+            # is cut short). With a pool, off the run's path: the pool's close waits for it.
+            if prepared is not None:
+                with clock.timing("cleanup"):
+                    if pool is not None:
+                        pool.remove(prepared)
+                    else:
+                        containers.remove(prepared.name, volumes=True)
         return with_phases(result, clock, attempt.started)
 
     def _plan(
@@ -383,6 +442,7 @@ class _Attempt:
     """What every attempt at a run shares (a second one does without caches)."""
 
     containers: Containers
+    image_id: str
     request: ExecutionRequest
     setup_log: LogSink
     deadline: float

@@ -66,10 +66,22 @@ def copy_in(
     installs_runner: bool,
     place: TestsPlace,
 ) -> None:
-    """The workspace into its volume, the tests user's home into /tmp, the runner's folders into
-    the run's volume (with the uv cache of its own when it installs the runner in the run)."""
+    """The workspace into its volume, and what the run needs besides (`prepare_container`)."""
+    copy_workspace(container, workspace, place)
+    prepare_container(container, installs_runner=installs_runner, place=place)
+
+
+def copy_workspace(container: Container, workspace: Path, place: TestsPlace) -> None:
+    """The workspace into its volume (the submission's files the tests user's)."""
     uid, gid = place.ids
     _put_archive(container, place.workdir, lambda tar: _add_workspace(tar, workspace, uid, gid))
+
+
+def prepare_container(container: Container, *, installs_runner: bool, place: TestsPlace) -> None:
+    """What a run's container needs before its workspace, the same for every submission: the
+    tests user's home into /tmp, the runner's folders into the run's volume (with the uv cache
+    of its own when it installs the runner in the run)."""
+    uid, gid = place.ids
     put_directories(container, "/tmp", [(_under(HOME_DIR, "/tmp"), uid, gid, 0o700)])
 
     def runner_folders(tar: tarfile.TarFile) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import json
@@ -141,7 +142,8 @@ def test_an_evaluation_runs_the_tests_in_a_container(
     )
 
     executor = DockerExecutor(DockerSettings(image=test_image))
-    result = evaluate(options, plan_evaluation(options), OnThisMachine(executor), echo=None)
+    with contextlib.closing(OnThisMachine(executor)) as placement:
+        result = evaluate(options, plan_evaluation(options), placement, echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert result.executor == "docker"
@@ -626,7 +628,8 @@ def test_an_environment_file_s_user_and_workdir_are_honoured(
     )
 
     executor = DockerExecutor(DockerSettings())
-    result = evaluate(options, plan_evaluation(options), OnThisMachine(executor), echo=None)
+    with contextlib.closing(OnThisMachine(executor)) as placement:
+        result = evaluate(options, plan_evaluation(options), placement, echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert checkpoint.failure is None, checkpoint.failure
