@@ -4,7 +4,7 @@ way of running them, beside SCBench's own flow, in the same run.
 
     python benchmarks/breakdown.py [--repeat 3] [--jobs 2] [--examples all]
                                    [--problems 2] [--checkpoints 2] [--tests 2]
-                                   [--modes batch-1,batch-N,api,scbench]
+                                   [--modes batch-1,batch-N,api,session,scbench]
 
 The checkpoints: every checkpoint of the examples (examples/, reference solutions), and a
 generated set (benchmarks/problem_set.py: P problems x C checkpoints x T tests, each test one
@@ -15,7 +15,8 @@ the other:
 - `batch-1`, `batch-N`: one `python -m scbench_ci evaluate --checkpoint all --jobs 1` (or
   `--jobs N`) process over every checkpoint;
 - `api`: one Python process calling `scbench_ci.evaluate([target])` once per checkpoint, in a
-  loop (LOOPS: another loop, a session's, is one more entry there and in MODES);
+  loop;
+- `session`: the same loop through one `scbench_ci.Session` (`session.evaluate([target])`);
 - `scbench`: SCBench's own flow, re-created (benchmarks/against_scbench.py): per checkpoint, the
   workspace staged, then one `docker run` of the same evaluation image running SCBench's setup
   (`uv init`, `uv add -r requirements.txt`) and `uvx ... pytest`.
@@ -223,6 +224,7 @@ MODES: dict[str, Callable[[Context, Path], ModeRun]] = {
     "batch-1": lambda context, output: batch(context, 1, output),
     "batch-N": lambda context, output: batch(context, context.jobs, output),
     "api": loop("api"),
+    "session": loop("session"),
     "scbench": scbench,
 }
 """Each way of evaluating the set, by name (`--modes`)."""
@@ -240,6 +242,17 @@ def api_loop(targets: list[Target], outputs: list[Path]) -> list[float]:
     )
 
 
+def session_loop(targets: list[Target], outputs: list[Path]) -> list[float]:
+    """`session.evaluate([target])` once per target in one `scbench_ci.Session`, which keeps
+    the Docker client, the pre-flight, the problems' configs and a warm container ahead."""
+    import scbench_ci
+
+    with scbench_ci.Session() as session:
+        return _timed(
+            lambda target, output: session.evaluate([target], output=output), targets, outputs
+        )
+
+
 def _timed(
     call: Callable[[Target, Path], object], targets: list[Target], outputs: list[Path]
 ) -> list[float]:
@@ -251,7 +264,10 @@ def _timed(
     return walls
 
 
-LOOPS: dict[str, Callable[[list[Target], list[Path]], list[float]]] = {"api": api_loop}
+LOOPS: dict[str, Callable[[list[Target], list[Path]], list[float]]] = {
+    "api": api_loop,
+    "session": session_loop,
+}
 """Each loop of single calls, by name: the seconds of each call, in order."""
 
 

@@ -90,6 +90,6 @@ def test_the_benchmark_runs_every_mode_on_a_tiny_set(
         assert f"{mode}: seconds per checkpoint" in lines
         [row] = [line.split() for line in lines if line.startswith(f"  {mode} ")]
         assert row[1] == "1" and float(row[3]) > 0  # one evaluation, some per minute
-    # The phases of scbench-ci's runs, and pytest's duration under every mode.
-    assert sum(line.startswith("  setup ") for line in lines) == 3
+    # The phases of scbench-ci's four modes, and pytest's duration under every mode.
+    assert sum(line.startswith("  setup ") for line in lines) == 4
     assert sum(line.startswith("  pytest ") for line in lines) == len(MODES)
