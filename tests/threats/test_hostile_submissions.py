@@ -86,6 +86,8 @@ def test_runner_and_tests_cannot_be_changed_from_inside(tmp_path: Path, test_ima
         assert group_counts(checkpoint) == BROKEN_COUNTS
 
 
+# Three tests must each time out (1 s) within the session's 8 s.
+@pytest.mark.serial
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_a_submission_that_never_answers_times_out(
     executor: str, tmp_path: Path, test_image: str, nothing_survives: Path
