@@ -98,8 +98,6 @@ def findings(problem: dict[str, Any]) -> list[Found]:
 # `check`'s time stage warns of a test that takes more than half its timeout: on a busy CPU the
 # problems' quick tests do, and the findings differ. So the tests that read the findings of a
 # run with the time stage run alone (`serial`).
-
-
 @pytest.fixture(scope="module")
 def repository_check(
     tmp_path_factory: pytest.TempPathFactory, test_image: str
