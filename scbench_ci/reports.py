@@ -23,7 +23,7 @@ from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
-MAX_DETAILS_CHARS = 8000
+MAX_TRACEBACK_CHARS = 8000
 MAX_MARKERS = 64
 MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
@@ -72,7 +72,7 @@ class TestOutcome:
     duration_s: float
     markers: tuple[str, ...]
     message: str | None
-    details: str | None
+    traceback: str | None
     """pytest's longer report of a failure (traceback), capped."""
     reruns: int = 0
     """How many times the test was run again after failing: a flaky test passed on attempt
@@ -215,13 +215,15 @@ def _from_json_report(
             # The last attempt passed: what is worth telling is why the first one failed.
             first = test.get("rerun_failure")
             failed = [first] if isinstance(first, dict) else []
-            message, details, crash_line = _failure_text(
+            message, traceback, crash_line = _failure_text(
                 Status.FAILED, failed, workspace_file, None
             )
         else:
-            message, details, crash_line = _failure_text(status, phases, workspace_file, ctrf_test)
+            message, traceback, crash_line = _failure_text(
+                status, phases, workspace_file, ctrf_test
+            )
         if uncalled:
-            message, details = NOT_CALLED, None
+            message, traceback = NOT_CALLED, None
         lineno = test.get("lineno")
         line = crash_line or (lineno + 1 if _is_int(lineno) and 0 <= lineno < MAX_LINE else None)
         outcomes.append(
@@ -233,7 +235,7 @@ def _from_json_report(
                 duration_s=round(min(sum(_seconds(p.get("duration")) for p in phases), 1e9), 6),
                 markers=_markers(test, ctrf_test, problems),
                 message=message,
-                details=details,
+                traceback=traceback,
                 reruns=reruns,
             )
         )
@@ -282,8 +284,8 @@ def _failure_text(
             and 0 < entry["lineno"] < MAX_LINE
         ):
             crash_line = entry["lineno"]
-    details = cap_tail(longrepr, MAX_DETAILS_CHARS) if isinstance(longrepr, str) else None
-    return cap(message, MAX_MESSAGE_CHARS), details, crash_line
+    traceback = cap_tail(longrepr, MAX_TRACEBACK_CHARS) if isinstance(longrepr, str) else None
+    return cap(message, MAX_MESSAGE_CHARS), traceback, crash_line
 
 
 def _skip_reason(longrepr: object) -> str | None:
@@ -322,7 +324,7 @@ def _collection_errors(report: dict[str, Any]) -> list[CollectionError]:
                     node_id=cap(problem_node_id(node_id), MAX_MESSAGE_CHARS) or ""
                     if isinstance(node_id, str)
                     else "",
-                    message=cap_tail(longrepr, MAX_DETAILS_CHARS) or ""
+                    message=cap_tail(longrepr, MAX_TRACEBACK_CHARS) or ""
                     if isinstance(longrepr, str)
                     else "",
                 )

@@ -19,6 +19,7 @@ ACTION_BASE_IMAGE = os.environ.get("SCBENCH_ACTION_BASE_IMAGE", "python:3.12-sli
 
 
 ACTION_IMAGE = "scbench-ci-action:test"
+"""The action's image as the suite builds it; each test process tags it `<this>-<pid>`."""
 
 
 PROVISION = "scripts/provision-docker.sh"

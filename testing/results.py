@@ -20,7 +20,7 @@ def make_outcome(
     *markers: str,
     file: str = "test_checkpoint_1.py",
     message: str | None = None,
-    details: str | None = None,
+    traceback: str | None = None,
 ) -> TestOutcome:
     return TestOutcome(
         node_id=f"tests/{file}::{name}",
@@ -30,7 +30,7 @@ def make_outcome(
         duration_s=0.1,
         markers=markers,
         message=message,
-        details=details,
+        traceback=traceback,
     )
 
 
@@ -69,7 +69,7 @@ def make_test(name: str, status: Status, group: Group = Group.CORE) -> TestResul
         duration_s=0.1,
         markers=(),
         message=None if status is Status.PASSED else f"{name} broke",
-        details=None,
+        traceback=None,
         file="tests/test_checkpoint_1.py",
         line=3,
     )

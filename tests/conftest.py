@@ -3,6 +3,9 @@ they use are in `testing/`."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +13,7 @@ from pathlib import Path
 import docker
 import pytest
 import requests
-from docker.errors import BuildError, DockerException, ImageNotFound
+from docker.errors import APIError, BuildError, DockerException, ImageNotFound
 
 from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.signals import STOPS
@@ -113,18 +116,34 @@ def evaluation_image(docker_client: docker.DockerClient) -> str:
 
 
 @pytest.fixture(scope="session")
-def action_image(docker_client: docker.DockerClient) -> str:
-    """The action's image, built from the repository's Dockerfile as GitHub's runner builds it."""
+def action_image(
+    docker_client: docker.DockerClient, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The action's image, built from the repository's Dockerfile as GitHub's runner builds it.
+    Its tag is this process's own: suites side by side (xdist's workers, other clones on the
+    daemon) each run the image of their own checkout, and only their own tag is removed. xdist's
+    workers build it one at a time (the lock is in the temporary folder they share): the next
+    finds every layer in the build cache instead of building it too."""
+    tag = f"{ACTION_IMAGE}-{os.getpid()}"
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent
+    lock = shared / "action-image.lock"
     try:
-        docker_client.images.build(
-            path=str(REPO_ROOT),
-            tag=ACTION_IMAGE,
-            buildargs={"BASE_IMAGE": ACTION_BASE_IMAGE},
-            rm=True,
-            forcerm=True,
-        )
+        with lock.open("a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            docker_client.images.build(
+                path=str(REPO_ROOT),
+                tag=tag,
+                buildargs={"BASE_IMAGE": ACTION_BASE_IMAGE},
+                rm=True,
+                forcerm=True,
+            )
     except BuildError as error:
         pytest.fail(
             f"the action image did not build: {error.msg}\n{build_log(error)}", pytrace=False
         )
-    return ACTION_IMAGE
+    yield tag
+    # The layers stay, the build cache of the next session.
+    with contextlib.suppress(APIError):
+        docker_client.images.remove(tag, noprune=True)

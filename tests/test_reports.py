@@ -160,7 +160,7 @@ def test_messages_lines_and_durations(real_reports: Reports) -> None:
     tests = {t.node_id.split("::", 1)[1]: t for t in real_reports.tests}
     failed = tests["test_error_marked"]
     assert failed.message == "AssertionError: one is not two\nassert 1 == 2"
-    assert failed.details is not None and "one is not two" in failed.details
+    assert failed.traceback is not None and "one is not two" in failed.traceback
     assert failed.file == "tests/test_checkpoint_1.py"
     assert failed.line == 16  # the failing assert in the test file
     assert tests["test_plain"].line == 10  # the test's def, 1-based
@@ -345,7 +345,7 @@ def test_out_of_range_values_are_dropped_not_raised(tmp_path: Path) -> None:
     skipped, failed = reports.tests
     assert (skipped.status, skipped.line, skipped.duration_s) == (Status.SKIPPED, None, 0.0)
     assert skipped.markers == ("error", "x" * 200)
-    assert (failed.status, failed.line, failed.message, failed.details) == (
+    assert (failed.status, failed.line, failed.message, failed.traceback) == (
         Status.FAILED,
         None,
         None,
@@ -413,7 +413,7 @@ def test_a_test_that_passed_on_a_rerun_is_flaky_with_its_first_failure(tmp_path:
     flaky, always, fine = reports.tests
     assert (flaky.status, flaky.reruns, flaky.line) == (Status.FLAKY, 2, 10)
     assert flaky.message == "AssertionError: attempt 1"
-    assert flaky.details == FIRST_FAILURE["longrepr"]
+    assert flaky.traceback == FIRST_FAILURE["longrepr"]
     assert flaky.duration_s == 1.0  # the last attempt's
     assert (always.status, always.reruns, always.message) == (Status.FAILED, 2, "last")
     assert (fine.status, fine.reruns, fine.message) == (Status.PASSED, 0, None)
@@ -445,7 +445,7 @@ def test_garbage_rerun_fields_are_dropped_not_raised(
     reports = read_reports(read_report_files(tmp_path))
     assert isinstance(reports, Reports)
     (flaky,) = reports.tests
-    assert (flaky.status, flaky.reruns, flaky.message, flaky.details) == (
+    assert (flaky.status, flaky.reruns, flaky.message, flaky.traceback) == (
         Status.FLAKY,
         reruns,
         None,

@@ -166,9 +166,9 @@ def cause_block(group: CauseGroup, level: Level) -> CauseBlock:
             _cut(excerpt.cut_lines),
         )
         return CauseBlock(note, excerpt.text)
-    details = (test.details or "").strip()
-    if level.tracebacks and details:
-        excerpt = end_of(details, level.test_chars)
+    traceback = (test.traceback or "").strip()
+    if level.tracebacks and traceback:
+        excerpt = end_of(traceback, level.test_chars)
         if excerpt.cut_lines:
             note = formatted("The end of the traceback{}:", _cut(excerpt.cut_lines))
             return CauseBlock(note, excerpt.text)

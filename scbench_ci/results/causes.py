@@ -47,7 +47,7 @@ class Cause:
 def cause_of(test: TestResult) -> Cause:
     """The cause of a failing test's failure (see the module's doc)."""
     message = test.message or ""
-    for text in (message, test.details or ""):
+    for text in (message, test.traceback or ""):
         found = _in_stderr(text[:MAX_SCANNED_CHARS]) or _in_literal(text[:MAX_SCANNED_CHARS])
         if found is not None:
             return found

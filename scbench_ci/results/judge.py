@@ -43,7 +43,7 @@ def judge_checkpoint(
             duration_s=outcome.duration_s,
             markers=outcome.markers,
             message=outcome.message,
-            details=outcome.details,
+            traceback=outcome.traceback,
             file=outcome.file,
             line=outcome.line,
             reruns=outcome.reruns,

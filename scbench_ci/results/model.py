@@ -73,7 +73,7 @@ class TestResult:
     duration_s: float
     markers: tuple[str, ...]
     message: str | None
-    details: str | None
+    traceback: str | None
     file: str
     line: int | None
     reruns: int = 0

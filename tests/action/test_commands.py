@@ -258,10 +258,10 @@ def _later_nightly(results: Path, folder: Path) -> tuple[Path, str, str]:
     )
     regressed, fixed = tests[failing].id, tests[core].id
     tests[failing] = dataclasses.replace(
-        tests[failing], status=Status.PASSED, message=None, details=None
+        tests[failing], status=Status.PASSED, message=None, traceback=None
     )
     tests[core] = dataclasses.replace(
-        tests[core], status=Status.FAILED, message="AssertionError: no output", details=None
+        tests[core], status=Status.FAILED, message="AssertionError: no output", traceback=None
     )
     later = dataclasses.replace(
         checkpoint,

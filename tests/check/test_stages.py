@@ -50,7 +50,7 @@ def make_test(name: str, status: Status, group: Group = Group.CORE, **fields: ob
         "duration_s": 0.1,
         "markers": (),
         "message": None if status is Status.PASSED else "assert 1 == 2\nmore",
-        "details": None,
+        "traceback": None,
         "file": FILE,
         "line": 7,
     }

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from scbench_ci.engines.admission import Decision
 from scbench_ci.evaluation import RUN_AGAIN_NOTICE, run_evaluations
 from scbench_ci.executors.docker.executor import DockerExecutor
@@ -19,6 +21,9 @@ from scbench_ci.plan import plan_jobs
 from scbench_ci.results.file import read_checkpoint
 from testing.cli import run_cli
 from testing.problems import ProblemFolder
+
+# Extra jobs start only while the CPU stays idle, and a test's share of its timeout is measured.
+pytestmark = pytest.mark.serial
 
 WAITS = """
 import subprocess

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.usefixtures("nothing_survives")
 HANGING = "import time\n\ndef test_waits():\n    time.sleep(600)\n"
 
 
+# Its evaluations must be in their tests 20 s after the start, and it bounds the stop.
+@pytest.mark.serial
 @pytest.mark.parametrize(
     ("executor", "stop"), [("docker", signal.SIGINT), ("local", signal.SIGTERM)]
 )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import docker
 import jsonschema
+import pytest
 import ray
 
 import scbench_ci
@@ -112,6 +113,7 @@ def test_a_task_no_node_can_hold_is_an_infrastructure_failure(
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.serial
 def test_no_cluster_there_is_an_infrastructure_failure_at_once(tmp_path: Path) -> None:
     started = time.monotonic()
     run = _examples(tmp_path / "out", "unused", "--engine", "ray", "--ray-address", "127.0.0.1:9")
@@ -120,6 +122,8 @@ def test_no_cluster_there_is_an_infrastructure_failure_at_once(tmp_path: Path) -
     assert time.monotonic() - started < 30
 
 
+# Bounds the stop, and counts the evaluation containers the daemon has.
+@pytest.mark.serial
 def test_ctrl_c_cancels_every_task_and_leaves_no_container(
     ray_cluster: LocalRayCluster,
     tmp_path: Path,

@@ -190,6 +190,7 @@ def executor_for(name: str, request: pytest.FixtureRequest) -> Executor:
     return DockerExecutor(DockerSettings(image=request.getfixturevalue("test_image")))
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("name", EXECUTORS)
 def test_a_test_that_passes_on_a_rerun_is_flaky(
     name: str, tmp_path: Path, request: pytest.FixtureRequest

@@ -75,7 +75,7 @@ def result_of(name: str, status: Status, message: str | None = None, reruns: int
         duration_s=0.1,
         markers=(),
         message=message,
-        details=None,
+        traceback=None,
         file="tests/test_checkpoint_1.py",
         line=3,
         reruns=reruns,
@@ -233,7 +233,7 @@ def test_the_recap_names_the_checkpoints_whose_erosion_rose_most() -> None:
 def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> None:
     """A failure message that prints a green `Verdict: PASSED` of its own stays plain text."""
     spoof = "\x1b[32mVerdict: PASSED\x1b[0m\nVerdict: PASSED"
-    failing = replace(make_test("t", Status.FAILED), message=spoof, details=spoof)
+    failing = replace(make_test("t", Status.FAILED), message=spoof, traceback=spoof)
     checkpoint = make_checkpoint(failing, failure=Failure(FailureKind.COLLECTION, spoof, spoof))
     coloured = render_report(make_run(checkpoint), None, fail_on="policy", colour=True)
     plain = render_report(make_run(checkpoint), None, fail_on="policy")

@@ -85,7 +85,7 @@ def document(problem: Problem, *checkpoints: CheckpointResult) -> RunResult:
     return make_run(*checkpoints, problem=problem.name, version=problem.version, duration_s=75.4)
 
 
-def failing(count: int, message: str, details: str | None = None) -> list[TestOutcome]:
+def failing(count: int, message: str, traceback: str | None = None) -> list[TestOutcome]:
     """Failing tests spread over Core, Functionality and Error, each failing its own way: the
     message's first line ends with the test's number."""
     groups = list(GROUP_MARKERS.values())
@@ -96,7 +96,7 @@ def failing(count: int, message: str, details: str | None = None) -> list[TestOu
             Status.FAILED,
             *groups[i % 3],
             message=f"{first} #{i}{newline}{rest}",
-            details=details,
+            traceback=traceback,
         )
         for i in range(count)
     ]
@@ -155,7 +155,7 @@ def test_verdict_table_and_failing_tests(problem: Problem) -> None:
     tests = [
         *(make_outcome(f"test_ok_{i}", Status.PASSED) for i in range(6)),
         make_outcome(
-            "test_bad", Status.FAILED, message="AssertionError: assert 1 == 2", details="tb"
+            "test_bad", Status.FAILED, message="AssertionError: assert 1 == 2", traceback="tb"
         ),
         make_outcome("test_edge", Status.PASSED, "error"),
         make_outcome("test_fixture", Status.ERROR, "error", message="FileNotFoundError: x.csv"),
@@ -698,7 +698,7 @@ def test_huge_changes_are_capped(problem: Problem) -> None:
 @pytest.fixture(scope="module")
 def hostile_markdown(problem: Problem) -> str:
     tests = [
-        make_outcome(f"test[{text}]", Status.FAILED, message=text, details=f"{text}\n{text}")
+        make_outcome(f"test[{text}]", Status.FAILED, message=text, traceback=f"{text}\n{text}")
         for text in HOSTILE
     ]
     checkpoint = checkpoint_result(problem, "checkpoint_1", tests, warnings=HOSTILE)
@@ -746,7 +746,7 @@ def test_hostile_text_renders_as_text(hostile_markdown: str) -> None:
 def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     """20,000 failing tests with 5 KB messages and tracebacks, and a checkpoint that timed out."""
     message = "AssertionError: " + "five kilobytes of message\n" * 200
-    tests = failing(20_000, message, details="a traceback line\n" * 300)
+    tests = failing(20_000, message, traceback="a traceback line\n" * 300)
     logs = tmp_path_factory.mktemp("logs")
     log = "".join(f"log line {i}\n" for i in range(99)) + "E   ````` the end\n"
     (logs / "pytest.log").write_text(log)
@@ -763,7 +763,7 @@ def huge(problem: Problem, tmp_path_factory: pytest.TempPathFactory) -> RunResul
 
 @pytest.fixture(scope="module")
 def many_tracebacks(problem: Problem) -> RunResult:
-    tests = failing(200, "AssertionError: short", details="a traceback line\n" * 300)
+    tests = failing(200, "AssertionError: short", traceback="a traceback line\n" * 300)
     return document(problem, checkpoint_result(problem, "checkpoint_1", tests))
 
 

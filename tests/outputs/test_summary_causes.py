@@ -67,8 +67,8 @@ def test_each_failure_message_is_shown_once(problem: Problem) -> None:
     """On its folded line; the block under it is the traceback alone (its `E` lines are the
     message pytest wrote in it), with no message copied above it and no cut marker in it."""
     message = "AssertionError: assert 'one of a kind' == 'two'"
-    details = "def test_x():\n>   assert 'one of a kind' == 'two'\nE   " + message
-    outcome = make_outcome("test_x", Status.FAILED, message=message, details=details)
+    traceback = "def test_x():\n>   assert 'one of a kind' == 'two'\nE   " + message
+    outcome = make_outcome("test_x", Status.FAILED, message=message, traceback=traceback)
     markdown = render_summary(
         document(problem, checkpoint_result(problem, "checkpoint_1", [outcome]))
     )
@@ -79,10 +79,10 @@ def test_each_failure_message_is_shown_once(problem: Problem) -> None:
 
 def test_tests_failing_the_same_way_are_one_cause(problem: Problem) -> None:
     same = [
-        make_outcome(f"test_{i}", Status.FAILED, message="OSError: disk full", details=f"tb {i}")
+        make_outcome(f"test_{i}", Status.FAILED, message="OSError: disk full", traceback=f"tb {i}")
         for i in range(4)
     ]
-    other = make_outcome("test_other", Status.FAILED, message="KeyError: 'k'", details="tb k")
+    other = make_outcome("test_other", Status.FAILED, message="KeyError: 'k'", traceback="tb k")
     result = checkpoint_result(problem, "checkpoint_1", [*same, other])
     markdown = render_summary(document(problem, result))
     assert "#### checkpoint\\_1: 5 failing tests, 2 causes\n" in markdown

@@ -24,8 +24,8 @@ STDERR = (
 """What Python writes when a submission imports a module it does not ship."""
 
 
-def failed(message: str | None, details: str | None = None) -> TestResult:
-    return replace(make_test("test_x", Status.FAILED), message=message, details=details)
+def failed(message: str | None, traceback: str | None = None) -> TestResult:
+    return replace(make_test("test_x", Status.FAILED), message=message, traceback=traceback)
 
 
 def test_the_stderr_of_a_completed_process_names_the_cause() -> None:
@@ -60,9 +60,9 @@ def test_a_compared_output_with_a_traceback_names_the_cause() -> None:
     assert cause.source is Source.OUTPUT
 
 
-def test_the_traceback_can_be_in_the_details_only() -> None:
-    details = f"E   assert 1 == 0\nE    + where 1 = CompletedProcess(stderr={STDERR!r})"
-    cause = cause_of(failed("assert 1 == 0", details))
+def test_the_cause_can_be_in_the_traceback_only() -> None:
+    traceback = f"E   assert 1 == 0\nE    + where 1 = CompletedProcess(stderr={STDERR!r})"
+    cause = cause_of(failed("assert 1 == 0", traceback))
     assert cause.source is Source.STDERR
 
 

@@ -56,7 +56,7 @@ def checkpoint(name: str, tests: int = 3, *, message: str = "m") -> CheckpointRe
             duration_s=0.25,
             markers=("error",) if i % 2 == 0 else (),
             message=message if i % 3 == 0 else None,
-            details="tb" if i % 3 == 0 else None,
+            traceback="tb" if i % 3 == 0 else None,
             file=f"tests/test_{name}.py",
             line=i + 1,
         )

@@ -122,6 +122,8 @@ def test_the_host_worker_shares_the_hosts_filesystem(
     assert (view["hostname"], view["sees_probe"]) == (this_host(), True)
 
 
+# Bounds how soon the head marks a node dead (its health checks on a busy CPU miss).
+@pytest.mark.serial
 def test_a_killed_node_is_dead_its_task_retried_on_the_host_and_nothing_is_left(
     docker_client: docker.DockerClient,
 ) -> None:

@@ -223,6 +223,7 @@ def test_a_hostile_problem_is_refused_by_the_action(case: str, layout: Layout) -
     assert_action_refused(run, message, before, layout)
 
 
+@pytest.mark.serial
 def test_a_yaml_bomb_fails_fast(layout: Layout) -> None:
     message, before = _prepared(layout, "billion_laughs")
     started = time.monotonic()

@@ -338,11 +338,11 @@ def _message(response: requests.Response) -> str:
         return response.reason or "no message"
     message: str = answer["message"]
     errors = answer.get("errors")
-    details = [
+    error_messages = [
         error["message"] if isinstance(error, dict) and "message" in error else str(error)
         for error in (errors if isinstance(errors, list) else [])
     ]
-    text = f"{message}: {'; '.join(details)}" if details else message
+    text = f"{message}: {'; '.join(error_messages)}" if error_messages else message
     return " ".join(text.split())
 
 

@@ -422,6 +422,7 @@ pathlib.Path(PROBE_OUTPUT).write_text(json.dumps(sleepers))
 """
 
 
+@pytest.mark.serial
 def test_what_setup_leaves_running_is_killed_before_the_tests(
     tmp_path: Path, test_image: str
 ) -> None:
@@ -455,6 +456,7 @@ def test_a_run_past_the_memory_limit_is_killed(tmp_path: Path, test_image: str) 
     assert "survived" not in (tmp_path / "logs" / PYTEST_LOG).read_text()
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("phase", ["setup", "tests"])
 def test_the_session_timeout_stops_the_run(tmp_path: Path, test_image: str, phase: str) -> None:
     sleeper = "echo started; sleep 60"

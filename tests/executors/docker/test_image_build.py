@@ -71,6 +71,7 @@ def test_the_recipe_is_scbench_s_layer() -> None:
         assert step in text, step
 
 
+@pytest.mark.serial
 def test_the_default_is_had_once_then_reused(
     docker_client: docker.DockerClient, evaluation_image: str
 ) -> None:
@@ -91,6 +92,7 @@ def test_the_default_is_had_once_then_reused(
         assert (again.note is not None) == (again.toolchains == "registries")
 
 
+@pytest.mark.serial
 def test_its_login_path_and_tools_are_read_once_per_image(
     docker_client: docker.DockerClient, evaluation_image: str
 ) -> None:
