@@ -43,6 +43,7 @@ from scbench_ci.options.declared import (
     ORACLE_POLICY,
     POLICY,
     PYTEST_ARGS,
+    QUALITY,
     RAY_ADDRESS,
     REPEAT,
     RERUNS,
@@ -112,6 +113,7 @@ def evaluate(
     include_prior_tests: bool | None = INCLUDE_PRIOR_TESTS.default,
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
+    quality: bool = QUALITY.default,
     reruns: int = RERUNS.default,
     repeat: int = REPEAT.default,
     flaky_passes: bool = FLAKY_PASSES.default,
@@ -167,6 +169,7 @@ def check_problems(
     changed_since: str | None = CHANGED_SINCE.default,
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
+    quality: bool = QUALITY.default,
     pytest_args: Sequence[str] = PYTEST_ARGS.default,
     echo: TextIO | None = None,
 ) -> CheckResult:

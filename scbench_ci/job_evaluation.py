@@ -211,6 +211,7 @@ def _run_tests(
                 workdir=environment.workdir,
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
+                quality=options.quality,
             )
         )
     except InfrastructureError as error:
@@ -294,6 +295,7 @@ def _fingerprint(
         "user": environment.user,
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
+        "quality": options.quality,
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }

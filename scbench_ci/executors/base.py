@@ -33,7 +33,22 @@ SCBENCH_TESTS_USER = "1000:1000"
 SCBENCH_WORKDIR = "/workspace"
 """SCBench's default `docker.workdir`: where the workspace is and the tests run."""
 PYTEST_LOG = "pytest.log"
+EVALUATOR_NAMES = (WORKSPACE_TESTS_DIR, REPORTS_DIR, PYTEST_INI)
+"""The workspace's entries only the evaluator makes: all others are the submission's."""
+QUALITY_LOG = "quality.log"
+"""What the quality measure printed besides its report."""
 Phase = Literal["setup", "tests"]
+SCB_CHECK_VERSION = "0.2.0"
+SCB_CHECK = f"scb-check=={SCB_CHECK_VERSION}"
+"""SCBench's code-quality measure (PyPI), pinned: its figures change with its rules."""
+QUALITY_PYTHON = "3.12"
+"""The Python scb-check needs (it requires 3.12 or newer); the image's, never downloaded."""
+QUALITY_TIMEOUT_S = 120.0
+"""The quality measure's own time limit, after the tests (not part of the session's)."""
+QUALITY_INSTALL_TIMEOUT_S = 600.0
+"""How long installing the quality measure's environment may take (once, when it is cached)."""
+MAX_QUALITY_REPORT_BYTES = 64 * 1024
+"""scb-check's report is one small JSON object; more is not read."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,9 @@ class ExecutionRequest:
     requirements.txt`, from environment.default_environment): a container executor may then
     give the workspace what they make of its requirements.txt from a cache, where that is
     provably the same."""
+    quality: bool = False
+    """Measure the submission's code quality (scb-check) after the tests, on its files as
+    staged (copied before any of its code ran), in the same place and as the same user."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
@@ -109,6 +127,18 @@ class ImageRecord:
 
 
 @dataclass(frozen=True)
+class QualityRun:
+    """What the quality measure left: scb-check's report as it printed it (untrusted bytes, read
+    by the results' strict reader), or why there is none."""
+
+    report: bytes | None
+    reason: str | None
+    """Why there is no report, in words; None when there is one."""
+    seconds: float
+    tool_version: str = SCB_CHECK_VERSION
+
+
+@dataclass(frozen=True)
 class ExecutionResult:
     exit_code: int | None
     """pytest's exit code; None when it never ran or was killed at the session timeout."""
@@ -128,6 +158,8 @@ class ExecutionResult:
     """Seconds spent in each of the executor's phases, in order."""
     image: ImageRecord | None = None
     """The container image it ran in (container executors)."""
+    quality: QualityRun | None = None
+    """The quality measure's outcome, when the request asked for it."""
 
 
 class Executor(Protocol):

@@ -348,6 +348,16 @@ BASELINE_BRANCH = Option(
     absent="only the action downloads a baseline artifact of a branch's runs",
 )
 
+QUALITY = Option(
+    "quality",
+    True,
+    boolean,
+    "do not measure the submission's code quality (SCBench's verbosity and erosion, by "
+    "scb-check) after each checkpoint's tests",
+    flag="--no-quality",
+    input="quality",
+)
+
 # Flaky tests and reuse.
 RERUNS = Option(
     "reruns",
@@ -623,6 +633,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    QUALITY,
     POLICY,
     FAIL_ON_POLICY,
     FAIL_ON,
@@ -659,6 +670,7 @@ RUN = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    QUALITY,
 )
 """How the tests run: the options `evaluate` and `check` share, in every front end."""
 COMPARISON = (BASELINE, FAIL_ON, HISTORY, DETAILS)
