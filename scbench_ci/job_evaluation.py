@@ -17,6 +17,7 @@ from scbench_ci.environment import Environment, default_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     PYTEST_LOG,
+    QUALITY_LOG,
     SETUP_LOG,
     ExecutionRequest,
     Executor,
@@ -307,6 +308,6 @@ def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
         if data is not None:
             write_file(target, name, data)
-    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
+    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG, log_dir / QUALITY_LOG):
         if log.is_file():
             write_file(target, log.name, log.read_bytes())

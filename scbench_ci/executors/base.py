@@ -9,6 +9,7 @@ holds what the run left there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
@@ -104,6 +105,8 @@ class ExecutionRequest:
     quality: bool = False
     """Measure the submission's code quality (scb-check) after the tests, on its files as
     staged (copied before any of its code ran), in the same place and as the same user."""
+    quality_timeout_s: float = QUALITY_TIMEOUT_S
+    """The measure's own time limit."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
@@ -136,6 +139,32 @@ class QualityRun:
     """Why there is no report, in words; None when there is one."""
     seconds: float
     tool_version: str = SCB_CHECK_VERSION
+
+
+_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+REPORTED = (0, 1)
+"""scb-check's exit codes with a report: 1 says it found something to flag."""
+
+
+def reported(code: int, stdout: bytes, stderr: bytes) -> tuple[bytes | None, str | None]:
+    """scb-check's report from how it ended (any executor), or why there is none."""
+    if code not in REPORTED or not stdout.strip():
+        said = _last_line(stderr)
+        return None, f"scb-check failed with exit code {code}" + (f": {said}" if said else "")
+    if len(stdout) > MAX_QUALITY_REPORT_BYTES:
+        return None, f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
+    return stdout, None
+
+
+def timed_out(limit_s: float = QUALITY_TIMEOUT_S) -> str:
+    return f"scb-check did not finish within its time limit ({limit_s:g} s)"
+
+
+def _last_line(text: bytes) -> str:
+    """The last line scb-check printed, as printable text of at most 200 characters."""
+    lines = _COLOURS.sub("", text.decode(errors="replace")).strip().splitlines()
+    last = "".join(ch if ch.isprintable() else " " for ch in lines[-1]) if lines else ""
+    return last if len(last) <= 200 else f"{last[:197]}..."
 
 
 @dataclass(frozen=True)

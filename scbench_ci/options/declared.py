@@ -296,11 +296,11 @@ FAIL_ON_POLICY = Option(
 FAIL_ON = Option(
     "fail_on",
     exit_status.DEFAULT_FAIL_ON,
-    _one_of(exit_status.FAIL_ON),
+    exit_status.parse_fail_on,
     f"what makes the exit code 1: {exit_status.FAIL_ON_HELP} (default: %(default)s)",
     flag="--fail-on",
     input="fail_on",
-    choices=exit_status.FAIL_ON,
+    metavar="RULES",
 )
 DETAILS = Option(
     "details",

@@ -171,6 +171,8 @@ class DockerExecutor:
                         clock,
                         scope=self.cache_scope,
                     )
+                    # Building the quality measure's environment is not the session's time.
+                    deadline += clock.phases().get("quality", 0.0)
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
                 attempt = _Attempt(containers, request, setup_log, deadline, clock, started)
@@ -284,7 +286,14 @@ class DockerExecutor:
         if result.timed_out_in is not None:
             return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
         with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
-            return quality.measure(container, environment, place.user, attempt.containers.path, log)
+            return quality.measure(
+                container,
+                environment,
+                place.user,
+                attempt.containers.path,
+                attempt.request.quality_timeout_s,
+                log,
+            )
 
     def _plan(
         self,

@@ -7,7 +7,6 @@ none. Nothing here fails the run: every failure is a reason.
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 
 import requests
@@ -18,9 +17,10 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     MAX_QUALITY_REPORT_BYTES,
     QUALITY_PYTHON,
-    QUALITY_TIMEOUT_S,
     SCB_CHECK,
     QualityRun,
+    reported,
+    timed_out,
 )
 from scbench_ci.executors.child_env import run_environment
 from scbench_ci.executors.docker import cache as docker_cache
@@ -36,10 +36,6 @@ from scbench_ci.executors.docker.layout import (
 )
 from scbench_ci.executors.output import LogSink
 
-_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
-REPORTED = (0, 1)
-"""scb-check's exit codes with a report: 1 says it found something to flag."""
-
 
 def install_steps() -> list[list[str]]:
     """Without caches: scb-check into the run's own volume, as the runner, before the network
@@ -52,6 +48,7 @@ def measure(
     environment: Cached | str,
     user: str,
     path: str,
+    timeout_s: float,
     log: LogSink,
 ) -> QualityRun:
     """scb-check's report on the staged submission, or why there is none. `environment` is the
@@ -59,7 +56,7 @@ def measure(
     there is none."""
     started = time.monotonic()
     try:
-        report, reason = _measure(container, environment, user, path, log)
+        report, reason = _measure(container, environment, user, path, timeout_s, log)
     except (DockerException, requests.RequestException, InfrastructureError) as error:
         report, reason = None, f"the container could not run scb-check ({_first_line(error)})"
     seconds = round(time.monotonic() - started, 3)
@@ -69,7 +66,12 @@ def measure(
 
 
 def _measure(
-    container: Container, environment: Cached | str, user: str, path: str, log: LogSink
+    container: Container,
+    environment: Cached | str,
+    user: str,
+    path: str,
+    timeout_s: float,
+    log: LogSink,
 ) -> tuple[bytes | None, str | None]:
     if isinstance(environment, Cached):
         venv = f"{CACHE_MOUNTS[environment.kind]}/env/venv"
@@ -87,24 +89,12 @@ def _measure(
     argv = [f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"]
     log.note(f"$ {' '.join(argv)}")
     code, stdout, stderr = run_captured(
-        container, argv, env, user, QUALITY_DIR, QUALITY_TIMEOUT_S, MAX_QUALITY_REPORT_BYTES
+        container, argv, env, user, QUALITY_DIR, timeout_s, MAX_QUALITY_REPORT_BYTES
     )
     log.write(stderr)
     if code is None:
-        return None, f"scb-check did not finish within its time limit ({QUALITY_TIMEOUT_S:g} s)"
-    if code not in REPORTED:
-        said = _last_line(stderr)
-        return None, f"scb-check failed with exit code {code}" + (f": {said}" if said else "")
-    if len(stdout) > MAX_QUALITY_REPORT_BYTES:
-        return None, f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
-    return stdout, None
-
-
-def _last_line(text: bytes) -> str:
-    """The last line scb-check printed, as printable text of at most 200 characters."""
-    lines = _COLOURS.sub("", text.decode(errors="replace")).strip().splitlines()
-    last = "".join(ch if ch.isprintable() else " " for ch in lines[-1]) if lines else ""
-    return last if len(last) <= 200 else f"{last[:197]}..."
+        return None, timed_out(timeout_s)
+    return reported(code, stdout, stderr)
 
 
 def _first_line(error: Exception) -> str:
