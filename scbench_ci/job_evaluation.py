@@ -212,7 +212,7 @@ def _run_tests(
                 workdir=environment.workdir,
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
-                quality=options.quality,
+                quality=options.quality and job.quality,
             )
         )
     except InfrastructureError as error:
@@ -296,7 +296,7 @@ def _fingerprint(
         "user": environment.user,
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
-        "quality": options.quality,
+        "quality": options.quality and job.quality,
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }
