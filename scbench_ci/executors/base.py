@@ -44,8 +44,14 @@ SCB_CHECK = f"scb-check=={SCB_CHECK_VERSION}"
 """SCBench's code-quality measure (PyPI), pinned: its figures change with its rules."""
 QUALITY_PYTHON = "3.12"
 """The Python scb-check needs (it requires 3.12 or newer); the image's, never downloaded."""
-QUALITY_TIMEOUT_S = 120.0
-"""The quality measure's own time limit, after the tests (not part of the session's)."""
+QUALITY_CPU_S = 60
+"""The CPU time each of the quality measure's processes may use (RLIMIT_CPU): scb-check takes a
+few seconds of it for thousands of lines, however busy the machine is."""
+QUALITY_TIMEOUT_S = 600.0
+"""The quality measure's own wall-clock limit, after the tests (not part of the session's):
+generous, as a busy machine stretches it; QUALITY_CPU_S stops a parser that spins."""
+_KILLED_BY_CPU_LIMIT = (128 + 24, 128 + 9)
+"""SIGXCPU at the soft limit, SIGKILL at the hard one: as a shell reports them."""
 QUALITY_INSTALL_TIMEOUT_S = 600.0
 """How long installing the quality measure's environment may take (once, when it is cached)."""
 MAX_QUALITY_REPORT_BYTES = 64 * 1024
@@ -146,8 +152,18 @@ REPORTED = (0, 1)
 """scb-check's exit codes with a report: 1 says it found something to flag."""
 
 
+def cpu_limited(argv: list[str]) -> list[str]:
+    """`argv` with each of its processes held to QUALITY_CPU_S seconds of CPU time."""
+    return ["/bin/sh", "-c", 'ulimit -t "$0" && exec "$@"', str(QUALITY_CPU_S), *argv]
+
+
 def reported(code: int, stdout: bytes, stderr: bytes) -> tuple[bytes | None, str | None]:
     """scb-check's report from how it ended (any executor), or why there is none."""
+    if code in _KILLED_BY_CPU_LIMIT and not stdout.strip():
+        return None, (
+            f"scb-check was killed (exit code {code}): its CPU time limit ({QUALITY_CPU_S} s), "
+            "or the memory limit"
+        )
     if code not in REPORTED or not stdout.strip():
         said = _last_line(stderr)
         return None, f"scb-check failed with exit code {code}" + (f": {said}" if said else "")

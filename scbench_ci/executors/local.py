@@ -24,6 +24,7 @@ from scbench_ci.executors.base import (
     ExecutionRequest,
     ExecutionResult,
     QualityRun,
+    cpu_limited,
     reported,
     timed_out,
 )
@@ -115,15 +116,19 @@ class LocalExecutor:
             "-c",
             'exec "$@" 2>"$0"',
             str(quality_log),
-            "uvx",
-            "--python",
-            QUALITY_PYTHON,
-            "--from",
-            SCB_CHECK,
-            "scb-check",
-            "check",
-            str(source),
-            "--report",
+            *cpu_limited(
+                [
+                    "uvx",
+                    "--python",
+                    QUALITY_PYTHON,
+                    "--from",
+                    SCB_CHECK,
+                    "scb-check",
+                    "check",
+                    str(source),
+                    "--report",
+                ]
+            ),
         ]
         cwd = folder / "cwd"
         cwd.mkdir()

@@ -19,6 +19,7 @@ from scbench_ci.executors.base import (
     QUALITY_PYTHON,
     SCB_CHECK,
     QualityRun,
+    cpu_limited,
     reported,
     timed_out,
 )
@@ -86,7 +87,7 @@ def _measure(
     else:
         return None, environment
     env = run_environment(path=path, home=HOME_DIR, extra={}, variables={})
-    argv = [f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"]
+    argv = cpu_limited([f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"])
     log.note(f"$ {' '.join(argv)}")
     code, stdout, stderr = run_captured(
         container, argv, env, user, QUALITY_DIR, timeout_s, MAX_QUALITY_REPORT_BYTES
