@@ -158,12 +158,3 @@ PARSER_CRASH = "x = " + "(" * 20_000 + "1" + ")" * 20_000 + "\n"
 """Python source that scb-check 0.2.0 crashes on (its tokenizer: too many nested parentheses)."""
 MILLION_LINES = "x = 1\n" * 1_000_000
 """A million-line source file: scb-check 0.2.0 takes minutes over it."""
-
-
-def quality_hostile(tmp_path: Path, files: dict[str, str]) -> Path:
-    """wordstat's reference solution with `files` added: the tests pass as they do for it."""
-    submission = tmp_path / "submission"
-    shutil.copytree(EXAMPLES / "wordstat" / SOLVED, submission)
-    for name, text in files.items():
-        (submission / name).write_text(text)
-    return submission
