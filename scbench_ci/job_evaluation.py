@@ -212,7 +212,7 @@ def _run_tests(
                 workdir=environment.workdir,
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
-                quality=options.quality and job.quality,
+                quality=_measures_quality(options, job),
             )
         )
     except InfrastructureError as error:
@@ -240,6 +240,11 @@ def _run_tests(
     )
     _collect_artifacts(files, staged.log_dir, artifacts_dir)
     return replace(result, phases={**execution.phases, "reports": time.monotonic() - clock})
+
+
+def _measures_quality(options: EvaluationOptions, job: Job) -> bool:
+    """Measured once per checkpoint: in its first run (`--repeat` runs the same files again)."""
+    return options.quality and job.quality and job.run == 1
 
 
 def _earlier_result(
@@ -296,7 +301,7 @@ def _fingerprint(
         "user": environment.user,
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
-        "quality": options.quality and job.quality,
+        "quality": _measures_quality(options, job),
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }
