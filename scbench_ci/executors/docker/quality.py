@@ -16,6 +16,7 @@ from docker.models.containers import Container
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     MAX_QUALITY_REPORT_BYTES,
+    QUALITY_CPU_S,
     QUALITY_PYTHON,
     SCB_CHECK,
     QualityRun,
@@ -87,8 +88,9 @@ def _measure(
     else:
         return None, environment
     env = run_environment(path=path, home=HOME_DIR, extra={}, variables={})
-    argv = cpu_limited([f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"])
-    log.note(f"$ {' '.join(argv)}")
+    command = [f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"]
+    log.note(f"$ {' '.join(command)}  (at most {QUALITY_CPU_S} s of CPU time a process)")
+    argv = cpu_limited(command)
     code, stdout, stderr = run_captured(
         container, argv, env, user, QUALITY_DIR, timeout_s, MAX_QUALITY_REPORT_BYTES
     )
