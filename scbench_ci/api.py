@@ -45,6 +45,7 @@ from scbench_ci.options.declared import (
     ORACLE_POLICY,
     POLICY,
     PYTEST_ARGS,
+    QUALITY,
     RAY_ADDRESS,
     REPEAT,
     RERUNS,
@@ -115,6 +116,7 @@ def evaluate(
     include_prior_tests: bool | None = INCLUDE_PRIOR_TESTS.default,
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
+    quality: bool = QUALITY.default,
     reruns: int = RERUNS.default,
     repeat: int = REPEAT.default,
     flaky_passes: bool = FLAKY_PASSES.default,
@@ -237,6 +239,7 @@ def check_problems(
     changed_since: str | None = CHANGED_SINCE.default,
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
+    quality: bool = QUALITY.default,
     pytest_args: Sequence[str] = PYTEST_ARGS.default,
     echo: TextIO | None = None,
 ) -> CheckResult:

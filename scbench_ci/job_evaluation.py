@@ -17,6 +17,7 @@ from scbench_ci.environment import Environment, default_environment
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     PYTEST_LOG,
+    QUALITY_LOG,
     SETUP_LOG,
     ExecutionRequest,
     Executor,
@@ -211,6 +212,7 @@ def _run_tests(
                 workdir=environment.workdir,
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
+                quality=_measures_quality(options, job),
             )
         )
     except InfrastructureError as error:
@@ -238,6 +240,11 @@ def _run_tests(
     )
     _collect_artifacts(files, staged.log_dir, artifacts_dir)
     return replace(result, phases={**execution.phases, "reports": time.monotonic() - clock})
+
+
+def _measures_quality(options: EvaluationOptions, job: Job) -> bool:
+    """Measured once per checkpoint: in its first run (`--repeat` runs the same files again)."""
+    return options.quality and job.quality and job.run == 1
 
 
 def _earlier_result(
@@ -294,6 +301,7 @@ def _fingerprint(
         "user": environment.user,
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
+        "quality": _measures_quality(options, job),
         # A run with no image named has the default's recipe: a changed one is another image.
         "recipe": recipe_digest(),
     }
@@ -305,6 +313,6 @@ def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
         if data is not None:
             write_file(target, name, data)
-    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG):
+    for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG, log_dir / QUALITY_LOG):
         if log.is_file():
             write_file(target, log.name, log.read_bytes())

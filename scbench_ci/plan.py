@@ -52,6 +52,9 @@ class Job:
     cut_network: bool = False
     """The network is cut after setup, whatever the settings say: `check`'s run that finds the
     tests that reach it (container executors)."""
+    quality: bool = True
+    """Whether its submission's code quality is measured, when the run measures it: `check`
+    measures its reference solutions only."""
 
     @property
     def key(self) -> str:

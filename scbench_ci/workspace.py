@@ -9,7 +9,13 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 from scbench_ci.errors import ProblemError, UsageError
-from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.executors.base import (
+    EVALUATOR_NAMES,
+    PYTEST_INI,
+    REPORTS_DIR,
+    TESTS_DIR,
+    WORKSPACE_TESTS_DIR,
+)
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
 from scbench_ci.trust.untrusted_tree import (
@@ -26,8 +32,6 @@ ASSETS_DIR = f"{WORKSPACE_TESTS_DIR}/assets"
 """Where static assets land, each under its name, as SCBench's runner materializes them for the
 tests (`Workspace.materialize_static_assets_for_tests`)."""
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
-EVALUATOR_NAMES = (WORKSPACE_TESTS_DIR, REPORTS_DIR, PYTEST_INI)
-"""The workspace's entries that only the evaluator makes: the submission's are discarded."""
 _LISTED = 5
 
 

@@ -152,3 +152,9 @@ def _digest(folder: Path) -> str:
         if path.is_file() and not path.is_symlink():
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+PARSER_CRASH = "x = " + "(" * 20_000 + "1" + ")" * 20_000 + "\n"
+"""Python source that scb-check 0.2.0 crashes on (its tokenizer: too many nested parentheses)."""
+MILLION_LINES = "x = 1\n" * 1_000_000
+"""A million-line source file: scb-check 0.2.0 takes minutes over it."""

@@ -117,6 +117,7 @@ def _job(
         artifacts=f"{problem.root.name}/{checkpoint.name}/{role}",
         pytest_args=pytest_args,
         role=role.described,
+        quality=role is Role.ORACLE,
     )
 
 

@@ -9,6 +9,7 @@ holds what the run left there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
@@ -33,7 +34,28 @@ SCBENCH_TESTS_USER = "1000:1000"
 SCBENCH_WORKDIR = "/workspace"
 """SCBench's default `docker.workdir`: where the workspace is and the tests run."""
 PYTEST_LOG = "pytest.log"
+EVALUATOR_NAMES = (WORKSPACE_TESTS_DIR, REPORTS_DIR, PYTEST_INI)
+"""The workspace's entries only the evaluator makes: all others are the submission's."""
+QUALITY_LOG = "quality.log"
+"""What the quality measure printed besides its report."""
 Phase = Literal["setup", "tests"]
+SCB_CHECK_VERSION = "0.2.0"
+SCB_CHECK = f"scb-check=={SCB_CHECK_VERSION}"
+"""SCBench's code-quality measure (PyPI), pinned: its figures change with its rules."""
+QUALITY_PYTHON = "3.12"
+"""The Python scb-check needs (it requires 3.12 or newer); the image's, never downloaded."""
+QUALITY_CPU_S = 60
+"""The CPU time each of the quality measure's processes may use (RLIMIT_CPU): scb-check takes a
+few seconds of it for thousands of lines, however busy the machine is."""
+QUALITY_TIMEOUT_S = 600.0
+"""The quality measure's own wall-clock limit, after the tests (not part of the session's):
+generous, as a busy machine stretches it; QUALITY_CPU_S stops a parser that spins."""
+_KILLED_BY_CPU_LIMIT = (128 + 24, 128 + 9)
+"""SIGXCPU at the soft limit, SIGKILL at the hard one: as a shell reports them."""
+QUALITY_INSTALL_TIMEOUT_S = 600.0
+"""How long installing the quality measure's environment may take (once, when it is cached)."""
+MAX_QUALITY_REPORT_BYTES = 64 * 1024
+"""scb-check's report is one small JSON object; more is not read."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +108,11 @@ class ExecutionRequest:
     requirements.txt`, from environment.default_environment): a container executor may then
     give the workspace what they make of its requirements.txt from a cache, where that is
     provably the same."""
+    quality: bool = False
+    """Measure the submission's code quality (scb-check) after the tests, on its files as
+    staged (copied before any of its code ran), in the same place and as the same user."""
+    quality_timeout_s: float = QUALITY_TIMEOUT_S
+    """The measure's own time limit."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
@@ -109,6 +136,54 @@ class ImageRecord:
 
 
 @dataclass(frozen=True)
+class QualityRun:
+    """What the quality measure left: scb-check's report as it printed it (untrusted bytes, read
+    by the results' strict reader), or why there is none."""
+
+    report: bytes | None
+    reason: str | None
+    """Why there is no report, in words; None when there is one."""
+    seconds: float
+    tool_version: str = SCB_CHECK_VERSION
+
+
+_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+REPORTED = (0, 1)
+"""scb-check's exit codes with a report: 1 says it found something to flag."""
+
+
+def cpu_limited(argv: list[str]) -> list[str]:
+    """`argv` with each of its processes held to QUALITY_CPU_S seconds of CPU time."""
+    return ["/bin/sh", "-c", 'ulimit -t "$0" && exec "$@"', str(QUALITY_CPU_S), *argv]
+
+
+def reported(code: int, stdout: bytes, stderr: bytes) -> tuple[bytes | None, str | None]:
+    """scb-check's report from how it ended (any executor), or why there is none."""
+    if code in _KILLED_BY_CPU_LIMIT and not stdout.strip():
+        return None, (
+            f"scb-check was killed (exit code {code}): its CPU time limit ({QUALITY_CPU_S} s), "
+            "or the memory limit"
+        )
+    if code not in REPORTED or not stdout.strip():
+        said = _last_line(stderr)
+        return None, f"scb-check failed with exit code {code}" + (f": {said}" if said else "")
+    if len(stdout) > MAX_QUALITY_REPORT_BYTES:
+        return None, f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
+    return stdout, None
+
+
+def timed_out(limit_s: float = QUALITY_TIMEOUT_S) -> str:
+    return f"scb-check did not finish within its time limit ({limit_s:g} s)"
+
+
+def _last_line(text: bytes) -> str:
+    """The last line scb-check printed, as printable text of at most 200 characters."""
+    lines = _COLOURS.sub("", text.decode(errors="replace")).strip().splitlines()
+    last = "".join(ch if ch.isprintable() else " " for ch in lines[-1]) if lines else ""
+    return last if len(last) <= 200 else f"{last[:197]}..."
+
+
+@dataclass(frozen=True)
 class ExecutionResult:
     exit_code: int | None
     """pytest's exit code; None when it never ran or was killed at the session timeout."""
@@ -128,6 +203,8 @@ class ExecutionResult:
     """Seconds spent in each of the executor's phases, in order."""
     image: ImageRecord | None = None
     """The container image it ran in (container executors)."""
+    quality: QualityRun | None = None
+    """The quality measure's outcome, when the request asked for it."""
 
 
 class Executor(Protocol):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import sys
@@ -14,7 +15,19 @@ from typing import IO, TextIO
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
-from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
+from scbench_ci.executors.base import (
+    EVALUATOR_NAMES,
+    MAX_QUALITY_REPORT_BYTES,
+    QUALITY_LOG,
+    QUALITY_PYTHON,
+    SCB_CHECK,
+    ExecutionRequest,
+    ExecutionResult,
+    QualityRun,
+    cpu_limited,
+    reported,
+    timed_out,
+)
 from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
@@ -70,7 +83,74 @@ class LocalExecutor:
             test_argv = request.command.uvx_argv(
                 pytest_runner.__file__, pytest_runner.KILL_DESCENDANTS
             )
-            return run_phases(request, Plan(run, (), test_argv), started)
+            if not request.quality:
+                return run_phases(request, Plan(run, (), test_argv), started)
+            with scratch_folder("scbench-quality-") as folder:
+                # The submission's files as staged, before any of its code runs.
+                source = _copy_submission(request.workspace, folder / "source")
+                result = run_phases(request, Plan(run, (), test_argv), started)
+                clock = time.monotonic()
+                quality_env = run_environment(
+                    path=self.search_path,
+                    home=str(home),
+                    extra={
+                        **installer_variables(os.environ),
+                        "UV_CACHE_DIR": str(_uv_cache_dir()),
+                        "UV_PYTHON_DOWNLOADS": "never",
+                    },
+                    variables={},
+                )
+                quality = self._quality(request, source, folder, quality_env)
+                phases = {**result.phases, "quality": time.monotonic() - clock}
+                return dataclasses.replace(
+                    result,
+                    quality=quality,
+                    phases=phases,
+                    duration_s=time.monotonic() - started,
+                )
+
+    def _quality(
+        self, request: ExecutionRequest, source: Path, folder: Path, env: dict[str, str]
+    ) -> QualityRun:
+        """scb-check through uvx, as the tests' runner is installed here (its environment in
+        uv's cache), on a Python 3.12 uv finds (none is downloaded), from a folder of its own
+        (so no configuration file of the submission's is read); its stderr to quality.log."""
+        started = time.monotonic()
+        quality_log = request.log_dir / QUALITY_LOG
+        argv = [
+            "/bin/sh",
+            "-c",
+            'exec "$@" 2>"$0"',
+            str(quality_log),
+            *cpu_limited(
+                [
+                    "uvx",
+                    "--python",
+                    QUALITY_PYTHON,
+                    "--from",
+                    SCB_CHECK,
+                    "scb-check",
+                    "check",
+                    str(source),
+                    "--report",
+                ]
+            ),
+        ]
+        cwd = folder / "cwd"
+        cwd.mkdir()
+        deadline = started + request.quality_timeout_s
+        with LogSink(folder / "report.json", None) as report:
+            code, _ = _run(argv, cwd, env, report, deadline, self._running)
+            size = report.total_bytes
+        seconds = round(time.monotonic() - started, 3)
+        if code is None:
+            return QualityRun(None, timed_out(request.quality_timeout_s), seconds)
+        if size > MAX_QUALITY_REPORT_BYTES:
+            too_large = f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
+            return QualityRun(None, too_large, seconds)
+        stderr = quality_log.read_bytes()[-4096:] if quality_log.is_file() else b""
+        got, reason = reported(code, (folder / "report.json").read_bytes(), stderr)
+        return QualityRun(got, reason, seconds)
 
 
 class _RunningTrees:
@@ -155,6 +235,20 @@ def _copy_output(stream: IO[bytes], log: LogSink, killed_all: threading.Event) -
         if not chunk:
             return
         log.write(chunk)
+
+
+def _copy_submission(workspace: Path, target: Path) -> Path:
+    """The workspace's entries but the evaluator's, links as links (staging left out those
+    that point outside the submission)."""
+    target.mkdir()
+    for entry in os.scandir(workspace):
+        if entry.name in EVALUATOR_NAMES:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.copytree(entry.path, target / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry.path, target / entry.name, follow_symlinks=False)
+    return target
 
 
 def _search_path() -> list[str]:

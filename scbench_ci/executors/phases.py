@@ -27,11 +27,12 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.output import LogSink
 from scbench_ci.standalone.pytest_runner import SEAL_KEY_VARIABLE
 
-PHASE_ORDER = ("image", "container", "runner", "setup", "tests", "collect", "cleanup")
+PHASE_ORDER = ("image", "container", "runner", "setup", "tests", "collect", "quality", "cleanup")
 """The phases an executor may time, in the order they happen (`ExecutionResult.phases`):
 `image` (the image is there), `container` (the run's container made, started and the workspace
 copied in), `runner` (the test runner's environment made available), `setup`, `tests`, `collect`
-(the reports and the limit counters copied out), `cleanup` (container and volume removed)."""
+(the reports and the limit counters copied out), `quality` (the code-quality measure, its
+environment's installation included), `cleanup` (container and volume removed)."""
 
 
 class PhaseClock:
@@ -82,6 +83,9 @@ class Plan:
     test_argv: list[str]
     before_tests: Callable[[], None] | None = None
     """Called between setup and tests (to cut the network, say)."""
+    install_quality: Callable[[], None] | None = None
+    """Called after setup, before `before_tests`, timed as `quality`: installs the quality
+    measure's environment while the run is still online (a failure is the measure's)."""
     after_tests: Callable[[], int] | None = None
     """Called when the tests' step ended (not at the session timeout), timed as `collect`: kills
     what the tests left running and returns how many, taking what is to be collected along; the
@@ -130,6 +134,9 @@ def run_phases(request: ExecutionRequest, plan: Plan, started: float) -> Executi
     finally:
         if own_log is not None:
             own_log.close()
+    if plan.install_quality is not None:
+        with clock.timing("quality"):
+            plan.install_quality()
     if plan.before_tests is not None:
         with clock.timing("setup"):
             plan.before_tests()

@@ -28,6 +28,7 @@ from scbench_ci.options.declared import (
     FAIL_ON,
     HISTORY,
     POLICY,
+    QUALITY,
     RAY_ADDRESS,
     REPEAT,
     RERUNS,
@@ -157,6 +158,8 @@ class EvaluationOptions:
     """Run each checkpoint whole this many times; a test whose outcome differs is flaky."""
     flaky_passes: bool = False
     """Count flaky tests as passed for the policy (else as failed)."""
+    quality: bool = QUALITY.default
+    """Measure each checkpoint's code quality (scb-check) after its tests."""
     select: tuple[str, ...] = ()
     """Only these `<problem>/<checkpoint>`: a shard of `scbench-ci plan`."""
     own_output: bool = False

@@ -296,11 +296,11 @@ FAIL_ON_POLICY = Option(
 FAIL_ON = Option(
     "fail_on",
     exit_status.DEFAULT_FAIL_ON,
-    _one_of(exit_status.FAIL_ON),
+    exit_status.parse_fail_on,
     f"what makes the exit code 1: {exit_status.FAIL_ON_HELP} (default: %(default)s)",
     flag="--fail-on",
     input="fail_on",
-    choices=exit_status.FAIL_ON,
+    metavar="RULES",
 )
 DETAILS = Option(
     "details",
@@ -346,6 +346,16 @@ BASELINE_BRANCH = Option(
     input="baseline_branch",
     keyword=False,
     absent="only the action downloads a baseline artifact of a branch's runs",
+)
+
+QUALITY = Option(
+    "quality",
+    True,
+    boolean,
+    "do not measure the submission's code quality (SCBench's verbosity and erosion, by "
+    "scb-check) after each checkpoint's tests",
+    flag="--no-quality",
+    input="quality",
 )
 
 # Flaky tests and reuse.
@@ -623,6 +633,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    QUALITY,
     POLICY,
     FAIL_ON_POLICY,
     FAIL_ON,
@@ -659,6 +670,7 @@ RUN = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    QUALITY,
 )
 """How the tests run: the options `evaluate` and `check` share, in every front end."""
 COMPARISON = (BASELINE, FAIL_ON, HISTORY, DETAILS)

@@ -33,6 +33,7 @@ def render_check_report(run: RunResult, results_path: Path | None, *, fail_on: s
         lines.append("")
         width = max(len(problem.name) for problem in run.problems)
         lines += [f"{problem.name:<{width}}  {verdict(problem)}" for problem in run.problems]
+        lines += quality_lines(run)
         lines.append("")
         lines.append(
             f"Oracle policy {run.policy}: {policy.describe(run.policy)}; "
@@ -42,6 +43,27 @@ def render_check_report(run: RunResult, results_path: Path | None, *, fail_on: s
     if results_path is not None:
         lines.append(f"Results: {results_path}")
     return inert("\n".join(lines)) + "\n"
+
+
+def quality_lines(run: RunResult) -> list[str]:
+    """Each reference solution's code quality, where it was measured (or why not)."""
+    measured = [(p, c) for p, c in run.checkpoints() if c.quality is not None]
+    if not measured:
+        return []
+    width = max(len(f"{p.name}/{c.name}") for p, c in measured)
+    lines = ["", "Reference solutions' code quality (scb-check):"]
+    for problem, checkpoint in measured:
+        assert checkpoint.quality is not None
+        name = f"{problem.name}/{checkpoint.name}"
+        found = checkpoint.quality.measures
+        if found is None:
+            lines.append(f"  {name:<{width}}  not measured: {checkpoint.quality.reason}")
+        else:
+            lines.append(
+                f"  {name:<{width}}  verbosity {found.verbosity:.3f}  erosion "
+                f"{found.erosion:.3f}  {counted(found.total_loc, 'line')}"
+            )
+    return lines
 
 
 def checked(run: RunResult) -> list[tuple[ProblemResult, CheckReport]]:

@@ -3,32 +3,125 @@ headline that says it, the one the console report and the summary both show."""
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 from scbench_ci.errors import ExitCode
+from scbench_ci.option_values import BadValue, did_you_mean
 from scbench_ci.results import policy
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import counted
 
 FAIL_ON = ("policy", "regressions", "never")
 DEFAULT_FAIL_ON = "policy"
+QUALITY_GATED = ("erosion", "verbosity")
+"""The code-quality measures `--fail-on` can hold to a limit (`erosion>0.5`)."""
 FAIL_ON_HELP = (
     "policy: fail when a checkpoint fails its policy; regressions: only when a test that passed "
     "in the baseline fails now (for suites that never pass completely); never: only on an "
-    "infrastructure failure"
+    "infrastructure failure; followed by any of erosion>X, verbosity>X (X from 0 to 1): also "
+    "fail when a checkpoint's measure is above X (one not measured never fails it)"
 )
+_LIMIT = re.compile(r"(?P<measure>[a-z_]+)>(?P<most>[0-9.]+)")
+
+
+@dataclass(frozen=True)
+class QualityLimit:
+    """`erosion>0.5`: a checkpoint whose erosion is above 0.5 fails the run."""
+
+    measure: str
+    most: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.measure}>{self.most:g}"
+
+
+def parse_fail_on(option: str, value: str) -> str:
+    """A mode (policy, regressions, never; policy when none is given) and quality limits,
+    separated by spaces, as one normalized text; a BadValue naming the word that is wrong."""
+    words = value.split()
+    modes = [word for word in words if word in FAIL_ON]
+    if len(modes) > 1:
+        raise BadValue(option, f"give one of {', '.join(FAIL_ON)}, not {' and '.join(modes)}")
+    limits = []
+    for word in words:
+        if word in FAIL_ON:
+            continue
+        limits.append(_limit(option, word))
+    measures = [limit.measure for limit in limits]
+    if len(set(measures)) < len(measures):
+        raise BadValue(option, "a quality limit is given twice for one measure")
+    if not words:
+        raise BadValue(option, f"'' is not one of {', '.join(FAIL_ON)}")
+    return " ".join([modes[0] if modes else DEFAULT_FAIL_ON, *(limit.text for limit in limits)])
+
+
+def _limit(option: str, word: str) -> QualityLimit:
+    found = _LIMIT.fullmatch(word)
+    if found is None:
+        hint = did_you_mean(word, FAIL_ON)
+        raise BadValue(
+            option,
+            f"{word!r} is not one of {', '.join(FAIL_ON)}, nor a quality limit such as "
+            f"erosion>0.5{hint}",
+        )
+    if found["measure"] not in QUALITY_GATED:
+        raise BadValue(
+            option,
+            f"{found['measure']!r} is not a measure a limit can be set on "
+            f"({', '.join(QUALITY_GATED)})",
+        )
+    try:
+        most = float(found["most"])
+    except ValueError:
+        raise BadValue(option, f"{found['most']!r} in {word!r} is not a number") from None
+    if not (math.isfinite(most) and 0 <= most < 1):
+        raise BadValue(option, f"{word!r}: the limit must be from 0 to less than 1")
+    return QualityLimit(found["measure"], most)
+
+
+def fail_on_mode(fail_on: str) -> str:
+    """policy, regressions or never."""
+    return next((word for word in fail_on.split() if word in FAIL_ON), DEFAULT_FAIL_ON)
+
+
+def quality_limits(fail_on: str) -> tuple[QualityLimit, ...]:
+    return tuple(_limit("--fail-on", word) for word in fail_on.split() if word not in FAIL_ON)
+
+
+def over_limits(run: RunResult, fail_on: str) -> list[str]:
+    """`problem/checkpoint erosion 0.62 > 0.5` for each measure above its limit; a checkpoint
+    not measured is never over."""
+    over = []
+    for limit in quality_limits(fail_on):
+        for problem, checkpoint in run.checkpoints():
+            quality = checkpoint.quality
+            if quality is None or quality.measures is None:
+                continue
+            value = getattr(quality.measures, limit.measure)
+            if value > limit.most:
+                over.append(
+                    f"{problem.name}/{checkpoint.name} {limit.measure} {value:.3f} > {limit.most:g}"
+                )
+    return over
 
 
 def exit_code(run: RunResult, fail_on: str) -> ExitCode:
     """An infrastructure failure is exit 3 whatever `fail_on` says: it is not a verdict. A run
-    without problems (a check that `--changed-since` left nothing to check) passes."""
+    without problems (a check that `--changed-since` left nothing to check) passes. A quality
+    limit fails the run whatever the mode."""
     if not run.problems:
         return ExitCode.PASSED
     if run.infrastructure_failure:
         return ExitCode.INFRASTRUCTURE
-    if fail_on == "never":
+    if over_limits(run, fail_on):
+        return ExitCode.FAILED
+    mode = fail_on_mode(fail_on)
+    if mode == "never":
         return ExitCode.PASSED
-    if fail_on == "regressions":
+    if mode == "regressions":
         regressed = run.comparison is not None and bool(run.comparison.regressions)
         return ExitCode.FAILED if regressed else ExitCode.PASSED
     return ExitCode.PASSED if run.passed else ExitCode.FAILED
@@ -63,6 +156,8 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
     claimed as a failure of the run. A check's outcome is its problems found sound."""
     passed = exit_code(run, fail_on) is ExitCode.PASSED
     mark = "✅" if passed else "❌"
+    over = [] if run.infrastructure_failure else over_limits(run, fail_on)
+    fail_on = fail_on_mode(fail_on)
     checked = any(problem.check is not None for problem in run.problems)
     if checked:
         outcome = (
@@ -75,6 +170,9 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
             f"{sum(checkpoint.passed for checkpoint in checkpoints)} of {len(checkpoints)} "
             f"checkpoint{'s pass' if len(checkpoints) != 1 else ' passes'} the policy"
         )
+    if over:
+        shown = "; ".join(over[:3]) + (f"; {len(over) - 3} more" if len(over) > 3 else "")
+        return Headline(mark, "FAILED", f"code quality over the --fail-on limits: {shown}", False)
     if fail_on == "regressions" and not run.infrastructure_failure:
         if run.comparison is None:
             return Headline(

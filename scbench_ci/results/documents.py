@@ -33,6 +33,7 @@ from scbench_ci.results.model import (
     add_counts,
 )
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
 from scbench_ci.results.verdict import count_groups, verdict
@@ -65,8 +66,26 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "reused": result.reused,
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
         "image": None if result.image is None else asdict(result.image),
+        "quality": None if result.quality is None else _quality_json(result.quality),
         "tests": [_test_json(test) for test in result.tests],
     }
+
+
+def _quality_json(quality: QualityOutcome) -> dict[str, Any]:
+    measures = None if quality.measures is None else asdict(quality.measures)
+    if measures is not None:
+        measures["seconds"] = round(measures["seconds"], 3)
+    return {"measures": measures, "reason": quality.reason}
+
+
+def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> QualityOutcome | None:
+    """A JsonError at `where` when it has both measures and a reason, or neither."""
+    if document is None:
+        return None
+    measures, reason = document["measures"], document["reason"]
+    if (measures is None) == (reason is None):
+        raise JsonError(f"{where}quality", "has measures and a reason" if reason else "has neither")
+    return QualityOutcome(None if measures is None else QualityMeasures(**measures), reason)
 
 
 def _image_from_json(document: Mapping[str, Any] | None) -> ImageRecord | None:
@@ -302,6 +321,7 @@ def checkpoint_from_json(
         reused=document["reused"],
         phases=dict(document["phases"]),
         image=_image_from_json(document.get("image")),
+        quality=_quality_from_json(document.get("quality"), prefix),
     )
 
 

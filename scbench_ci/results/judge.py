@@ -12,6 +12,7 @@ from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.model import CheckpointResult, Failure, TestResult
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.quality_report import read_quality
 from scbench_ci.results.verdict import count_groups, verdict
 from scbench_ci.trust.seal import Broken, Seal
 
@@ -68,6 +69,7 @@ def judge_checkpoint(
             *(trusted.problems if trusted else ()),
         ),
         image=execution.image,
+        quality=read_quality(execution.quality),
     )
 
 

@@ -54,6 +54,11 @@ def combine_runs(
         notices=tuple(dict.fromkeys(n for run in runs for n in run.notices)),
         reused=all(run.reused for run in runs),
         phases=phases,
+        # The same files each run, measured in the first (job_evaluation).
+        quality=next(
+            (run.quality for run in runs if run.quality and run.quality.measures),
+            first.quality,
+        ),
     )
 
 

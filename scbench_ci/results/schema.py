@@ -18,14 +18,15 @@ import jsonschema
 from scbench_ci.trust.names import NAME_PATTERN, name_problem
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
     3: "results.v3.schema.json",
     4: "results.v4.schema.json",
     5: "results.v5.schema.json",
-    6: "results.schema.json",
+    6: "results.v6.schema.json",
+    7: "results.schema.json",
 }
 
 
@@ -52,14 +53,18 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v4(document)
     if version <= 5:
         document = _upgrade_v5(document)
+    if version <= 6:
+        document = _upgrade_v6(document)
     return document
 
 
 def upgraded_checkpoint(document: Any) -> Any:
     """A checkpoint's own result.json as the current version has it: one written before
-    version 4 has no notices."""
+    version 4 has no notices, one written before version 7 no quality."""
     if isinstance(document, dict) and "notices" not in document:
-        return {**document, "notices": []}
+        document = {**document, "notices": []}
+    if isinstance(document, dict) and "quality" not in document:
+        document = {**document, "quality": None}
     return document
 
 
@@ -163,7 +168,22 @@ def _upgrade_v5(document: Mapping[str, Any]) -> dict[str, Any]:
     versions = dict(document["tool_versions"])
     if "python" in versions:
         versions["host-python"] = versions.pop("python")
-    return {**document, "schema_version": SCHEMA_VERSION, "tool_versions": versions}
+    return {**document, "schema_version": 6, "tool_versions": versions}
+
+
+def _upgrade_v6(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 6 document as version 7 has it: its checkpoints were not measured."""
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "problems": [
+            {
+                **problem,
+                "checkpoints": [{**c, "quality": None} for c in problem["checkpoints"]],
+            }
+            for problem in document["problems"]
+        ],
+    }
 
 
 def _is_integer(_: object, value: object) -> bool:

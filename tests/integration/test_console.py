@@ -83,7 +83,9 @@ def test_a_run_side_by_side_says_why_on_its_progress_line_and_recaps(
 
 
 def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
-    run = scbench("check", MARKS, "--jobs", "1", "--output", tmp_path)
+    # The reference solutions' code quality (tests/outputs/test_check_console.py) would depend on
+    # a Python 3.12 on this machine (the local executor's measure).
+    run = scbench("check", MARKS, "--jobs", "1", "--no-quality", "--output", tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert timeless(run.stdout) == [
         "[1/8] marks / checkpoint_1, tests collected only: done, T s",

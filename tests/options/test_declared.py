@@ -68,6 +68,7 @@ BAD_TEXT = {
     "test_network": "rarely",
     "include_prior_tests": "perhaps",
     "flaky_passes": "often",
+    "quality": "some",
     "skip_existing": "yes please",
     "same_submission": "twice",
     "executor": "podman",

@@ -17,7 +17,8 @@ from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, finding_annot
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
-from testing.results import make_run
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from testing.results import make_checkpoint, make_run
 
 TEST_ID = "tests/test_checkpoint_1.py::test_a"
 ORACLE = Finding(
@@ -175,3 +176,27 @@ def test_the_summary_command_renders_a_check_s_summary(
     assert path is not None
     assert main(["summary", str(path)]) == 0
     assert capsys.readouterr().out == render_check_summary(RUN, reports_folder=tmp_path)
+
+
+def test_the_report_gives_each_reference_solution_s_code_quality() -> None:
+    measures = QualityMeasures(0.0727, 0.4322, 0.73, 743, 46, 54, 4, 6, "0.2.0", 1.5)
+    first = replace(make_checkpoint(), quality=QualityOutcome(measures))
+    second = replace(
+        make_checkpoint(name="checkpoint_2"),
+        quality=QualityOutcome(None, reason="scb-check did not finish within its time limit"),
+    )
+    demo = ProblemResult("demo", "/repo/problems/demo", 1, (first, second), check=CheckReport(()))
+    run = replace(make_run(policy="all-cases"), problems=(demo,))
+
+    lines = render_check_report(run, None, fail_on=DEFAULT_FAIL_ON).splitlines()
+
+    start = lines.index("Reference solutions' code quality (scb-check):")
+    assert lines[start + 1 : start + 3] == [
+        "  demo/checkpoint_1  verbosity 0.073  erosion 0.432  743 lines",
+        "  demo/checkpoint_2  not measured: scb-check did not finish within its time limit",
+    ]
+
+
+def test_no_quality_lines_when_nothing_was_measured() -> None:
+    report = render_check_report(RUN, None, fail_on=DEFAULT_FAIL_ON)
+    assert "code quality" not in report

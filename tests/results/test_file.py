@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,8 @@ from scbench_ci.results.model import (
     TestResult,
 )
 from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.schema import schema
 from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
 from testing.results import checkpoint_documents, make_run, measured
@@ -245,9 +247,65 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     )
 
 
+def _version_6(document: dict[str, Any]) -> dict[str, Any]:
+    """A document this version wrote, as version 6 wrote it: no quality."""
+    for problem in document["problems"]:
+        for each in problem["checkpoints"]:
+            del each["quality"]
+    document["schema_version"] = 6
+    jsonschema.validate(document, schema(6))
+    return document
+
+
+def test_a_version_6_document_is_read_without_quality(tmp_path: Path) -> None:
+    run = make_run(checkpoint("checkpoint_1"))
+    path = tmp_path / "v6.json"
+    path.write_text(json.dumps(_version_6(json.loads(write_results(run, tmp_path).read_text()))))
+    assert load_results(path) == run
+
+
+_MEASURES = QualityMeasures(0.07, 0.43, 0.73, 743, 46, 54, 4, 6, "0.2.0", 1.5)
+
+
+def test_a_checkpoints_quality_is_written_and_read_back(tmp_path: Path) -> None:
+    measured = replace(checkpoint("checkpoint_1"), quality=QualityOutcome(_MEASURES))
+    unmeasured = replace(
+        checkpoint("checkpoint_2"), quality=QualityOutcome(None, reason="scb-check timed out")
+    )
+    run = make_run(measured, unmeasured)
+    written = json.loads(write_results(run, tmp_path).read_text())
+    first, second = written["problems"][0]["checkpoints"]
+    assert first["quality"]["measures"]["erosion"] == 0.43
+    assert second["quality"] == {"measures": None, "reason": "scb-check timed out"}
+    assert load_results(tmp_path / "results.json") == run
+
+
+@pytest.mark.parametrize(
+    ("quality", "refused"),
+    [
+        ({"measures": None, "reason": None}, "quality: has neither"),
+        (
+            {"measures": {**asdict(_MEASURES), "verbosity": 1.5}, "reason": None},
+            r"quality\.measures\.verbosity: 1\.5 is greater than the maximum of 1",
+        ),
+        ({"measures": asdict(_MEASURES), "reason": "timed out"}, "has measures and a reason"),
+    ],
+)
+def test_a_quality_that_cannot_be_is_refused(
+    tmp_path: Path, quality: dict[str, Any], refused: str
+) -> None:
+    write_results(make_run(checkpoint("checkpoint_1")), tmp_path)
+    document = json.loads((tmp_path / "results.json").read_text())
+    document["problems"][0]["checkpoints"][0]["quality"] = quality
+    (tmp_path / "results.json").write_text(json.dumps(document))
+    with pytest.raises(ResultsError, match=refused):
+        load_results(tmp_path / "results.json")
+
+
 def _version_5(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 5 wrote it: no image, the host's Python as
     `python`."""
+    document = _version_6(document)
     for problem in document["problems"]:
         for each in problem["checkpoints"]:
             del each["image"]

@@ -30,21 +30,29 @@ def open_writer(target: BinaryIO) -> tarfile.TarFile:
 
 
 def add_tree(
-    tar: tarfile.TarFile, source: Path, name: str, uid: int, gid: int, mode_mask: int = 0o777
+    tar: tarfile.TarFile,
+    source: Path,
+    name: str,
+    uid: int,
+    gid: int,
+    mode_mask: int = 0o777,
+    *,
+    readable: bool = False,
 ) -> None:
     """Add `source` as `name`, and everything under it, read through the guarded tree reader;
     sockets, fifos and devices are left out.
 
-    `mode_mask` takes permission bits away (0o755: nobody but the owner may write)."""
+    `mode_mask` takes permission bits away (0o755: nobody but the owner may write); `readable`
+    makes every file readable and every folder listable by all."""
     with UntrustedTree.opened(source.parent) as parent:
         top = parent.entry(source.name)
         if top is None:
             return
         if top.kind is Kind.FILE:
             with parent.file_content(source.name) as (content, size):
-                _add_entry(tar, top, name, uid, gid, mode_mask, content, size)
+                _add_entry(tar, top, name, uid, gid, mode_mask, readable, content, size)
             return
-        _add_entry(tar, top, name, uid, gid, mode_mask)
+        _add_entry(tar, top, name, uid, gid, mode_mask, readable)
         if top.kind is not Kind.FOLDER:
             return
         for entry in parent.walk(source.name):
@@ -53,9 +61,9 @@ def add_tree(
             member = f"{name}/{entry.path.relative_to(source.name)}"
             if entry.kind is Kind.FILE:
                 with entry.content() as (content, size):
-                    _add_entry(tar, entry, member, uid, gid, mode_mask, content, size)
+                    _add_entry(tar, entry, member, uid, gid, mode_mask, readable, content, size)
             else:
-                _add_entry(tar, entry, member, uid, gid, mode_mask)
+                _add_entry(tar, entry, member, uid, gid, mode_mask, readable)
 
 
 def _add_entry(
@@ -65,6 +73,7 @@ def _add_entry(
     uid: int,
     gid: int,
     mode_mask: int,
+    readable: bool,
     content: BinaryIO | None = None,
     size: int = 0,
 ) -> None:
@@ -75,6 +84,10 @@ def _add_entry(
     info = tarfile.TarInfo(name)
     info.uid, info.gid = uid, gid
     info.mode = entry.mode & mode_mask
+    if readable and entry.kind is Kind.FOLDER:
+        info.mode |= 0o555
+    elif readable:
+        info.mode |= 0o444
     info.mtime = entry.mtime
     if entry.kind is Kind.LINK:
         info.type = tarfile.SYMTYPE

@@ -5,6 +5,8 @@ Two kinds, each keyed by everything its content depends on:
 - `runner`: the test runner's virtual environment (pytest, its plugins, the problem's test
   dependencies), built by the runner user and compiled to bytecode; keyed by the image's id, the
   exact requirement list and the index variables uv is given.
+- `quality`: the code-quality measure's virtual environment (scb-check, pinned), built alike on
+  the image's Python 3.12; keyed by the image's id, the requirement and the index variables.
 - `dependencies`: what SCBench's default environment's setup (`uv init`, `uv add -r
   requirements.txt`) leaves in the workspace, built by the tests user from a workspace that holds
   nothing but requirements.txt, or nothing at all for a submission without one (so none of the
@@ -57,6 +59,7 @@ NAMES_LABEL = "dev.scbench-ci.cache.names"
 FORMAT = "1"
 """Part of every key: change it when what a cache holds, or where, changes."""
 RUNNER = "runner"
+QUALITY = "quality"
 DEPENDENCIES = "dependencies"
 COMPLETE_FILE = "env/complete"
 """Relative to the data volume's root: the key, written once everything else is there."""

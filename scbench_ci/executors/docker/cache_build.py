@@ -16,18 +16,18 @@ from pathlib import Path
 from docker.models.containers import Container
 from docker.types import Mount
 
-from scbench_ci.executors.base import REQUIREMENTS
+from scbench_ci.executors.base import QUALITY_PYTHON, REQUIREMENTS, SCB_CHECK
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker.cache import DEPENDENCIES, RUNNER
+from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER
 from scbench_ci.executors.docker.container import Containers, build_name
 from scbench_ci.executors.docker.exec import run, run_own, tests_environment
 from scbench_ci.executors.docker.layout import (
     BUILD_UV_CACHE_DIR,
     CACHED_DEPENDENCIES_DIR,
+    CACHED_QUALITY_DIR,
     CACHED_RUNNER_DIR,
-    CACHED_RUNNER_VENV,
     CACHED_WORKSPACE,
     CONTAINER_PATH,
     RUNNER_GID,
@@ -57,6 +57,14 @@ for path in * .[!.]* ..?*; do
 done
 printf %s "$1" > "$2/../complete"
 """
+
+
+CACHE_MOUNTS = {
+    RUNNER: CACHED_RUNNER_DIR,
+    QUALITY: CACHED_QUALITY_DIR,
+    DEPENDENCIES: CACHED_DEPENDENCIES_DIR,
+}
+"""Where each kind of cached environment is mounted, at build and at use."""
 
 
 def runner_key(image_id: str, requirements: tuple[str, ...], *, scope: str) -> str:
@@ -100,6 +108,19 @@ def complete_file(mount: str) -> str:
     return f"{mount}/{docker_cache.COMPLETE_FILE}"
 
 
+def quality_key(image_id: str, *, scope: str) -> str:
+    """The cached quality measure's key: the scope, the image, the pinned requirement and the
+    Python it runs on, the index variables."""
+    return docker_cache.cache_key(
+        QUALITY,
+        scope=scope,
+        image=image_id,
+        requirements=[SCB_CHECK],
+        python=QUALITY_PYTHON,
+        index=index_variables(os.environ),
+    )
+
+
 def build_runner(
     containers: Containers,
     volume: str,
@@ -112,13 +133,58 @@ def build_runner(
     """The runner installs pytest and its plugins into the volume (from a uv cache of the
     build's own), compiled, and writes the key last."""
     log.note(f"building the test runner's environment into cache volume {volume}")
-    home = f"{CACHED_RUNNER_DIR}/env/home"
-    mounts = [Mount(CACHED_RUNNER_DIR, volume, type="volume")]
+    return _build_venv(containers, volume, key, requirements, index, log, deadline, RUNNER)
+
+
+def build_quality(
+    containers: Containers, volume: str, key: str, log: LogSink, deadline: float
+) -> tuple[str, ...] | str:
+    """As the runner's: scb-check into the volume, on the image's Python 3.12 (none is
+    downloaded: an image without one has no quality measure)."""
+    log.note(f"building the quality measure's environment ({SCB_CHECK}) into cache volume {volume}")
+    return _build_venv(
+        containers,
+        volume,
+        key,
+        (SCB_CHECK,),
+        index_variables(os.environ),
+        log,
+        deadline,
+        QUALITY,
+        python=QUALITY_PYTHON,
+    )
+
+
+def venv_install(venv: str, requirements: tuple[str, ...], python: str | None) -> list[list[str]]:
+    """The commands that make a virtual environment at `venv` (on `python`, when named: the
+    image's, none is downloaded) holding `requirements`, compiled."""
+    chosen = ["--python", python, "--python-preference", "only-system"] if python else []
+    installer = ["uv", "pip", "install", "--quiet", "--compile-bytecode", "--python"]
+    return [
+        ["uv", "venv", "--quiet", *chosen, venv],
+        [*installer, f"{venv}/bin/python", *requirements],
+    ]
+
+
+def _build_venv(
+    containers: Containers,
+    volume: str,
+    key: str,
+    requirements: tuple[str, ...],
+    index: Mapping[str, str],
+    log: LogSink,
+    deadline: float,
+    kind: str,
+    python: str | None = None,
+) -> tuple[str, ...] | str:
+    mount = CACHE_MOUNTS[kind]
+    home = f"{mount}/env/home"
+    mounts = [Mount(mount, volume, type="volume")]
     with _builder(containers, mounts) as container:
         # Volumes on disk take files before the container starts.
         put_directories(
             container,
-            CACHED_RUNNER_DIR,
+            mount,
             [
                 ("env", RUNNER_UID, RUNNER_GID, 0o755),
                 ("env/home", RUNNER_UID, RUNNER_GID, 0o700),
@@ -131,19 +197,14 @@ def build_runner(
             extra={**index, "UV_CACHE_DIR": BUILD_UV_CACHE_DIR, "UV_LINK_MODE": "copy"},
             variables={},
         )
-        python = f"{CACHED_RUNNER_VENV}/bin/python"
-        install = ["uv", "pip", "install", "--quiet", "--compile-bytecode", "--python", python]
-        for argv in (
-            ["uv", "venv", "--quiet", CACHED_RUNNER_VENV],
-            [*install, *requirements],
-        ):
+        for argv in venv_install(f"{mount}/env/venv", requirements, python):
             log.note(f"$ {' '.join(argv)}")
             code, _ = run(
                 container,
                 argv,
                 env,
                 RUNNER_USER,
-                f"{CACHED_RUNNER_DIR}/env",
+                f"{mount}/env",
                 log,
                 deadline,
                 kill_leftovers=False,
@@ -152,14 +213,7 @@ def build_runner(
                 return _failed(code)
         code, output = run_own(
             container,
-            [
-                "/bin/sh",
-                "-c",
-                'printf %s "$1" > "$2"',
-                "sh",
-                key,
-                complete_file(CACHED_RUNNER_DIR),
-            ],
+            ["/bin/sh", "-c", 'printf %s "$1" > "$2"', "sh", key, complete_file(mount)],
             RUNNER_USER,
         )
         if code != 0:

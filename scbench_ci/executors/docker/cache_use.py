@@ -5,28 +5,30 @@ dependency environment is restored into the workspace in place of the setup."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 
 from docker.models.containers import Container
 from docker.types import Mount
 
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.base import REQUIREMENTS, ExecutionRequest
+from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker.cache import DEPENDENCIES, RUNNER, Cached
+from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, Cached
 from scbench_ci.executors.docker.cache_build import (
+    CACHE_MOUNTS,
     build_dependencies,
+    build_quality,
     build_runner,
     complete_file,
     dependencies_key,
+    quality_key,
     runner_key,
 )
 from scbench_ci.executors.docker.container import Containers
 from scbench_ci.executors.docker.exec import Log, run
 from scbench_ci.executors.docker.layout import (
-    CACHED_DEPENDENCIES_DIR,
-    CACHED_RUNNER_DIR,
     CACHED_WORKSPACE,
     TEST_USER,
     WORKSPACE_DIR,
@@ -36,7 +38,6 @@ from scbench_ci.executors.phases import PhaseClock
 
 _CACHE_CHECK_PREFIX = "[scbench-ci] cache check failed: "
 _CACHE_CHECK_FAILED = 125
-_MOUNTS = {RUNNER: CACHED_RUNNER_DIR, DEPENDENCIES: CACHED_DEPENDENCIES_DIR}
 # Restores the cached dependency environment into the workspace, as the tests user, before the
 # tests: copies its entries in ($2...); then, when $1 is `finish`, finishes it as the tests' first
 # `uv run` would (a copy is not the folder it was made in: uv may rebuild the workspace's own
@@ -60,12 +61,16 @@ class Caches:
 
     runner: Cached | None = None
     dependencies: Cached | None = None
+    quality: Cached | str | None = None
+    """The quality measure's environment, or why it could not be had; None: not asked for, or
+    no caches at all (the run then installs it itself)."""
 
     def mounts(self) -> list[Mount]:
         """Each environment's data volume, read-only, where it was built."""
+        quality = self.quality if isinstance(self.quality, Cached) else None
         return [
-            Mount(_MOUNTS[cached.kind], cached.data_volume, type="volume", read_only=True)
-            for cached in (self.runner, self.dependencies)
+            Mount(CACHE_MOUNTS[cached.kind], cached.data_volume, type="volume", read_only=True)
+            for cached in (self.runner, self.dependencies, quality)
             if cached is not None
         ]
 
@@ -110,7 +115,34 @@ def obtain_caches(
     return Caches(
         runner if isinstance(runner, Cached) else None,
         _dependencies(containers, image_id, request, log, deadline, clock, scope),
+        _quality(containers, image_id, log, clock, scope) if request.quality else None,
     )
+
+
+def _quality(
+    containers: Containers,
+    image_id: str,
+    log: LogSink,
+    clock: PhaseClock,
+    scope: str,
+) -> Cached | str:
+    """The quality measure's environment, or why there is none: a failure to build it is the
+    measure's, never the run's."""
+    with clock.timing("quality"):
+        key = quality_key(image_id, scope=scope)
+        cached = docker_cache.obtain(
+            containers.client,
+            QUALITY,
+            key,
+            lambda volume: build_quality(
+                containers, volume, key, log, time.monotonic() + QUALITY_INSTALL_TIMEOUT_S
+            ),
+            log.note,
+        )
+    if isinstance(cached, str):
+        log.note(f"no quality measure for this run: its environment could not be built ({cached})")
+        return f"scb-check could not be installed in the image ({cached}; see setup.log)"
+    return cached
 
 
 def _dependencies(
@@ -201,7 +233,7 @@ def run_checked(
     CacheRejected when it does not. The check says so on the first line and exits with
     _CACHE_CHECK_FAILED; nothing else runs before it."""
     check = (
-        f'[ "$(cat {complete_file(_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
+        f'[ "$(cat {complete_file(CACHE_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
         f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
         'exec "$@"'
     )

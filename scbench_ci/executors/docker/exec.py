@@ -73,6 +73,43 @@ def run(
     return code, _kill_leftovers(container, user) if kill_leftovers else 0
 
 
+def run_captured(
+    container: Container,
+    argv: list[str],
+    env: dict[str, str],
+    user: str,
+    workdir: str,
+    timeout_s: float,
+    max_bytes: int,
+) -> tuple[int | None, bytes, bytes]:
+    """Run as `user` to its end or for `timeout_s`: the exit code (None at the time limit), the
+    first `max_bytes` + 1 bytes of its stdout and the last `max_bytes` of its stderr. Every
+    process of `user` is killed after it, and at the time limit the container lives on."""
+    client = api(container)
+    exec_id = client.exec_create(container.id, argv, user=user, environment=env, workdir=workdir)[
+        "Id"
+    ]
+    output = client.exec_start(exec_id, stream=True, demux=True)
+    stdout, stderr = bytearray(), bytearray()
+
+    def read() -> None:
+        for out, err in output:
+            if out and len(stdout) <= max_bytes:
+                stdout.extend(out[: max_bytes + 1 - len(stdout)])
+            if err:
+                stderr.extend(err)
+                del stderr[:-max_bytes]
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    finished = not reader.is_alive()
+    code = _exit_code(client, exec_id, time.monotonic() + 5) if finished else None
+    _kill_leftovers(container, user)
+    reader.join(5)
+    return code, bytes(stdout), bytes(stderr)
+
+
 def run_own(
     container: Container, argv: list[str], user: str, workdir: str = "/"
 ) -> tuple[int, str]:

@@ -47,15 +47,19 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
+    QUALITY_INSTALL_TIMEOUT_S,
+    QUALITY_LOG,
     REPORTS_DIR,
     SETUP_LOG,
     ExecutionRequest,
     ExecutionResult,
     ImageRecord,
+    QualityRun,
 )
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker import image_build
+from scbench_ci.executors.docker import image_build, quality
+from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
@@ -67,12 +71,13 @@ from scbench_ci.executors.docker.cache_use import (
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
-from scbench_ci.executors.docker.exec import disconnect, run, tests_environment
+from scbench_ci.executors.docker.exec import disconnect, run, run_captured, tests_environment
 from scbench_ci.executors.docker.image_build import EvaluationImage
 from scbench_ci.executors.docker.image_versions import image_facts
 from scbench_ci.executors.docker.layout import (
     CACHED_RUNNER_VENV,
     CONTAINER_PATH,
+    QUALITY_VENV,
     RUNNER_DIR,
     RUNNER_HOME,
     RUNNER_SCRIPT,
@@ -217,6 +222,8 @@ class DockerExecutor:
                         clock,
                         scope=self.cache_scope,
                     )
+                    # Building the quality measure's environment is not the session's time.
+                    deadline += clock.phases().get("quality", 0.0)
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
                 attempt = _Attempt(
@@ -282,11 +289,18 @@ class DockerExecutor:
             with clock.timing("container"):
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
-                copy_workspace(container, request.workspace, place)
+                copy_workspace(container, request.workspace, place, quality_source=request.quality)
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
-            plan = self._plan(container, attempt, caches, online, place, collected)
+            # The quality measure's environment: the cached one, or the run's own once
+            # installed (or why not).
+            quality_env: list[Cached | str] = [
+                caches.quality
+                if caches.quality is not None
+                else "scb-check was not installed: the run stopped before"
+            ]
+            plan = self._plan(container, attempt, caches, online, place, collected, quality_env)
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
@@ -297,6 +311,10 @@ class DockerExecutor:
                     write_reports(found, reports, request.echo)
                     hit = self._limits_hit(found.counters, place.workdir)
                     result = dataclasses.replace(result, limits_hit=hit)
+            if request.quality:
+                with clock.timing("quality"):
+                    quality = self._quality(container, result, quality_env[0], attempt, place)
+                result = dataclasses.replace(result, quality=quality)
         except CacheRejected:
             # Gone before its cache volume is forgotten, with the containers prepared with it.
             if pool is not None:
@@ -314,6 +332,27 @@ class DockerExecutor:
                         containers.remove(prepared.name, volumes=True)
         return with_phases(result, clock, attempt.started)
 
+    def _quality(
+        self,
+        container: Container,
+        result: ExecutionResult,
+        environment: Cached | str,
+        attempt: _Attempt,
+        place: TestsPlace,
+    ) -> QualityRun:
+        """The measure, after the tests, unless the session timeout ended the run."""
+        if result.timed_out_in is not None:
+            return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
+        with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
+            return quality.measure(
+                container,
+                environment,
+                place.user,
+                attempt.containers.path,
+                attempt.request.quality_timeout_s,
+                log,
+            )
+
     def _plan(
         self,
         container: Container,
@@ -322,6 +361,7 @@ class DockerExecutor:
         online: bool,
         place: TestsPlace,
         collected: list[Collected],
+        quality_env: list[Cached | str],
     ) -> Plan:
         request = attempt.request
         tests_env = tests_environment(request.command.variables, attempt.containers.path)
@@ -400,13 +440,31 @@ class DockerExecutor:
             )
         else:
             python = f"{CACHED_RUNNER_VENV}/bin/python"
+
+        def install_quality() -> None:
+            log = attempt.setup_log
+            left = max(0.0, min(QUALITY_INSTALL_TIMEOUT_S, attempt.deadline - time.monotonic()))
+            for argv in quality.install_steps():
+                log.note(f"$ {' '.join(argv)}")
+                code, out, err = run_captured(
+                    container, argv, runner_env, RUNNER_USER, RUNNER_DIR, left, 64 * 1024
+                )
+                log.write(out + err)
+                if code != 0:
+                    failed = "its time limit" if code is None else f"exit code {code}"
+                    quality_env[0] = f"scb-check could not be installed ({failed}; see setup.log)"
+                    return
+            quality_env[0] = QUALITY_VENV
+
         test_argv = request.command.runner_argv([python], RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
         restores = caches.dependencies is not None
+        installs_quality = request.quality and caches.quality is None
         return Plan(
             run_step,
             install,
             test_argv,
             before_tests=before_tests if restores or cut_network else None,
+            install_quality=install_quality if installs_quality else None,
             after_tests=after_tests_ran,
             setup_commands=() if caches.dependencies is not None else None,
             setup_log=attempt.setup_log,

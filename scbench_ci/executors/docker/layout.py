@@ -37,6 +37,16 @@ CACHED_DEPENDENCIES_DIR = "/scbench-cache/dependencies"
 """Where the cached dependency environment's volume is mounted (read-only); its `env/workspace`
 holds what the setup made in the workspace, for the same workspace path."""
 CACHED_WORKSPACE = f"{CACHED_DEPENDENCIES_DIR}/env/workspace"
+CACHED_QUALITY_DIR = "/scbench-cache/quality"
+"""Where the cached quality measure's environment (scb-check) is mounted (read-only)."""
+QUALITY_DIR = f"{RUN_DIR}/quality"
+"""The quality measure's folder (the runner's): the submission's files as staged, its own
+environment when it is installed in the run, and the measure's working directory (where no
+configuration file of the submission's is found)."""
+QUALITY_SOURCE = f"{QUALITY_DIR}/source"
+"""The submission's files as staged, copied in with the workspace and the runner's, readable
+but not writable by the tests user: what the tests do to the workspace is not measured."""
+QUALITY_VENV = f"{QUALITY_DIR}/venv"
 TEST_USER = SCBENCH_TESTS_USER
 TEST_UID, TEST_GID = (int(part) for part in TEST_USER.split(":"))
 RUNNER_UID = RUNNER_GID = 1001

@@ -14,12 +14,14 @@ from typing import TextIO
 
 from docker.models.containers import Container
 
-from scbench_ci.executors.base import REPORTS_DIR
+from scbench_ci.executors.base import EVALUATOR_NAMES, REPORTS_DIR
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker.daemon import say
 from scbench_ci.executors.docker.exec import KILL_LEFTOVERS, api
 from scbench_ci.executors.docker.layout import (
     HOME_DIR,
+    QUALITY_DIR,
+    QUALITY_SOURCE,
     RUN_DIR,
     RUNNER_DIR,
     RUNNER_GID,
@@ -65,16 +67,23 @@ def copy_in(
     *,
     installs_runner: bool,
     place: TestsPlace,
+    quality_source: bool = False,
 ) -> None:
     """The workspace into its volume, and what the run needs besides (`prepare_container`)."""
-    copy_workspace(container, workspace, place)
     prepare_container(container, installs_runner=installs_runner, place=place)
+    copy_workspace(container, workspace, place, quality_source=quality_source)
 
 
-def copy_workspace(container: Container, workspace: Path, place: TestsPlace) -> None:
-    """The workspace into its volume (the submission's files the tests user's)."""
+def copy_workspace(
+    container: Container, workspace: Path, place: TestsPlace, *, quality_source: bool = False
+) -> None:
+    """The workspace into its volume (the submission's files the tests user's); with
+    `quality_source`, the submission's files as staged for the quality measure too, into the
+    run's volume (after `prepare_container`)."""
     uid, gid = place.ids
     _put_archive(container, place.workdir, lambda tar: _add_workspace(tar, workspace, uid, gid))
+    if quality_source:
+        _put_archive(container, RUN_DIR, lambda tar: _add_quality_source(tar, workspace))
 
 
 def prepare_container(container: Container, *, installs_runner: bool, place: TestsPlace) -> None:
@@ -132,6 +141,19 @@ def _add_workspace(tar: tarfile.TarFile, workspace: Path, uid: int, gid: int) ->
         else:
             owner, mask = (uid, gid), 0o777
         archive.add_tree(tar, Path(entry.path), entry.name, *owner, mask)
+
+
+def _add_quality_source(tar: tarfile.TarFile, workspace: Path) -> None:
+    """The submission's files (the workspace's entries but the evaluator's), the runner's and
+    read-only, readable by the tests user who measures them."""
+    for folder in (QUALITY_DIR, QUALITY_SOURCE):
+        archive.add_directory(tar, _under(folder, RUN_DIR), RUNNER_UID, RUNNER_GID, 0o755)
+    for entry in sorted(os.scandir(workspace), key=lambda entry: entry.name):
+        if entry.name not in EVALUATOR_NAMES:
+            name = f"{_under(QUALITY_SOURCE, RUN_DIR)}/{entry.name}"
+            archive.add_tree(
+                tar, Path(entry.path), name, RUNNER_UID, RUNNER_GID, 0o755, readable=True
+            )
 
 
 @dataclass(frozen=True)

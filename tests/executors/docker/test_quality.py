@@ -1,0 +1,169 @@
+"""The quality measure in the run's container, against the real daemon and scb-check: measured
+after the tests, as staged, as the tests user, with its own time limit; every failure a reason,
+the tests' outcome untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scbench_ci.executors.base import QUALITY_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.layout import QUALITY_SOURCE
+from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.results.quality import QualityMeasures
+from scbench_ci.results.quality_report import read_quality
+from testing.hostile_submissions import MILLION_LINES, PARSER_CRASH
+from testing.probes import PROBE_KEY, probe_command
+
+SOURCE = """
+def classify(n):
+    if n < 0:
+        return "negative"
+    if n == 0:
+        return "zero"
+    return "positive"
+
+
+def main():
+    for n in (-1, 0, 1):
+        print(classify(n))
+"""
+# The tests' process overwrites the submission's file in the workspace and tries the measure's
+# copy: the measure reads the files as staged.
+TAMPER = f"""
+import pathlib
+pathlib.Path("main.py").write_text("def f():\\n    pass\\n" * 50)
+try:
+    pathlib.Path("{QUALITY_SOURCE}/main.py").write_text("x = 1\\n")
+except OSError as error:
+    print("the measure's copy is not writable:", type(error).__name__)
+"""
+
+
+def measure(
+    tmp_path: Path,
+    image: str,
+    files: dict[str, str],
+    *,
+    code: str = "pass",
+    use_cache: bool = True,
+    quality_timeout_s: float = 120,
+    session_timeout_s: float = 900,
+) -> ExecutionResult:
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True)
+    for name, text in files.items():
+        (workspace / name).write_text(text)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    executor = DockerExecutor(DockerSettings(image=image, use_cache=use_cache))
+    return executor.execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=(),
+            command=probe_command(workspace, code),
+            session_timeout_s=session_timeout_s,
+            echo=None,
+            seal_key=PROBE_KEY,
+            quality=True,
+            quality_timeout_s=quality_timeout_s,
+        )
+    )
+
+
+def measures(result: ExecutionResult) -> QualityMeasures:
+    outcome = read_quality(result.quality)
+    assert outcome is not None and outcome.measures is not None, outcome
+    return outcome.measures
+
+
+def reason(result: ExecutionResult) -> str:
+    outcome = read_quality(result.quality)
+    assert outcome is not None and outcome.measures is None, outcome
+    return str(outcome.reason)
+
+
+def test_the_submission_is_measured_as_staged_after_the_tests(
+    tmp_path: Path, test_image: str
+) -> None:
+    result = measure(tmp_path, test_image, {"main.py": SOURCE}, code=TAMPER)
+
+    assert result.exit_code == 0
+    found = measures(result)
+    # main.py as staged (12 lines, 2 functions), not as the tests left it; not the problem's
+    # test file either.
+    assert (found.files_scanned, found.total_loc, found.total_functions) == (1, 9, 2)
+    assert found.tool_version == "0.2.0"
+    assert 0 <= found.verbosity <= 1 and found.erosion == 0
+    assert "quality" in result.phases
+    assert (
+        "$ /scbench-cache/quality/env/venv/bin/scb-check check"
+        in (tmp_path / "logs" / QUALITY_LOG).read_text()
+    )
+
+
+def test_without_caches_the_run_installs_the_measure_itself(
+    tmp_path: Path, test_image: str
+) -> None:
+    result = measure(tmp_path, test_image, {"main.py": SOURCE}, use_cache=False)
+
+    assert result.exit_code == 0
+    assert measures(result).total_functions == 2
+
+
+def test_no_source_file_is_a_reason(tmp_path: Path, test_image: str) -> None:
+    result = measure(tmp_path, test_image, {"notes.txt": "nothing to measure\n"})
+
+    assert result.exit_code == 0
+    assert "no supported source files found" in reason(result)
+
+
+def test_a_file_that_crashes_the_parser_is_a_reason(tmp_path: Path, test_image: str) -> None:
+    result = measure(tmp_path, test_image, {"main.py": SOURCE, "deep.py": PARSER_CRASH})
+
+    assert result.exit_code == 0
+    assert "scb-check failed with exit code 1" in reason(result)
+    assert "too many nested parentheses" in reason(result)
+
+
+def test_a_million_lines_meet_the_measures_time_limit(tmp_path: Path, test_image: str) -> None:
+    result = measure(tmp_path, test_image, {"big.py": MILLION_LINES}, quality_timeout_s=5)
+
+    assert result.exit_code == 0
+    assert reason(result) == "scb-check did not finish within its time limit (5 s)"
+    assert result.phases["quality"] < 60
+
+
+def test_a_run_stopped_at_the_session_timeout_is_not_measured(
+    tmp_path: Path, test_image: str
+) -> None:
+    result = measure(
+        tmp_path,
+        test_image,
+        {"main.py": SOURCE},
+        code="import time\ntime.sleep(600)",
+        session_timeout_s=20,
+    )
+
+    assert result.timed_out_in is not None and result.exit_code is None
+    assert "session timeout" in reason(result)
+
+
+def test_quality_off_measures_nothing(tmp_path: Path, test_image: str) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True)
+    (tmp_path / "logs").mkdir()
+    request = ExecutionRequest(
+        workspace=workspace,
+        log_dir=tmp_path / "logs",
+        setup_commands=(),
+        command=probe_command(workspace, "pass"),
+        session_timeout_s=900,
+        echo=None,
+        seal_key=PROBE_KEY,
+    )
+    result = DockerExecutor(DockerSettings(image=test_image)).execute(request)
+
+    assert result.quality is None
+    assert "quality" not in result.phases

@@ -1,0 +1,104 @@
+"""scb-check's report read strictly into a checkpoint's quality: every way it can be wrong is a
+reason, never an error."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from scbench_ci.executors.base import MAX_QUALITY_REPORT_BYTES, QualityRun
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.quality_report import read_quality
+
+# scb-check 0.2.0's report on circuit_eval's checkpoint_1 reference solution.
+REPORT: dict[str, Any] = {
+    "verbosity": 0.07267833109017496,
+    "erosion": 0.43223100097762573,
+    "cog_erosion": 0.7342161203016297,
+    "files_scanned": 6,
+    "total_loc": 743,
+    "verbosity_flagged_loc": 54,
+    "clone_loc": 53,
+    "ast_grep_flagged_loc": 1,
+    "structural_rule_loc": 0,
+    "structural_rule_findings": 0,
+    "total_functions": 46,
+    "high_cc_functions": 4,
+    "high_cog_functions": 8,
+    "total_mass": 807.7003211559224,
+    "high_cc_mass": 349.11311830317413,
+    "total_cog_mass": 1165.7427383589825,
+    "high_cog_mass": 855.9071106277299,
+    "syntax_tree_count": 6,
+    "syntax_node_count": 7592,
+    "syntax_by_language": {"python": {"tree_count": 6, "node_count": 7592}},
+}
+
+
+def _read(report: object) -> QualityOutcome | None:
+    return read_quality(QualityRun(json.dumps(report).encode(), None, 2.5))
+
+
+def test_a_report_gives_the_measures() -> None:
+    assert _read(REPORT) == QualityOutcome(
+        QualityMeasures(
+            verbosity=REPORT["verbosity"],
+            erosion=REPORT["erosion"],
+            cog_erosion=REPORT["cog_erosion"],
+            total_loc=743,
+            total_functions=46,
+            verbosity_flagged_loc=54,
+            high_cc_functions=4,
+            files_scanned=6,
+            tool_version="0.2.0",
+            seconds=2.5,
+        )
+    )
+
+
+def test_not_measured_is_none_and_a_failed_measure_keeps_its_reason() -> None:
+    assert read_quality(None) is None
+    failed = read_quality(QualityRun(None, "scb-check failed with exit code 2", 0.3))
+    assert failed == QualityOutcome(None, reason="scb-check failed with exit code 2")
+
+
+@pytest.mark.parametrize(
+    ("report", "reason"),
+    [
+        ({**REPORT, "erosion": 1.5}, "gives erosion outside 0..1"),
+        ({**REPORT, "verbosity": -0.1}, "gives verbosity outside 0..1"),
+        ({**REPORT, "verbosity": "0.1"}, "has no number verbosity"),
+        ({**REPORT, "cog_erosion": True}, "has no number cog_erosion"),
+        ({**REPORT, "total_loc": 7.0}, "has no whole number total_loc"),
+        ({**REPORT, "total_loc": 10**13}, "gives total_loc outside"),
+        ({**REPORT, "verbosity_flagged_loc": 800}, "flags more lines than it counts"),
+        ({**REPORT, "high_cc_functions": 47}, "flags more functions than it counts"),
+        ([REPORT], "is not a JSON object"),
+        ({**REPORT, "files_scanned": 0}, "found no source file to measure"),
+        ({key: v for key, v in REPORT.items() if key != "erosion"}, "has no number erosion"),
+    ],
+)
+def test_a_report_that_cannot_be_is_a_reason(report: object, reason: str) -> None:
+    outcome = _read(report)
+    assert outcome is not None and outcome.measures is None
+    assert reason in str(outcome.reason)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"NaN", "not JSON"),
+        (b'{"erosion": Infinity}', "not JSON"),
+        (b'{"a": 1, "a": 2}', "given twice"),
+        (b"[" * 100 + b"]" * 100, "nested more than"),
+        (b" " * (MAX_QUALITY_REPORT_BYTES + 1), "larger than"),
+        (b"\xff", "not UTF-8"),
+    ],
+)
+def test_bytes_that_are_not_a_report_are_a_reason(data: bytes, reason: str) -> None:
+    outcome = read_quality(QualityRun(data, None, 1.0))
+    assert outcome is not None and outcome.measures is None
+    assert reason in str(outcome.reason)
+    assert str(outcome.reason).startswith("scb-check's report is not JSON as expected")
