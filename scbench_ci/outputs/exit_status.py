@@ -21,21 +21,24 @@ FAIL_ON_HELP = (
     "policy: fail when a checkpoint fails its policy; regressions: only when a test that passed "
     "in the baseline fails now (for suites that never pass completely); never: only on an "
     "infrastructure failure; followed by any of erosion>X, verbosity>X (X from 0 to 1): also "
-    "fail when a checkpoint's measure is above X (one not measured never fails it)"
+    "fail when a checkpoint's measure is above X, and erosion>+X, verbosity>+X: when it rose by "
+    "more than X since the baseline's same checkpoint (one not measured never fails it)"
 )
-_LIMIT = re.compile(r"(?P<measure>[a-z_]+)>(?P<most>[0-9.]+)")
+_LIMIT = re.compile(r"(?P<measure>[a-z_]+)>(?P<rise>\+)?(?P<most>[0-9.]+)")
 
 
 @dataclass(frozen=True)
 class QualityLimit:
-    """`erosion>0.5`: a checkpoint whose erosion is above 0.5 fails the run."""
+    """`erosion>0.5`: a checkpoint whose erosion is above 0.5 fails the run; `erosion>+0.05`
+    (`rise`): one whose erosion rose by more than 0.05 since the baseline's same checkpoint."""
 
     measure: str
     most: float
+    rise: bool = False
 
     @property
     def text(self) -> str:
-        return f"{self.measure}>{self.most:g}"
+        return f"{self.measure}>{'+' if self.rise else ''}{self.most:g}"
 
 
 def parse_fail_on(option: str, value: str) -> str:
@@ -50,8 +53,8 @@ def parse_fail_on(option: str, value: str) -> str:
         if word in FAIL_ON:
             continue
         limits.append(_limit(option, word))
-    measures = [limit.measure for limit in limits]
-    if len(set(measures)) < len(measures):
+    kinds = [(limit.measure, limit.rise) for limit in limits]
+    if len(set(kinds)) < len(kinds):
         raise BadValue(option, "a quality limit is given twice for one measure")
     if not words:
         raise BadValue(option, f"'' is not one of {', '.join(FAIL_ON)}")
@@ -79,7 +82,7 @@ def _limit(option: str, word: str) -> QualityLimit:
         raise BadValue(option, f"{found['most']!r} in {word!r} is not a number") from None
     if not (math.isfinite(most) and 0 <= most < 1):
         raise BadValue(option, f"{word!r}: the limit must be from 0 to less than 1")
-    return QualityLimit(found["measure"], most)
+    return QualityLimit(found["measure"], most, rise=found["rise"] is not None)
 
 
 def fail_on_mode(fail_on: str) -> str:
@@ -92,8 +95,10 @@ def quality_limits(fail_on: str) -> tuple[QualityLimit, ...]:
 
 
 def over_limits(run: RunResult, fail_on: str) -> list[str]:
-    """`problem/checkpoint erosion 0.62 > 0.5` for each measure above its limit; a checkpoint
-    not measured is never over."""
+    """`problem/checkpoint erosion 0.62 > 0.5` for each measure above its limit, and
+    `problem/checkpoint erosion rose 0.08 > 0.05 since the baseline` for each rise above its
+    limit; a checkpoint not measured (here, or for a rise in the baseline) is never over."""
+    before = _baseline_measures(run)
     over = []
     for limit in quality_limits(fail_on):
         for problem, checkpoint in run.checkpoints():
@@ -101,11 +106,32 @@ def over_limits(run: RunResult, fail_on: str) -> list[str]:
             if quality is None or quality.measures is None:
                 continue
             value = getattr(quality.measures, limit.measure)
-            if value > limit.most:
+            where = f"{problem.name}/{checkpoint.name} {limit.measure}"
+            if not limit.rise:
+                if value > limit.most:
+                    over.append(f"{where} {value:.3f} > {limit.most:g}")
+                continue
+            earlier = before.get((problem.name, checkpoint.name, limit.measure))
+            if earlier is not None and value - earlier > limit.most:
                 over.append(
-                    f"{problem.name}/{checkpoint.name} {limit.measure} {value:.3f} > {limit.most:g}"
+                    f"{where} rose {value - earlier:.3f} > {limit.most:g} since the baseline"
                 )
     return over
+
+
+def _baseline_measures(run: RunResult) -> dict[tuple[str, str, str], float]:
+    """The baseline's measured figures, by problem, checkpoint and measure."""
+    if run.comparison is None:
+        return {}
+    figures = {}
+    for delta in run.comparison.checkpoints:
+        for measure, value in (
+            ("verbosity", delta.verbosity_before),
+            ("erosion", delta.erosion_before),
+        ):
+            if value is not None:
+                figures[(delta.problem, delta.checkpoint, measure)] = value
+    return figures
 
 
 def exit_code(run: RunResult, fail_on: str) -> ExitCode:
