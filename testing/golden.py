@@ -2,7 +2,7 @@
 examples by scripts/golden.py (the `scale` one generated here), normalized so that it is stable,
 and beside it the summary.md that `scbench-ci summary` renders from it. The `trajectory` summary
 (code quality checkpoint by checkpoint) is rendered from a run generated here, without a
-results.json: the checkpoints' own quality is not in results.json yet.
+results.json.
 
     python scripts/golden.py [SCENARIO ...]      run them again: results.json and summary.md
     SCBENCH_UPDATE_GOLDEN=1 pytest tests/outputs/test_golden.py      only render summary.md again

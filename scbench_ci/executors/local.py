@@ -33,6 +33,13 @@ from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
+from scbench_ci.trust.untrusted_tree import (
+    MAX_FILE_BYTES,
+    Entry,
+    Kind,
+    UntrustedTree,
+    copy_tree,
+)
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -148,8 +155,11 @@ class LocalExecutor:
         if size > MAX_QUALITY_REPORT_BYTES:
             too_large = f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
             return QualityRun(None, too_large, seconds)
-        stderr = quality_log.read_bytes()[-4096:] if quality_log.is_file() else b""
-        got, reason = reported(code, (folder / "report.json").read_bytes(), stderr)
+        with UntrustedTree.opened(request.log_dir) as logs:
+            stderr = _tail(logs, QUALITY_LOG, 4096)
+        with UntrustedTree.opened(folder) as reports:
+            report_bytes = reports.read_file("report.json", MAX_QUALITY_REPORT_BYTES)
+        got, reason = reported(code, report_bytes, stderr)
         return QualityRun(got, reason, seconds)
 
 
@@ -238,17 +248,24 @@ def _copy_output(stream: IO[bytes], log: LogSink, killed_all: threading.Event) -
 
 
 def _copy_submission(workspace: Path, target: Path) -> Path:
-    """The workspace's entries but the evaluator's, links as links (staging left out those
-    that point outside the submission)."""
-    target.mkdir()
-    for entry in os.scandir(workspace):
-        if entry.name in EVALUATOR_NAMES:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.copytree(entry.path, target / entry.name, symlinks=True)
-        else:
-            shutil.copy2(entry.path, target / entry.name, follow_symlinks=False)
+    """The workspace's entries but the evaluator's, links that stay inside as links (staging
+    left out those that point outside the submission)."""
+    with UntrustedTree.opened(workspace) as tree:
+        copy_tree(tree, "", target, skip=_evaluators)
     return target
+
+
+def _evaluators(entry: Entry) -> bool:
+    return len(entry.path.parts) == 1 and entry.path.name in EVALUATOR_NAMES
+
+
+def _tail(tree: UntrustedTree, name: str, most: int) -> bytes:
+    """The last `most` bytes of the file `name`, or none when it is not a regular file."""
+    if tree.kind(name) is not Kind.FILE:
+        return b""
+    with tree.file_content(name, MAX_FILE_BYTES) as (stream, size):
+        stream.seek(max(0, size - most))
+        return stream.read(most)
 
 
 def _search_path() -> list[str]:

@@ -893,7 +893,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 7}', "results.json: schema_version 7 is not supported"),
+        ('{"schema_version": 8}', "results.json: schema_version 8 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',
