@@ -189,6 +189,7 @@ def test_a_passing_submission(
         "wordstat/checkpoint_2/evaluation/stdout.txt",
         "wordstat/checkpoint_2/pytest-report.json",
         "wordstat/checkpoint_2/pytest.log",
+        "wordstat/checkpoint_2/quality.log",
         "wordstat/checkpoint_2/result.json",
         "wordstat/checkpoint_2/result.sig",  # what --skip-existing may reuse, signed
         "wordstat/checkpoint_2/setup.log",  # the test runner's installation
@@ -446,6 +447,7 @@ def test_every_input_set(
         "repeat": "1",
         "flaky_passes": "true",
         "pytest_args": "-k 'not test_top_matches_frequency_table'",
+        "quality": "true",
         "jobs": "1",
         "skip_existing": "true",
         "results": "only/read/by/merge",

@@ -192,7 +192,16 @@ def test_a_run_directory_with_a_missing_snapshot_and_skip_existing(
 
 
 # `since`: the start of a failing streak, which is this run's own start when it begins now.
-VOLATILE = {"started_at", "since", "duration_s", "phases", "jobs", "tool_versions", "executor"}
+VOLATILE = {
+    "started_at",
+    "since",
+    "duration_s",
+    "phases",
+    "seconds",
+    "jobs",
+    "tool_versions",
+    "executor",
+}
 
 
 def comparable(document: object) -> object:

@@ -29,6 +29,7 @@ VOLATILE = {
     "since",
     "duration_s",
     "phases",
+    "seconds",
     "jobs",
     "tool_versions",
     "executor",

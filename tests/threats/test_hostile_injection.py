@@ -150,9 +150,11 @@ def assert_renders_as_text(markdown: str, links: int, results: dict[str, Any]) -
     expected = {"h2": 1, "h3": 3, "h4": 1, "details": 1, "summary": 1}
     assert {tag: tags.count(tag) for tag in expected} == expected
     assert markdown.count(f"<strong>{len(NAMES)} tests</strong>") == 1
-    assert tags.count("pre") == 1 + 2
+    # With the checkpoints' code quality measured, their trajectory: a chart and a table.
+    trajectory = int("**Code quality, checkpoint by checkpoint**" in markdown)
+    assert tags.count("pre") == 1 + 2 + trajectory
     assert tags.count("a") == links
-    assert tags.count("table") == 4
+    assert tags.count("table") == 4 + trajectory
     warnings = [c["warnings"] for c in checkpoint_documents(results) if c["warnings"]]
     # Beside them, the first screen's list of the three failing checkpoints and why, and the
     # cause's list of the tests it hit.

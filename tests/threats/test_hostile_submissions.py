@@ -204,6 +204,7 @@ def test_links_and_specials_in_the_reports_folder_stay_inside(
         "evaluation",  # SCBench's own files beside evaluation.json
         "pytest-report.json",
         "pytest.log",
+        "quality.log",  # scb-check's own output
         "result.json",
         "result.sig",
         "setup.log",  # SCBench's setup, which runs for every submission
