@@ -34,10 +34,9 @@ from scbench_ci.executors.phases import Plan, Step, run_phases
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.untrusted_tree import (
-    MAX_FILE_BYTES,
     Entry,
-    Kind,
     UntrustedTree,
+    UntrustedTreeError,
     copy_tree,
 )
 
@@ -260,12 +259,14 @@ def _evaluators(entry: Entry) -> bool:
 
 
 def _tail(tree: UntrustedTree, name: str, most: int) -> bytes:
-    """The last `most` bytes of the file `name`, or none when it is not a regular file."""
-    if tree.kind(name) is not Kind.FILE:
+    """The last `most` bytes of the file `name` (of any size), or none when it is not a regular
+    file."""
+    try:
+        with tree.file_content(name, sys.maxsize) as (stream, size):
+            stream.seek(max(0, size - most))
+            return stream.read(most)
+    except UntrustedTreeError:
         return b""
-    with tree.file_content(name, MAX_FILE_BYTES) as (stream, size):
-        stream.seek(max(0, size - most))
-        return stream.read(most)
 
 
 def _search_path() -> list[str]:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
-from scbench_ci.executors.local import LocalExecutor
+from scbench_ci.executors.local import LocalExecutor, _tail
 from scbench_ci.executors.processes import STEP_VARIABLE
+from scbench_ci.trust.untrusted_tree import UntrustedTree
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 
 pytestmark = pytest.mark.slow
@@ -229,3 +230,23 @@ def test_runs_side_by_side_kill_only_their_own_processes(tmp_path: Path) -> None
     assert _living_canaries(tag) == []
     assert (results["long"].exit_code, results["long"].leftover_processes) == (0, 0)
     assert (tmp_path / "long/workspace" / PROBE_OUTPUT).read_text() == "child alive"
+
+
+def test_the_quality_log_s_tail_is_read_whatever_its_size_or_kind(tmp_path: Path) -> None:
+    """scb-check's stderr, written while the submission's code may run: a file larger than any
+    bound gives its tail; a link, a folder or nothing gives none (the measure's reason then
+    names the exit code only)."""
+    huge = tmp_path / "huge.log"
+    with huge.open("wb") as log:
+        log.truncate(300 * 1024 * 1024)  # sparse: 300 MiB, above the tree's file bound
+        log.seek(0, os.SEEK_END)
+        log.write(b"Traceback: the end")
+    (tmp_path / "link.log").symlink_to(huge)
+    (tmp_path / "folder.log").mkdir()
+    with UntrustedTree.opened(tmp_path) as logs:
+        assert _tail(logs, "huge.log", 9) == b": the end"
+        assert [_tail(logs, name, 9) for name in ("link.log", "folder.log", "none.log")] == [
+            b"",
+            b"",
+            b"",
+        ]
