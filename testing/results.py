@@ -59,6 +59,23 @@ def checkpoint_documents(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for problem in results["problems"] for c in problem["checkpoints"]]
 
 
+# `since`: the start of a failing streak, which is a run's own start when it begins then;
+# `seconds`: how long the quality measure took.
+VOLATILE = frozenset(
+    {"started_at", "since", "duration_s", "phases", "seconds", "jobs", "tool_versions", "executor"}
+)
+"""What differs between two runs of the same tests: times, jobs, the executor."""
+
+
+def comparable(document: object, volatile: frozenset[str] = VOLATILE) -> object:
+    """A results.json document without the keys `volatile` names, at any depth."""
+    if isinstance(document, dict):
+        return {k: comparable(v, volatile) for k, v in document.items() if k not in volatile}
+    if isinstance(document, list):
+        return [comparable(item, volatile) for item in document]
+    return document
+
+
 def make_test(name: str, status: Status, group: Group = Group.CORE) -> TestResult:
     """A test of checkpoint_1 with a status; a failed one says so."""
     return TestResult(

@@ -19,7 +19,7 @@ import pytest
 from scbench_ci.results.file import load_results
 from testing.examples import EXPECTED, group_counts, scbench_evaluate
 from testing.paths import EXAMPLES, REPO_ROOT
-from testing.results import checkpoint_documents
+from testing.results import checkpoint_documents, comparable
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SOLVED = sorted((p, c) for p, c, s in EXPECTED if s == f"solutions/{c}")
@@ -189,28 +189,6 @@ def test_a_run_directory_with_a_missing_snapshot_and_skip_existing(
     assert [c.reused for c in changed.problems[0].checkpoints] == [True, False, False]
     scbench(*args)
     assert not any(c.reused for c in load_results(output / "results.json").problems[0].checkpoints)
-
-
-# `since`: the start of a failing streak, which is this run's own start when it begins now.
-VOLATILE = {
-    "started_at",
-    "since",
-    "duration_s",
-    "phases",
-    "seconds",
-    "jobs",
-    "tool_versions",
-    "executor",
-}
-
-
-def comparable(document: object) -> object:
-    """A results.json without what differs between two runs of the same tests: times, jobs."""
-    if isinstance(document, dict):
-        return {k: comparable(v) for k, v in document.items() if k not in VOLATILE}
-    if isinstance(document, list):
-        return [comparable(item) for item in document]
-    return document
 
 
 def test_a_matrix_of_shards_merged_is_the_run_of_everything(

@@ -18,34 +18,16 @@ import ray
 
 import scbench_ci
 from scbench_ci.executors.docker.container import RUN_LABEL
+from testing import results
 from testing.cli import run_cli
 from testing.examples import SCHEMA
 from testing.paths import EXAMPLES
 from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster, connected, resource
+from testing.results import comparable
 
-VOLATILE = {
-    "started_at",
-    "since",
-    "duration_s",
-    "phases",
-    "seconds",
-    "jobs",
-    "tool_versions",
-    "executor",
-    "submission",
-    "artifacts",
-}
-
-
-def comparable(document: object) -> object:
-    """A results.json without what differs between two runs of the same tests: times, jobs,
-    where its folders were."""
-    if isinstance(document, dict):
-        return {k: comparable(v) for k, v in document.items() if k not in VOLATILE}
-    if isinstance(document, list):
-        return [comparable(item) for item in document]
-    return document
+# Beside the usual: where each run's folders were.
+VOLATILE = results.VOLATILE | {"submission", "artifacts"}
 
 
 def _examples(output: Path, test_image: str, *extra: object) -> subprocess.CompletedProcess[str]:
@@ -67,7 +49,7 @@ def test_the_examples_on_the_cluster_are_the_local_run_test_by_test(
     ray_results = json.loads((tmp_path / "ray/results.json").read_text())
     local_results = json.loads((tmp_path / "local/results.json").read_text())
     jsonschema.validate(ray_results, SCHEMA)
-    assert comparable(ray_results) == comparable(local_results)
+    assert comparable(ray_results, VOLATILE) == comparable(local_results, VOLATILE)
     # Four tasks of one CPU in flight on two workers of two CPUs: both workers ran some.
     assert ray_results["jobs"] == 4
     assert "on 2 node(s)" in on_ray.stdout, on_ray.stdout
