@@ -5,6 +5,7 @@ way of running them, beside SCBench's own flow, in the same run.
     python benchmarks/breakdown.py [--repeat 3] [--jobs 2] [--examples all]
                                    [--problems 2] [--checkpoints 2] [--tests 2]
                                    [--modes batch-1,batch-N,api,session,scbench]
+                                   [--no-quality]
 
 The checkpoints: every checkpoint of the examples (examples/, reference solutions), and a
 generated set (benchmarks/problem_set.py: P problems x C checkpoints x T tests, each test one
@@ -28,6 +29,10 @@ loops, SCBench's flow) or one at a time (`batch-1`): `outside the tests` (the ev
 wall time minus pytest's duration) and `process's own` (the wall time no phase accounts for:
 imports, pre-flight, planning, signing, writing). Then one line per mode: evaluations, wall time,
 evaluations per minute. Exit 1 when a checkpoint's verdict differs between scbench-ci's modes.
+
+`--no-quality` runs scbench-ci's modes without the code-quality measure (`--no-quality`,
+`quality=False`), as a reward loop would: what is left outside the tests is the floor of the
+evaluation itself. SCBench's flow never measures quality.
 """
 
 from __future__ import annotations
@@ -110,6 +115,8 @@ class Context:
     jobs: int
     image: str
     """The evaluation image SCBench's flow runs in (scbench-ci's default image)."""
+    quality: bool = True
+    """Whether scbench-ci's modes measure code quality (their default)."""
 
 
 def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
@@ -140,6 +147,7 @@ def batch(context: Context, jobs: int, output: Path) -> ModeRun:
     argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(context.problems)]
     argv += ["--checkpoint", "all", "--jobs", str(jobs), "--output", str(output), "--quiet"]
     argv += ["--submission", f"{context.problems}/{{problem}}/solutions/{{checkpoint}}"]
+    argv += [] if context.quality else ["--no-quality"]
     started = time.perf_counter()
     run = subprocess.run(
         argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=ROOT, check=False
@@ -166,6 +174,7 @@ def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
         ]
         (output / "targets.json").write_text(json.dumps(targets))
         argv = [sys.executable, str(Path(__file__).resolve()), "loop", kind, str(output)]
+        argv += [] if context.quality else ["--no-quality"]
         started = time.perf_counter()
         run = subprocess.run(
             argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=ROOT, check=False
@@ -233,21 +242,25 @@ MODES: dict[str, Callable[[Context, Path], ModeRun]] = {
 # --- the loops, run in a process of their own ----------------------------------------------
 
 
-def api_loop(targets: list[Target], outputs: list[Path]) -> list[float]:
+def api_loop(targets: list[Target], outputs: list[Path], options: dict[str, bool]) -> list[float]:
     """`scbench_ci.evaluate([target])` once per target, each with its own output folder."""
     import scbench_ci
 
     return _timed(
-        lambda target, output: scbench_ci.evaluate([target], output=output), targets, outputs
+        lambda target, output: scbench_ci.evaluate([target], output=output, **options),
+        targets,
+        outputs,
     )
 
 
-def session_loop(targets: list[Target], outputs: list[Path]) -> list[float]:
+def session_loop(
+    targets: list[Target], outputs: list[Path], options: dict[str, bool]
+) -> list[float]:
     """`session.evaluate([target])` once per target in one `scbench_ci.Session`, which keeps
     the Docker client, the pre-flight, the problems' configs and a warm container ahead."""
     import scbench_ci
 
-    with scbench_ci.Session() as session:
+    with scbench_ci.Session(**options) as session:
         return _timed(
             lambda target, output: session.evaluate([target], output=output), targets, outputs
         )
@@ -264,22 +277,24 @@ def _timed(
     return walls
 
 
-LOOPS: dict[str, Callable[[list[Target], list[Path]], list[float]]] = {
+LOOPS: dict[str, Callable[[list[Target], list[Path], dict[str, bool]], list[float]]] = {
     "api": api_loop,
     "session": session_loop,
 }
 """Each loop of single calls, by name: the seconds of each call, in order."""
 
 
-def run_loop_here(kind: str, folder: Path) -> None:
-    """`breakdown.py loop KIND FOLDER`: the targets of FOLDER/targets.json, each call's results
-    in FOLDER/call-<i>, the calls' seconds in FOLDER/walls.json."""
+def run_loop_here(kind: str, folder: Path, quality: bool) -> None:
+    """`breakdown.py loop KIND FOLDER [--no-quality]`: the targets of FOLDER/targets.json, each
+    call's results in FOLDER/call-<i>, the calls' seconds in FOLDER/walls.json."""
     targets = [
         Target(Path(t["problem"]), t["checkpoint"], Path(t["submission"]))
         for t in json.loads((folder / "targets.json").read_text())
     ]
     outputs = [folder / f"call-{index}" for index in range(len(targets))]
-    (folder / "walls.json").write_text(json.dumps(LOOPS[kind](targets, outputs)))
+    # Without the keyword when the measure is on, so the loop also runs on a commit before it.
+    options = {} if quality else {"quality": False}
+    (folder / "walls.json").write_text(json.dumps(LOOPS[kind](targets, outputs, options)))
 
 
 # --- the figures ---------------------------------------------------------------------------
@@ -374,7 +389,7 @@ def _load() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["loop"]:
-        run_loop_here(arguments[1], Path(arguments[2]))
+        run_loop_here(arguments[1], Path(arguments[2]), "--no-quality" not in arguments[3:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -385,6 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tests", type=int, default=2, help="per generated checkpoint")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated")
     parser.add_argument("--root", type=Path, help="where the set and outputs go (kept)")
+    parser.add_argument(
+        "--no-quality", action="store_true", help="scbench-ci's modes without the quality measure"
+    )
     args = parser.parse_args(arguments)
     modes = args.modes.split(",")
     if unknown := [mode for mode in modes if mode not in MODES]:
@@ -398,9 +416,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         problems = write_set(scratch / "set", examples, args.problems, args.checkpoints, args.tests)
         context = Context(
-            checkpoint_set(problems), problems, scratch, args.jobs, _evaluation_image()
+            checkpoint_set(problems),
+            problems,
+            scratch,
+            args.jobs,
+            _evaluation_image(),
+            quality=not args.no_quality,
         )
-        print(f"{len(context.checkpoints)} checkpoints; {_load()}", flush=True)
+        measure = "without" if args.no_quality else "with"
+        print(
+            f"{len(context.checkpoints)} checkpoints, {measure} the quality measure; {_load()}",
+            flush=True,
+        )
         batch(context, args.jobs, scratch / "warm")  # untimed: fills the caches
         runs = []
         for repeat in range(args.repeat):

@@ -1,6 +1,7 @@
 """The code-quality measure (scb-check in the sandbox, after the tests) on problems' reference
-solutions, through the real path: each checkpoint's `solutions/<checkpoint>/` evaluated by the
-Python API at its defaults (Docker, cached environments), quality on. Prints, per checkpoint,
+solutions, through the real path: every checkpoint's `solutions/<checkpoint>/` evaluated in one
+run by the Python API at its defaults (Docker, cached environments, quality on), `--jobs` side by
+side. Prints, per checkpoint,
 verbosity, erosion, the lines and files measured, the measure's seconds (`phases["quality"]`)
 and the tests' (`phases["tests"]`), or why there is no measure; then the totals.
 
@@ -8,7 +9,7 @@ By default no test is run (`-k` selects none: pytest collects and exits), so the
 measure's own cost; `--tests` runs the tests too, for the measure's cost beside theirs. The first
 run of an image also builds the measure's cached environment, in the first checkpoint's time.
 
-    python benchmarks/quality.py PROBLEM_OR_FOLDER ... [--tests] [--output DIR]
+    python benchmarks/quality.py PROBLEM_OR_FOLDER ... [--tests] [--jobs N] [--output DIR]
 """
 
 from __future__ import annotations
@@ -47,50 +48,53 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problems", nargs="+", type=Path)
     parser.add_argument("--tests", action="store_true", help="run the tests too")
+    parser.add_argument("--jobs", type=int, default=1, help="checkpoints side by side")
     parser.add_argument("--output", type=Path, help="keep the results here")
     arguments = parser.parse_args()
     chosen = targets(arguments.problems)
-    print(f"{len(chosen)} checkpoint(s); tests {'run' if arguments.tests else 'not run'}")
+    print(
+        f"{len(chosen)} checkpoint(s) in one run, {arguments.jobs} side by side; tests "
+        f"{'run' if arguments.tests else 'not run'}",
+        flush=True,
+    )
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="scbench-quality-") as scratch:
+        evaluated = scbench_ci.evaluate(
+            chosen,
+            output=arguments.output or Path(scratch),
+            jobs=arguments.jobs,
+            pytest_args=() if arguments.tests else NO_TEST,
+        )
+    wall = time.monotonic() - started
     header = f"{'problem/checkpoint':44} {'verb':>6} {'erosion':>7} {'lines':>6} {'files':>5}"
     print(f"{header} {'measure s':>9} {'tests s':>8}")
-    started = time.monotonic()
     measured, seconds, tests_seconds = 0, [], []
-    with tempfile.TemporaryDirectory(prefix="scbench-quality-") as scratch:
-        output = arguments.output or Path(scratch)
-        for target in chosen:
-            evaluated = scbench_ci.evaluate(
-                [target],
-                output=output / target.problem.name / target.checkpoint,
-                jobs=1,
-                pytest_args=() if arguments.tests else NO_TEST,
-            )
-            result = evaluated.checkpoints[0]
-            name = f"{target.problem.name}/{target.checkpoint}"
-            quality_s = result.phases.get("quality", 0.0)
-            tests_s = result.phases.get("tests", 0.0)
-            seconds.append(quality_s)
-            tests_seconds.append(tests_s)
-            outcome = result.quality
-            if outcome is None or outcome.measures is None:
-                reason = outcome.reason if outcome else "not measured"
-                print(
-                    f"{name:44} {'-':>6} {'-':>7} {'-':>6} {'-':>5} {quality_s:9.1f} "
-                    f"{tests_s:8.1f}  ({reason})"
-                )
-                continue
-            measured += 1
-            m = outcome.measures
+    for target, result in zip(chosen, evaluated.checkpoints, strict=True):
+        name = f"{target.problem.name}/{target.checkpoint}"
+        quality_s = result.phases.get("quality", 0.0)
+        tests_s = result.phases.get("tests", 0.0)
+        seconds.append(quality_s)
+        tests_seconds.append(tests_s)
+        outcome = result.quality
+        if outcome is None or outcome.measures is None:
+            reason = outcome.reason if outcome else "not measured"
             print(
-                f"{name:44} {m.verbosity:6.3f} {m.erosion:7.3f} {m.total_loc:6d} "
-                f"{m.files_scanned:5d} {quality_s:9.1f} {tests_s:8.1f}",
-                flush=True,
+                f"{name:44} {'-':>6} {'-':>7} {'-':>6} {'-':>5} {quality_s:9.1f} "
+                f"{tests_s:8.1f}  ({reason})"
             )
+            continue
+        measured += 1
+        m = outcome.measures
+        print(
+            f"{name:44} {m.verbosity:6.3f} {m.erosion:7.3f} {m.total_loc:6d} "
+            f"{m.files_scanned:5d} {quality_s:9.1f} {tests_s:8.1f}"
+        )
     ordered = sorted(seconds)
     median = ordered[len(ordered) // 2] if ordered else 0.0
     print(
         f"measured {measured} of {len(chosen)}; measure seconds: total {sum(seconds):.1f}, "
         f"median {median:.1f}, max {max(seconds, default=0.0):.1f}; tests seconds: total "
-        f"{sum(tests_seconds):.1f}; wall {time.monotonic() - started:.0f} s"
+        f"{sum(tests_seconds):.1f}; wall {wall:.0f} s"
     )
 
 

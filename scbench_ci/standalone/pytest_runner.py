@@ -8,6 +8,11 @@ plugins can be imported (never scbench_ci):
   attach to it nor open its /proc files (memory, environment, file descriptors).
 - It takes the seal key out of its environment, so no child process inherits it, and prints a
   start line keyed with it: from then on, the submission's code may run.
+- Started with `-X pycache_prefix=DIR` (a cached runner environment's compiled bytecode), it
+  imports pytest from there, then leaves the prefix before pytest starts: what the tests import
+  is compiled and cached as under SCBench, and no module, option or `sys` attribute tells the
+  tests it was there. (Python images ship their standard library without bytecode, and the tests
+  user cannot write it: every start would compile pytest's imports again.)
 - When the tests are done, and before any report is written, it kills what the tests left
   running: with `--kill-others` (where it is alone with the tests' processes, as in a container)
   every process it may signal; with `--kill-descendants` every process below it (it becomes a
@@ -70,6 +75,23 @@ def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]
 def start_text(key: str) -> str:
     """The start line's payload: proof that this runner, holding the key, began."""
     return hmac.new(key.encode(), b"started", hashlib.sha256).hexdigest()
+
+
+def leave_pycache_prefix() -> None:
+    """No bytecode prefix from now on, as if none had been given: each module imported so far
+    names the bytecode file it would have had without one (`__cached__`, `__spec__.cached`)."""
+    prefix = sys.pycache_prefix
+    if prefix is None:
+        return
+    sys.pycache_prefix = None
+    sys._xoptions.pop("pycache_prefix", None)
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        cached = getattr(module, "__cached__", None)
+        if spec is None or not isinstance(cached, str) or not cached.startswith(prefix):
+            continue
+        spec.cached = None  # recomputed from its origin, without the prefix, when read
+        module.__cached__ = spec.cached  # type: ignore[attr-defined]
 
 
 def mark_names(marks: Iterator[Any]) -> list[str]:
@@ -264,6 +286,8 @@ def main() -> int:
     sys.stdout.flush()
 
     import pytest
+
+    leave_pycache_prefix()
 
     class Guard:
         """Records each test's marks; at the end, kills what is left and clears the reports'

@@ -67,15 +67,14 @@ def test_a_verdict_that_moves_between_modes_is_named() -> None:
     assert differing_verdicts([one, scbench]) == []
 
 
-def test_the_benchmark_runs_every_mode_on_a_tiny_set(
-    tmp_path: Path, docker_client: object, evaluation_image: str
-) -> None:
+def _tiny_set(root: Path, *options: str) -> list[str]:
+    """The benchmark on one generated checkpoint of one test, once per mode: its output lines."""
     run = subprocess.run(
         [
             sys.executable,
             str(REPO_ROOT / "benchmarks/breakdown.py"),
             *("--examples", "none", "--problems", "1", "--checkpoints", "1", "--tests", "1"),
-            *("--repeat", "1", "--jobs", "2", "--root", str(tmp_path)),
+            *("--repeat", "1", "--jobs", "2", "--root", str(root), *options),
         ],
         capture_output=True,
         text=True,
@@ -84,12 +83,29 @@ def test_the_benchmark_runs_every_mode_on_a_tiny_set(
         check=False,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    lines = run.stdout.splitlines()
-    assert lines[0].startswith("1 checkpoints; load average ")
+    return run.stdout.splitlines()
+
+
+def test_the_benchmark_runs_every_mode_on_a_tiny_set(
+    tmp_path: Path, docker_client: object, evaluation_image: str
+) -> None:
+    lines = _tiny_set(tmp_path)
+    assert lines[0].startswith("1 checkpoints, with the quality measure; load average ")
     for mode in (name.replace("-N", "-2") for name in MODES):  # batch-N is --jobs 2 here
         assert f"{mode}: seconds per checkpoint" in lines
         [row] = [line.split() for line in lines if line.startswith(f"  {mode} ")]
         assert row[1] == "1" and float(row[3]) > 0  # one evaluation, some per minute
-    # The phases of scbench-ci's four modes, and pytest's duration under every mode.
+    # The phases of scbench-ci's four modes, the measure's among them (on by default), and
+    # pytest's duration under every mode.
     assert sum(line.startswith("  setup ") for line in lines) == 4
+    assert sum(line.startswith("  quality ") for line in lines) == 4
     assert sum(line.startswith("  pytest ") for line in lines) == len(MODES)
+
+
+def test_without_the_measure_no_mode_has_its_phase(
+    tmp_path: Path, docker_client: object, evaluation_image: str
+) -> None:
+    lines = _tiny_set(tmp_path, "--no-quality", "--modes", "batch-1,session")
+    assert lines[0].startswith("1 checkpoints, without the quality measure; load average ")
+    assert sum(line.startswith("  setup ") for line in lines) == 2
+    assert not any(line.startswith("  quality ") for line in lines)

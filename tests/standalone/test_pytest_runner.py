@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import (
+    KILL_DESCENDANTS,
     as_under_scbench,
     fresh_folder,
     json_report_bytes,
@@ -213,3 +215,46 @@ def test_the_environment_is_what_uvx_and_bash_give_pytest_under_scbench(tmp_path
     again = {"PATH": f"/env/bin:{tools}", "UV": "/elsewhere/uv"}
     as_under_scbench(again, "/env/bin/python", "/w")
     assert again["PATH"] == f"/env/bin:{tools}" and again["UV"] == "/elsewhere/uv"
+
+
+SEES_THE_BYTECODE = """
+import json, os, sys
+
+
+def test_what_it_sees():
+    misplaced = sorted(
+        name
+        for name, module in list(sys.modules.items())
+        if isinstance(getattr(module, "__cached__", None), str)
+        and os.path.dirname(module.__cached__)
+        != os.path.join(os.path.dirname(module.__file__), "__pycache__")
+    )
+    seen = {"prefix": sys.pycache_prefix, "xoptions": sorted(sys._xoptions), "misplaced": misplaced}
+    with open("seen.json", "w") as file:
+        json.dump(seen, file)
+"""
+
+
+def test_pytest_comes_from_the_prefix_and_the_tests_see_no_prefix(tmp_path: Path) -> None:
+    """As a cached runner environment starts it: `-X pycache_prefix`. pytest's imports read and
+    write the prefix; from the first test module on, nothing does, and no module names it."""
+    prefix, tests = tmp_path / "prefix", tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_bytecode.py").write_text(SEES_THE_BYTECODE)
+    runner = [sys.executable, "-X", f"pycache_prefix={prefix}", "-I", pytest_runner.__file__]
+    subprocess.run(
+        [*runner, KILL_DESCENDANTS, "-q", "-p", "no:cacheprovider", "test_bytecode.py"],
+        cwd=tests,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads((tests / "seen.json").read_text()) == {
+        "prefix": None,
+        "xoptions": [],
+        "misplaced": [],
+    }
+    in_prefix = [path.name for path in prefix.rglob("*.pyc")]
+    assert any(name.startswith("python.cpython-") for name in in_prefix)  # _pytest/python.py
+    assert not any("test_bytecode" in name for name in in_prefix)
+    assert any(path.name.startswith("test_bytecode.") for path in (tests / "__pycache__").iterdir())

@@ -26,6 +26,7 @@ from scbench_ci.executors.docker.exec import run, run_own, tests_environment
 from scbench_ci.executors.docker.layout import (
     BUILD_UV_CACHE_DIR,
     CACHED_DEPENDENCIES_DIR,
+    CACHED_ENV_PYCACHE,
     CACHED_QUALITY_DIR,
     CACHED_RUNNER_DIR,
     CACHED_WORKSPACE,
@@ -66,6 +67,18 @@ CACHE_MOUNTS = {
 }
 """Where each kind of cached environment is mounted, at build and at use."""
 
+# Whatever does not compile (or a folder it cannot read) is left to be compiled when imported.
+_COMPILE_INTO_PREFIX = """import compileall, sysconfig
+names = ("stdlib", "platstdlib", "purelib", "platlib")
+for folder in sorted({sysconfig.get_path(name) for name in names}):
+    compileall.compile_dir(folder, quiet=2)
+"""
+
+
+def pycache_prefix(kind: str) -> str:
+    """The bytecode prefix of the cached environment of `kind` (CACHED_ENV_PYCACHE), mounted."""
+    return f"{CACHE_MOUNTS[kind]}/{CACHED_ENV_PYCACHE}"
+
 
 def runner_key(image_id: str, requirements: tuple[str, ...], *, scope: str) -> str:
     """The cached test runner's key: the scope, the image, the exact requirements, the index
@@ -76,6 +89,7 @@ def runner_key(image_id: str, requirements: tuple[str, ...], *, scope: str) -> s
         image=image_id,
         requirements=list(requirements),
         index=index_variables(os.environ),
+        bytecode=pycache_prefix(RUNNER),
     )
 
 
@@ -118,6 +132,7 @@ def quality_key(image_id: str, *, scope: str) -> str:
         requirements=[SCB_CHECK],
         python=QUALITY_PYTHON,
         index=index_variables(os.environ),
+        bytecode=pycache_prefix(QUALITY),
     )
 
 
@@ -131,7 +146,8 @@ def build_runner(
     deadline: float,
 ) -> tuple[str, ...] | str:
     """The runner installs pytest and its plugins into the volume (from a uv cache of the
-    build's own), compiled, and writes the key last."""
+    build's own), compiled, with the bytecode of its Python's standard library in a prefix
+    (pycache_prefix), and writes the key last."""
     log.note(f"building the test runner's environment into cache volume {volume}")
     return _build_venv(containers, volume, key, requirements, index, log, deadline, RUNNER)
 
@@ -197,7 +213,12 @@ def _build_venv(
             extra={**index, "UV_CACHE_DIR": BUILD_UV_CACHE_DIR, "UV_LINK_MODE": "copy"},
             variables={},
         )
-        for argv in venv_install(f"{mount}/env/venv", requirements, python):
+        venv = f"{mount}/env/venv"
+        compile_all = [f"{venv}/bin/python", "-X", f"pycache_prefix={pycache_prefix(kind)}"]
+        for argv in [
+            *venv_install(venv, requirements, python),
+            [*compile_all, "-c", _COMPILE_INTO_PREFIX],
+        ]:
             log.note(f"$ {' '.join(argv)}")
             code, _ = run(
                 container,

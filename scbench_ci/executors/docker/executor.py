@@ -59,7 +59,8 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker import image_build, quality
-from scbench_ci.executors.docker.cache import Cached
+from scbench_ci.executors.docker.cache import RUNNER, Cached
+from scbench_ci.executors.docker.cache_build import pycache_prefix
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
@@ -424,8 +425,9 @@ class DockerExecutor:
             return killed
 
         install: tuple[list[str], ...] = ()
+        python: list[str]
         if caches.runner is None:
-            python = f"{RUNNER_VENV}/bin/python"
+            python = [f"{RUNNER_VENV}/bin/python"]
             install = (
                 ["uv", "venv", "--quiet", RUNNER_VENV],
                 [
@@ -434,12 +436,14 @@ class DockerExecutor:
                     "install",
                     "--quiet",
                     "--python",
-                    python,
+                    *python,
                     *request.command.requirements,
                 ],
             )
         else:
-            python = f"{CACHED_RUNNER_VENV}/bin/python"
+            # pytest_runner leaves the prefix once pytest is imported.
+            prefix = pycache_prefix(RUNNER)
+            python = [f"{CACHED_RUNNER_VENV}/bin/python", "-X", f"pycache_prefix={prefix}"]
 
         def install_quality() -> None:
             log = attempt.setup_log
@@ -456,7 +460,7 @@ class DockerExecutor:
                     return
             quality_env[0] = QUALITY_VENV
 
-        test_argv = request.command.runner_argv([python], RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
+        test_argv = request.command.runner_argv(python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
         return Plan(

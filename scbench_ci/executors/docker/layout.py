@@ -33,6 +33,10 @@ CACHED_RUNNER_DIR = "/scbench-cache/runner"
 """Where the cached runner environment's volume is mounted (read-only), at build and at use: a
 virtual environment only works at the path it was made at."""
 CACHED_RUNNER_VENV = f"{CACHED_RUNNER_DIR}/env/venv"
+CACHED_ENV_PYCACHE = "env/pycache"
+"""In a cached environment's volume: the bytecode of its Python's standard library and its
+packages, by `-X pycache_prefix` (python images delete the standard library's bytecode, and no run
+can write it, so each process would compile every module it imports again)."""
 CACHED_DEPENDENCIES_DIR = "/scbench-cache/dependencies"
 """Where the cached dependency environment's volume is mounted (read-only); its `env/workspace`
 holds what the setup made in the workspace, for the same workspace path."""

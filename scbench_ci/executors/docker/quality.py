@@ -27,7 +27,12 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.child_env import run_environment
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import Cached
-from scbench_ci.executors.docker.cache_build import CACHE_MOUNTS, complete_file, venv_install
+from scbench_ci.executors.docker.cache_build import (
+    CACHE_MOUNTS,
+    complete_file,
+    pycache_prefix,
+    venv_install,
+)
 from scbench_ci.executors.docker.exec import run_captured, run_own
 from scbench_ci.executors.docker.layout import (
     HOME_DIR,
@@ -75,8 +80,10 @@ def _measure(
     timeout_s: float,
     log: LogSink,
 ) -> tuple[bytes | None, str | None]:
+    bytecode: dict[str, str] = {}
     if isinstance(environment, Cached):
         venv = f"{CACHE_MOUNTS[environment.kind]}/env/venv"
+        bytecode = {"PYTHONPYCACHEPREFIX": pycache_prefix(environment.kind)}
         check = f'[ "$(cat {complete_file(CACHE_MOUNTS[environment.kind])})" = {environment.key} ]'
         whole, _ = run_own(container, ["/bin/sh", "-c", check], RUNNER_USER)
         if whole != 0:
@@ -87,7 +94,7 @@ def _measure(
         venv = QUALITY_VENV
     else:
         return None, environment
-    env = run_environment(path=path, home=HOME_DIR, extra={}, variables={})
+    env = run_environment(path=path, home=HOME_DIR, extra=bytecode, variables={})
     command = [f"{venv}/bin/scb-check", "check", QUALITY_SOURCE, "--report"]
     log.note(f"$ {' '.join(command)}  (at most {QUALITY_CPU_S} s of CPU time a process)")
     argv = cpu_limited(command)

@@ -32,6 +32,18 @@ def test_the_test_process(json_metadata, checkpoint_name):
     json_metadata["argv0"] = os.path.basename(sys.argv[0])
     json_metadata["executable_is_first_python"] = shutil.which("python") == sys.executable
     json_metadata["view"] = run(PROBE)
+    # Where the test process's modules say their bytecode is, and any bytecode prefix.
+    json_metadata["bytecode"] = {
+        "prefix": sys.pycache_prefix,
+        "xoptions": sorted(sys._xoptions),
+        "elsewhere": sorted(
+            name
+            for name, module in list(sys.modules.items())
+            if isinstance(getattr(module, "__cached__", None), str)
+            and os.path.dirname(module.__cached__)
+            != os.path.join(os.path.dirname(module.__file__), "__pycache__")
+        ),
+    }
 
 
 def test_uv_run_from_a_copied_folder(entrypoint_argv, tmp_path, json_metadata):
