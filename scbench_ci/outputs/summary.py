@@ -11,7 +11,8 @@ section for each checkpoint `details` selects, its failing tests grouped by caus
 history of the last runs (templates/history.md.j2). Its size follows what went wrong, not how
 much ran: summary_levels.LEVELS, from most to least.
 
-The parts: markdown_templates.py (the templates' escaping environment), summary_view.py (the
+The parts: summary_context.py (what the template reads, in groups along its sections),
+markdown_templates.py (the templates' escaping environment), summary_view.py (the
 headline's numbers, the matrix, the warnings, the history), summary_quality.py (the code quality
 of each checkpoint and its trajectory), summary_sections.py (the causes),
 failure_kinds.py (what a failure kind means), summary_format.py (the small pieces of text).
@@ -20,25 +21,22 @@ failure_kinds.py (what a failure kind means), summary_format.py (the small piece
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import PurePath
-from typing import Any, Protocol
+from typing import Protocol
 
-from scbench_ci.outputs.console import flaky_counting, flaky_meaning, flaky_tests
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
+from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
 from scbench_ci.outputs.markdown_templates import artifact_markdown, load_template
-from scbench_ci.outputs.summary_levels import LEVELS, Level
-from scbench_ci.outputs.summary_quality import quality_by_checkpoint, trajectory
-from scbench_ci.outputs.summary_sections import failing_checkpoints, fixed_tests, sections
-from scbench_ci.outputs.summary_view import (
-    DEFAULT_DETAILS,
-    checkpoint_changes,
-    detailed,
-    history_view,
-    matrix,
-    numbers,
-    run_warnings,
+from scbench_ci.outputs.summary_context import (
+    Page,
+    changes,
+    chosen_details,
+    code_quality,
+    flaky,
+    overview,
 )
+from scbench_ci.outputs.summary_levels import LEVELS, Level
+from scbench_ci.outputs.summary_sections import sections
+from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, history_view
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.markdown import Markdown, cut, render
 
@@ -47,11 +45,6 @@ TEMPLATE = "summary.md.j2"
 MAX_BYTES = 1_000_000
 """GitHub refuses a step summary over 1 MiB; this leaves room for what others append."""
 MIN_BYTES = 1024
-FOCUSED_SECTIONS = 3
-"""Up to this many checkpoints with a section, each is shown whole, every cause of its failing
-tests with its traceback; with more, each is a folded block listing its first LISTED_COMPACT
-causes."""
-LISTED_COMPACT = 5
 
 
 def render_summary(
@@ -76,52 +69,29 @@ def render_summary(
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}")
     template = load_template(TEMPLATE)
-    checkpoints = [checkpoint for _, checkpoint in run.checkpoints()]
-    shown = detailed(run, details)
+    chosen = chosen_details(run, details)
     context = {
         "run": run,
-        "headline": run_headline(run, fail_on),
-        "numbers": numbers(run),
-        "checkpoints": checkpoints,
-        "many_problems": len(run.problems) > 1,
-        "many_checkpoints": len(checkpoints) > 1,
-        "failing": failing_checkpoints(run) if len(checkpoints) > 1 else None,
-        "matrix": matrix(run),
-        "warnings": run_warnings(run),
-        "quality": quality_by_checkpoint(run),
-        "trajectory": trajectory(run),
-        "details": details,
-        "hidden": len(checkpoints) - len(shown),
-        "compact": len(shown) > FOCUSED_SECTIONS,
-        "comparison": run.comparison,
-        "changes": checkpoint_changes(run),
-        "fixed": fixed_tests(run),
-        "place": run.where,
+        "overview": overview(run, fail_on),
+        "quality": code_quality(run),
+        "details": chosen,
+        "changes": changes(run),
+        "flaky": flaky(run),
         "history": history_view(run),
-        "history_place": lambda key: run.where(*key.rsplit("/", 1)),
-        "flaky_count": sum(checkpoint.counts.flaky for checkpoint in checkpoints),
-        "flaky_meaning": flaky_meaning(run),
-        "flaky_counting": flaky_counting(run),
-        "artifact": artifact_markdown(artifact_url, artifact_name, reports_folder),
-        "max_bytes": max_bytes,
+        "page": Page(artifact_markdown(artifact_url, artifact_name, reports_folder), max_bytes),
     }
     for level in LEVELS[:-1]:
-        markdown = render(template, {**context, **_read(run, level, shown)}, max_bytes)
+        markdown = render(template, {**context, **_read(run, level, chosen.shown)}, max_bytes)
         if markdown is not None:
             return markdown
-    last = {**context, **_read(run, LEVELS[-1], shown)}
+    last = {**context, **_read(run, LEVELS[-1], chosen.shown)}
     return cut(render(template, last), max_bytes)
 
 
-def _read(run: RunResult, level: Level, shown: set[tuple[str, str]]) -> dict[str, Any]:
+def _read(run: RunResult, level: Level, shown: set[tuple[str, str]]) -> dict[str, object]:
     """What the template reads of the checkpoints' tests at a level: the sections read them as
     they are rendered, one checkpoint at a time."""
-    return {
-        "level": level,
-        "listed_compact": 0 if level.listed_causes == 0 else LISTED_COMPACT,
-        "sections": sections(run, shown),
-        "flaky": list(islice(flaky_tests(run), level.listed)),
-    }
+    return {"level": level, "sections": sections(run, shown)}
 
 
 class SummaryChoices(Protocol):

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+LISTED_COMPACT = 5
+"""How many causes of its failing tests a folded section lists (summary_context.FOCUSED_SECTIONS),
+at a level that lists any."""
+
 
 @dataclass(frozen=True)
 class Level:
@@ -23,6 +27,11 @@ class Level:
     listed: int
     """How many entries of each list are shown (the changes, the flaky tests, the tests a
     cause hit); each list says how many more it leaves out."""
+
+    @property
+    def compact_causes(self) -> int:
+        """How many causes a folded section lists at this level."""
+        return 0 if self.listed_causes == 0 else LISTED_COMPACT
 
 
 LEVELS = (

@@ -284,6 +284,9 @@ class HistoryView:
     cannot skip a run); None otherwise."""
     quality_top: int
     """The quality chart's y-axis top, in percent."""
+    places: dict[str, str]
+    """The checkpoint of each trend listed (`problem/checkpoint`) as the run names it
+    (RunResult.where)."""
 
 
 def history_view(run: RunResult) -> HistoryView | None:
@@ -309,15 +312,21 @@ def history_view(run: RunResult) -> HistoryView | None:
     verbosity = [percent(run.verbosity) for run in found.quality if run.verbosity is not None]
     erosion = [percent(run.erosion) for run in found.quality if run.erosion is not None]
     every_run = bool(found.quality) and len(verbosity) == len(erosion) == len(found.quality)
+    flaky = list(found.flaky[:HISTORY_LISTED])
+    newly_flaky = list(found.newly_flaky[:HISTORY_LISTED])
     return HistoryView(
         found,
         rows,
         lines,
-        list(found.flaky[:HISTORY_LISTED]),
-        list(found.newly_flaky[:HISTORY_LISTED]),
+        flaky,
+        newly_flaky,
         list(enumerate(found.quality, start=1)),
         (verbosity, erosion) if every_run else None,
         chart_top([*verbosity, *erosion]) if every_run else 100,
+        {
+            trend.checkpoint: run.where(*trend.checkpoint.rsplit("/", 1))
+            for trend in [*flaky, *newly_flaky]
+        },
     )
 
 
