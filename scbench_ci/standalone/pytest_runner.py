@@ -78,13 +78,19 @@ def start_text(key: str) -> str:
 
 
 def leave_pycache_prefix() -> None:
-    """No bytecode prefix from now on, as if none had been given: each module imported so far
-    names the bytecode file it would have had without one (`__cached__`, `__spec__.cached`)."""
+    """No bytecode prefix from now on, as if none had been given: not in `sys.orig_argv`, and
+    each module imported so far names the bytecode file it would have had without one
+    (`__cached__`, `__spec__.cached`)."""
     prefix = sys.pycache_prefix
     if prefix is None:
         return
     sys.pycache_prefix = None
     sys._xoptions.pop("pycache_prefix", None)
+    argv = sys.orig_argv
+    for index in range(len(argv) - 1):
+        if argv[index] == "-X" and argv[index + 1].startswith("pycache_prefix="):
+            del argv[index : index + 2]
+            break
     for module in list(sys.modules.values()):
         spec = getattr(module, "__spec__", None)
         cached = getattr(module, "__cached__", None)

@@ -229,7 +229,12 @@ def test_what_it_sees():
         and os.path.dirname(module.__cached__)
         != os.path.join(os.path.dirname(module.__file__), "__pycache__")
     )
-    seen = {"prefix": sys.pycache_prefix, "xoptions": sorted(sys._xoptions), "misplaced": misplaced}
+    seen = {
+        "prefix": sys.pycache_prefix,
+        "xoptions": sorted(sys._xoptions),
+        "misplaced": misplaced,
+        "in_argv": [arg for arg in sys.orig_argv if "pycache_prefix" in arg],
+    }
     with open("seen.json", "w") as file:
         json.dump(seen, file)
 """
@@ -253,6 +258,7 @@ def test_pytest_comes_from_the_prefix_and_the_tests_see_no_prefix(tmp_path: Path
         "prefix": None,
         "xoptions": [],
         "misplaced": [],
+        "in_argv": [],
     }
     in_prefix = [path.name for path in prefix.rglob("*.pyc")]
     assert any(name.startswith("python.cpython-") for name in in_prefix)  # _pytest/python.py

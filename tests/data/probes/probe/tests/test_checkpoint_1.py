@@ -36,6 +36,7 @@ def test_the_test_process(json_metadata, checkpoint_name):
     json_metadata["bytecode"] = {
         "prefix": sys.pycache_prefix,
         "xoptions": sorted(sys._xoptions),
+        "in_argv": [arg for arg in sys.orig_argv if "pycache_prefix" in arg],
         "elsewhere": sorted(
             name
             for name, module in list(sys.modules.items())
