@@ -42,7 +42,13 @@ def scbench_report(
     markers = {name: str(m.get("description", "")) for name, m in config.get("markers", {}).items()}
     order = _ordered(config)
     scbench_flow.stage(
-        problem, order, checkpoint, problem / "solutions" / checkpoint, workspace, markers
+        problem,
+        order,
+        checkpoint,
+        problem / "solutions" / checkpoint,
+        workspace,
+        markers,
+        include_prior_tests=config["checkpoints"][checkpoint].get("include_prior_tests", True),
     )
     timeout = config["checkpoints"][checkpoint].get("timeout") or config.get("timeout") or 30
     command = scbench_flow.pytest_command(

@@ -79,15 +79,19 @@ def stage(
     submission: Path,
     workspace: Path,
     markers: dict[str, str],
+    *,
+    include_prior_tests: bool = True,
 ) -> None:
-    """The workspace as SCBench makes it: the submission, the selected tests, pytest.ini."""
+    """The workspace as SCBench makes it: the submission, the selected tests (the checkpoint's,
+    and with `include_prior_tests`, SCBench's default, every earlier one's), pytest.ini."""
     shutil.copytree(
         submission,
         workspace,
         symlinks=True,
         ignore=shutil.ignore_patterns("*.pyc", "venv", ".venv", WORKSPACE_TEST_DIR),
     )
-    selected = {f"test_{name}.py" for name in checkpoints[: checkpoints.index(checkpoint) + 1]}
+    earlier = checkpoints[: checkpoints.index(checkpoint) + 1] if include_prior_tests else []
+    selected = {f"test_{name}.py" for name in [*earlier, checkpoint]}
     tests = workspace / WORKSPACE_TEST_DIR
     tests.mkdir()
     for item in (problem / "tests").iterdir():
