@@ -27,6 +27,7 @@ from scbench_ci.executors.docker.layout import (
     BUILD_UV_CACHE_DIR,
     CACHED_DEPENDENCIES_DIR,
     CACHED_ENV_PYCACHE,
+    CACHED_ENV_VENV,
     CACHED_QUALITY_DIR,
     CACHED_RUNNER_DIR,
     CACHED_WORKSPACE,
@@ -73,6 +74,11 @@ names = ("stdlib", "platstdlib", "purelib", "platlib")
 for folder in sorted({sysconfig.get_path(name) for name in names}):
     compileall.compile_dir(folder, quiet=2)
 """
+
+
+def cached_venv(kind: str) -> str:
+    """The virtual environment of the cached environment of `kind`, mounted."""
+    return f"{CACHE_MOUNTS[kind]}/{CACHED_ENV_VENV}"
 
 
 def pycache_prefix(kind: str) -> str:
@@ -213,7 +219,7 @@ def _build_venv(
             extra={**index, "UV_CACHE_DIR": BUILD_UV_CACHE_DIR, "UV_LINK_MODE": "copy"},
             variables={},
         )
-        venv = f"{mount}/env/venv"
+        venv = cached_venv(kind)
         compile_all = [f"{venv}/bin/python", "-X", f"pycache_prefix={pycache_prefix(kind)}"]
         for argv in [
             *venv_install(venv, requirements, python),

@@ -60,7 +60,7 @@ from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker import image_build, quality
 from scbench_ci.executors.docker.cache import RUNNER, Cached
-from scbench_ci.executors.docker.cache_build import pycache_prefix
+from scbench_ci.executors.docker.cache_build import cached_venv, pycache_prefix
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
@@ -76,7 +76,6 @@ from scbench_ci.executors.docker.exec import disconnect, run, run_captured, test
 from scbench_ci.executors.docker.image_build import EvaluationImage
 from scbench_ci.executors.docker.image_versions import image_facts
 from scbench_ci.executors.docker.layout import (
-    CACHED_RUNNER_VENV,
     CONTAINER_PATH,
     QUALITY_VENV,
     RUNNER_DIR,
@@ -443,7 +442,7 @@ class DockerExecutor:
         else:
             # pytest_runner leaves the prefix once pytest is imported.
             prefix = pycache_prefix(RUNNER)
-            python = [f"{CACHED_RUNNER_VENV}/bin/python", "-X", f"pycache_prefix={prefix}"]
+            python = [f"{cached_venv(RUNNER)}/bin/python", "-X", f"pycache_prefix={prefix}"]
 
         def install_quality() -> None:
             log = attempt.setup_log

@@ -32,7 +32,8 @@ BUILD_UV_CACHE_DIR = "/tmp/runner-uv-cache"
 CACHED_RUNNER_DIR = "/scbench-cache/runner"
 """Where the cached runner environment's volume is mounted (read-only), at build and at use: a
 virtual environment only works at the path it was made at."""
-CACHED_RUNNER_VENV = f"{CACHED_RUNNER_DIR}/env/venv"
+CACHED_ENV_VENV = "env/venv"
+"""In a cached environment's volume: its virtual environment."""
 CACHED_ENV_PYCACHE = "env/pycache"
 """In a cached environment's volume: the bytecode of its Python's standard library and its
 packages, by `-X pycache_prefix` (python images delete the standard library's bytecode, and no run

@@ -29,6 +29,7 @@ from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_build import (
     CACHE_MOUNTS,
+    cached_venv,
     complete_file,
     pycache_prefix,
     venv_install,
@@ -82,7 +83,7 @@ def _measure(
 ) -> tuple[bytes | None, str | None]:
     bytecode: dict[str, str] = {}
     if isinstance(environment, Cached):
-        venv = f"{CACHE_MOUNTS[environment.kind]}/env/venv"
+        venv = cached_venv(environment.kind)
         bytecode = {"PYTHONPYCACHEPREFIX": pycache_prefix(environment.kind)}
         check = f'[ "$(cat {complete_file(CACHE_MOUNTS[environment.kind])})" = {environment.key} ]'
         whole, _ = run_own(container, ["/bin/sh", "-c", check], RUNNER_USER)
