@@ -195,12 +195,15 @@ def network_findings(
         if (test.status in PASSING) == (cut.status in PASSING):
             continue
         message = headline(cut.message)
+        # The line where the failing one of the two runs failed: a passing test is placed at
+        # its first line, which would say nothing of what reaches the network.
+        failing = test if cut.status in PASSING else cut
         findings.append(
             Finding(
                 Stage.ORACLE,
                 Severity.WARNING,
-                place.file(test.file),
-                test.line,
+                place.file(failing.file),
+                failing.line,
                 f"{test.id} {test.status} with the network and {cut.status} without it: it "
                 "reaches the network, or is flaky (SCBench's tests have the network, and "
                 "scbench-ci's unless --no-test-network)" + (f": {message}" if message else ""),

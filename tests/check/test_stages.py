@@ -300,14 +300,18 @@ def test_tests_whose_outcome_changes_without_the_network(place: Place, problem: 
     online = result(
         make_test("test_fetches", Status.PASSED),
         make_test("test_local", Status.PASSED),
+        make_test("test_fails_with_the_network", Status.FAILED, line=15),
         make_test("test_needs_no_network_to_fail", Status.FAILED),
         make_test("test_coin", Status.FLAKY),
         make_test("test_of_an_earlier_checkpoint", Status.PASSED, checkpoint="checkpoint_0"),
         make_test("test_not_run_offline", Status.PASSED),
     )
     offline = result(
-        make_test("test_fetches", Status.FAILED, message="URLError: Network is unreachable"),
+        make_test(
+            "test_fetches", Status.FAILED, message="URLError: Network is unreachable", line=12
+        ),
         make_test("test_local", Status.PASSED),
+        make_test("test_fails_with_the_network", Status.PASSED),
         make_test("test_needs_no_network_to_fail", Status.ERROR),
         make_test("test_coin", Status.FAILED),
         make_test("test_of_an_earlier_checkpoint", Status.FAILED, checkpoint="checkpoint_0"),
@@ -316,7 +320,11 @@ def test_tests_whose_outcome_changes_without_the_network(place: Place, problem: 
     found = network_findings(place, checkpoint, online, offline)
 
     # Each test once, in its own checkpoint's run; a flaky one is the flaky stage's.
-    assert brief(found) == [(Stage.ORACLE, W, "clean/" + FILE, 7, f"{FILE}::test_fetches")]
+    # Placed where the failing run failed, not at the passing test's first line.
+    assert brief(found) == [
+        (Stage.ORACLE, W, "clean/" + FILE, 12, f"{FILE}::test_fetches"),
+        (Stage.ORACLE, W, "clean/" + FILE, 15, f"{FILE}::test_fails_with_the_network"),
+    ]
     assert found[0].message == (
         f"{FILE}::test_fetches passed with the network and failed without it: it reaches the "
         "network, or is flaky (SCBench's tests have the network, and scbench-ci's unless "

@@ -54,7 +54,7 @@ EXPECTED: dict[str, list[Found]] = {
         ("time", "warning", "slow_test/tests/test_checkpoint_1.py", 17,
          "tests/test_checkpoint_1.py::test_slowly")],
     "network_test": [
-        ("oracle", "warning", "network_test/tests/test_checkpoint_1.py", 20,
+        ("oracle", "warning", "network_test/tests/test_checkpoint_1.py", 30,
          "tests/test_checkpoint_1.py::test_the_index_answers")],
 }
 COIN = "tests/test_checkpoint_1.py::test_coin"
@@ -64,7 +64,8 @@ FLAKY: Found = ("flaky", "error", "flaky_test/tests/test_checkpoint_1.py", 23, C
 FLAKY_IN_TWO_RUNS: list[list[Found]] = [
     [FLAKY], [("oracle", "error", "flaky_test/tests/test_checkpoint_1.py", 23, COIN)], []]
 # The run without the network flips the coin once more: when it disagrees with two that agreed,
-# the coin is said to reach the network (or to be flaky, as the finding says).
+# the coin is said to reach the network (or to be flaky, as the finding says), at the line of the
+# tails whichever run they came in.
 COIN_WITHOUT_NETWORK: Found = (
     "oracle", "warning", "flaky_test/tests/test_checkpoint_1.py", 23, COIN)
 # fmt: on
@@ -191,7 +192,7 @@ def test_one_line_per_finding_then_each_problems_verdict(repository_check: tuple
     assert verdicts == [["clean", "passed"]]
     assert "slow_test  " in run.stdout and "passed: time 1 warning" in run.stdout
     assert (
-        "tests/data/check_repo/problems/network_test/tests/test_checkpoint_1.py:20: warning: "
+        "tests/data/check_repo/problems/network_test/tests/test_checkpoint_1.py:30: warning: "
         "[oracle] tests/test_checkpoint_1.py::test_the_index_answers passed with the network "
         "and failed without it: it reaches the network"
     ) in run.stdout
