@@ -23,6 +23,8 @@ STRING_LITERAL = r"""b?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
 STDERR_LITERAL = re.compile(rf"\bstderr=({STRING_LITERAL})")
 """A CompletedProcess repr's stderr field."""
 ANY_LITERAL = re.compile(STRING_LITERAL)
+LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""What str.splitlines() splits at."""
 MAX_SCANNED_CHARS = 200_000
 """Of a message, at most this much is searched for literals (messages are capped below it)."""
 MAX_CAUSE_CHARS = 300
@@ -56,7 +58,11 @@ def cause_of(test: TestResult) -> Cause:
 
 def first_line(text: str | None) -> str:
     """The first line of the text that is not blank, stripped; '' for none."""
-    return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+    # Not splitlines(): messages are long and only their start is wanted. Every line break
+    # splitlines() knows is whitespace, so what lstrip() leaves starts a line that is not blank.
+    rest = (text or "").lstrip()
+    end = LINE_BREAK.search(rest)
+    return (rest[: end.start()] if end else rest).rstrip()
 
 
 def exception_line(text: str) -> str | None:
@@ -70,6 +76,9 @@ def exception_line(text: str) -> str | None:
 
 def _in_stderr(text: str) -> Cause | None:
     """The cause in a non-empty stderr of a CompletedProcess repr."""
+    # The pattern scans at every position; most messages hold no stderr at all.
+    if "stderr=" not in text:
+        return None
     for found in STDERR_LITERAL.finditer(text):
         stderr = _string(found.group(1))
         if stderr and stderr.strip():

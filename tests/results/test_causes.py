@@ -9,7 +9,13 @@ from dataclasses import replace
 import pytest
 
 from scbench_ci.reports import FAILING, Status
-from scbench_ci.results.causes import MAX_CAUSE_CHARS, Source, cause_of, exception_line
+from scbench_ci.results.causes import (
+    MAX_CAUSE_CHARS,
+    Source,
+    cause_of,
+    exception_line,
+    first_line,
+)
 from scbench_ci.results.file import load_results
 from scbench_ci.results.model import TestResult
 from testing.golden import GOLDEN
@@ -80,6 +86,20 @@ def test_the_cause_can_be_in_the_traceback_only() -> None:
 def test_otherwise_the_message_s_first_line(message: str | None, text: str) -> None:
     cause = cause_of(failed(message))
     assert cause.text.startswith(text) and cause.source is Source.MESSAGE
+
+
+def test_the_first_line_is_the_first_of_splitlines_that_is_not_blank() -> None:
+    # first_line does not split the whole message; it must agree with splitlines() on every
+    # character that ends a line or is whitespace.
+    breaks = [chr(code) for code in range(0x3000 + 1) if len(f"a{chr(code)}b".splitlines()) > 1]
+    spaces = [chr(code) for code in range(0x3000 + 1) if chr(code).isspace()]
+    pieces = ["x", "y z", "\r\n", *breaks, *spaces]
+    for first in pieces:
+        for second in pieces:
+            for third in pieces:
+                text = first + second + third
+                lines = [line.strip() for line in text.splitlines() if line.strip()]
+                assert first_line(text) == (lines[0] if lines else ""), repr(text)
 
 
 def test_a_long_cause_is_one_capped_line() -> None:
