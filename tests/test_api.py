@@ -266,6 +266,13 @@ def test_without_a_daemon_nothing_runs_on_the_host(
         scbench_ci.evaluate([target], **executor)
     with pytest.raises(InfrastructureError, match=r"^cannot reach the Docker daemon"):
         scbench_ci.check_problems([WORDSTAT], **executor)
+
+
+def test_without_a_daemon_the_local_executor_runs_when_asked_and_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    target = Target(WORDSTAT, "checkpoint_1", BROKEN)
     with pytest.warns(RuntimeWarning, match=r"^scbench-ci: --executor local: .* without a contai"):
         ran = scbench_ci.evaluate([target], executor="local")
     assert ran.run.executor == "local"

@@ -450,12 +450,11 @@ def test_pytest_arguments_after_double_dash(
     ]
 
 
-@pytest.mark.parametrize("executor", [(), ("--executor", "auto"), ("--executor", "docker")])
-def test_without_a_daemon_nothing_runs_on_the_host(
-    problem_folder: ProblemFolder, submission: Path, tmp_path: Path, executor: tuple[str, ...]
-) -> None:
-    """The default, `auto` (an alias of docker) and docker alike: exit 3 with what to do, before
-    any test runs; the tests run on this machine only when the user names the local executor."""
+def _without_a_daemon(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path, *executor: str
+) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    """An evaluation with DOCKER_HOST naming no daemon, of a test that leaves a file when it
+    runs: the run, that file and the output folder."""
     ran_here = tmp_path / "ran-on-the-host"
     problem_folder.write(
         "tests/test_checkpoint_1.py",
@@ -463,7 +462,7 @@ def test_without_a_daemon_nothing_runs_on_the_host(
     )
     no_daemon = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-daemon.sock"}
     output = tmp_path / "out"
-    args = (
+    run = scbench(
         "evaluate",
         "--problem",
         problem_folder.root,
@@ -474,8 +473,20 @@ def test_without_a_daemon_nothing_runs_on_the_host(
         "--output",
         output,
         "--quiet",
+        *executor,
+        cwd=tmp_path,
+        env=no_daemon,
     )
-    run = scbench(*args, *executor, cwd=tmp_path, env=no_daemon)
+    return run, ran_here, output
+
+
+@pytest.mark.parametrize("executor", [(), ("--executor", "auto"), ("--executor", "docker")])
+def test_without_a_daemon_nothing_runs_on_the_host(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path, executor: tuple[str, ...]
+) -> None:
+    """The default, `auto` (an alias of docker) and docker alike: exit 3 with what to do, before
+    any test runs."""
+    run, ran_here, output = _without_a_daemon(problem_folder, submission, tmp_path, *executor)
     assert run.returncode == 3, run.stdout + run.stderr
     assert run.stderr == (
         f"scbench-ci: error: cannot reach the Docker daemon at DOCKER_HOST=unix://"
@@ -485,7 +496,13 @@ def test_without_a_daemon_nothing_runs_on_the_host(
     assert not ran_here.exists()
     assert not (output / "results.json").exists()
 
-    run = scbench(*args, "--executor", "local", cwd=tmp_path, env=no_daemon)
+
+def test_without_a_daemon_the_tests_run_on_the_host_only_with_the_local_executor(
+    problem_folder: ProblemFolder, submission: Path, tmp_path: Path
+) -> None:
+    run, ran_here, output = _without_a_daemon(
+        problem_folder, submission, tmp_path, "--executor", "local"
+    )
     assert run.returncode == 0, run.stderr
     assert run.stderr == f"scbench-ci: {LOCAL_NOTICE}\n"
     assert ran_here.exists()
