@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import shutil
 import threading
 import time
@@ -39,7 +38,7 @@ from typing import TextIO
 
 import docker
 import requests
-from docker.errors import APIError, DockerException
+from docker.errors import DockerException
 from docker.models.containers import Container
 from docker.utils import parse_bytes
 
@@ -47,7 +46,6 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
-    QUALITY_INSTALL_TIMEOUT_S,
     QUALITY_LOG,
     REPORTS_DIR,
     SETUP_LOG,
@@ -56,51 +54,39 @@ from scbench_ci.executors.base import (
     ImageRecord,
     QualityRun,
 )
-from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker import image_build, quality
-from scbench_ci.executors.docker.cache import RUNNER, Cached
-from scbench_ci.executors.docker.cache_build import cached_venv, pycache_prefix
+from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
     obtain_caches,
-    restore_dependencies,
     restore_notice,
-    run_checked,
 )
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
-from scbench_ci.executors.docker.exec import disconnect, run, run_captured, tests_environment
+from scbench_ci.executors.docker.exec import tests_environment
 from scbench_ci.executors.docker.image_build import EvaluationImage
 from scbench_ci.executors.docker.image_versions import image_facts
 from scbench_ci.executors.docker.layout import (
     CONTAINER_PATH,
-    QUALITY_VENV,
-    RUNNER_DIR,
-    RUNNER_HOME,
     RUNNER_SCRIPT,
-    RUNNER_USER,
-    RUNNER_UV_CACHE_DIR,
-    RUNNER_VENV,
     WORKSPACE_DIR,
     TestsPlace,
 )
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
+from scbench_ci.executors.docker.steps import ContainerSteps, runner_environment, runner_python
 from scbench_ci.executors.docker.transfer import (
     Collected,
-    after_tests,
     collect_now,
     copy_workspace,
     write_reports,
 )
 from scbench_ci.executors.output import LogSink
-from scbench_ci.executors.phases import PhaseClock, Plan, Step, run_phases, with_phases
+from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
 from scbench_ci.standalone import pytest_runner
-
-"""The cached environments of problems under review (`check`): never an evaluation's."""
 
 
 class DockerExecutor:
@@ -364,112 +350,30 @@ class DockerExecutor:
         quality_env: list[Cached | str],
     ) -> Plan:
         request = attempt.request
-        tests_env = tests_environment(request.command.variables, attempt.containers.path)
-        runner_env = run_environment(
-            path=CONTAINER_PATH,
-            home=RUNNER_HOME,
-            extra={
-                **index_variables(os.environ),
-                "UV_CACHE_DIR": RUNNER_UV_CACHE_DIR,
-            },
-            variables={},
+        steps = ContainerSteps(
+            container,
+            caches,
+            place,
+            tests_environment(request.command.variables, attempt.containers.path),
+            runner_environment(),
+            attempt.setup_log,
+            attempt.deadline,
+            cut_network=online and (request.cut_network or not self.settings.test_network),
+            collected=collected,
+            quality_env=quality_env,
         )
-
-        def run_step(step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
-            if step.user == "runner":
-                env, user, workdir = runner_env, RUNNER_USER, RUNNER_DIR
-            else:
-                env, user, workdir = {**tests_env, **step.extra_env}, place.user, place.workdir
-            if step.tests and caches.runner is not None:
-                # Only the check could print first: the runner's start line comes before
-                # anything of the submission's.
-                return run_checked(
-                    container,
-                    caches.runner,
-                    step.argv,
-                    env,
-                    user,
-                    workdir,
-                    log,
-                    deadline,
-                    kill_leftovers=False,
-                )
-            return run(
-                container,
-                step.argv,
-                env,
-                user,
-                workdir,
-                log,
-                deadline,
-                kill_leftovers=not step.tests,
-            )
-
-        cut_network = online and (request.cut_network or not self.settings.test_network)
-
-        def before_tests() -> None:
-            if caches.dependencies is not None:
-                restore_dependencies(
-                    container, caches.dependencies, tests_env, attempt.setup_log, attempt.deadline
-                )
-            if cut_network:
-                disconnect(container)
-
-        def after_tests_ran() -> int:
-            try:
-                killed, found = after_tests(container, place)
-            except APIError:  # the container is gone (its idle process was killed, say)
-                return 0
-            collected.append(found)
-            return killed
-
-        install: tuple[list[str], ...] = ()
-        python: list[str]
-        if caches.runner is None:
-            python = [f"{RUNNER_VENV}/bin/python"]
-            install = (
-                ["uv", "venv", "--quiet", RUNNER_VENV],
-                [
-                    "uv",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--python",
-                    *python,
-                    *request.command.requirements,
-                ],
-            )
-        else:
-            # pytest_runner leaves the prefix once pytest is imported.
-            prefix = pycache_prefix(RUNNER)
-            python = [f"{cached_venv(RUNNER)}/bin/python", "-X", f"pycache_prefix={prefix}"]
-
-        def install_quality() -> None:
-            log = attempt.setup_log
-            left = max(0.0, min(QUALITY_INSTALL_TIMEOUT_S, attempt.deadline - time.monotonic()))
-            for argv in quality.install_steps():
-                log.note(f"$ {' '.join(argv)}")
-                code, out, err = run_captured(
-                    container, argv, runner_env, RUNNER_USER, RUNNER_DIR, left, 64 * 1024
-                )
-                log.write(out + err)
-                if code != 0:
-                    failed = "its time limit" if code is None else f"exit code {code}"
-                    quality_env[0] = f"scb-check could not be installed ({failed}; see setup.log)"
-                    return
-            quality_env[0] = QUALITY_VENV
-
+        python, install = runner_python(caches.runner, request.command.requirements)
         test_argv = request.command.runner_argv(python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
         return Plan(
-            run_step,
+            steps.run_step,
             install,
             test_argv,
-            before_tests=before_tests if restores or cut_network else None,
-            install_quality=install_quality if installs_quality else None,
-            after_tests=after_tests_ran,
-            setup_commands=() if caches.dependencies is not None else None,
+            before_tests=steps.before_tests if restores or steps.cut_network else None,
+            install_quality=steps.install_quality if installs_quality else None,
+            after_tests=steps.after_tests_ran,
+            setup_commands=() if restores else None,
             setup_log=attempt.setup_log,
             deadline=attempt.deadline,
             clock=attempt.clock,
