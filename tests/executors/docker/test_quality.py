@@ -4,16 +4,19 @@ the tests' outcome untouched."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from scbench_ci.executors.base import QUALITY_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker.cache import QUALITY
+from scbench_ci.executors.docker.cache_build import cached_venv
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import QUALITY_SOURCE
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.results.quality import QualityMeasures
 from scbench_ci.results.quality_report import read_quality
 from testing.hostile_submissions import MILLION_LINES, PARSER_CRASH
-from testing.probes import PROBE_KEY, probe_command
+from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 SOURCE = """
 def classify(n):
@@ -98,9 +101,51 @@ def test_the_submission_is_measured_as_staged_after_the_tests(
     assert 0 <= found.verbosity <= 1 and found.erosion == 0
     assert "quality" in result.phases
     assert (
-        "$ /scbench-cache/quality/env/venv/bin/scb-check check"
-        in (tmp_path / "logs" / QUALITY_LOG).read_text()
-    )
+        f"$ scb-check check {QUALITY_SOURCE} --report  ({cached_venv(QUALITY)}, its rules read "
+        "with libyaml; at most 60 s of CPU time a process)"
+    ) in (tmp_path / "logs" / QUALITY_LOG).read_text()
+
+
+# Run in the cached environment as the tests user: scb-check's rules (the file it writes and
+# reads, and each bundled one) read by PyYAML's libyaml loader, as the measure's launcher reads
+# them, and by its pure-Python loader, as scb-check's own script would.
+READ_BOTH_WAYS = """
+import json, yaml
+from scb_check.resources import rule_texts, rules_file
+with rules_file() as path:
+    texts = [path.read_text(encoding="utf-8")]
+texts += [text for _, text in rule_texts()]
+libyaml = [list(yaml.load_all(text, Loader=yaml.CSafeLoader)) for text in texts]
+python = [list(yaml.load_all(text, Loader=yaml.SafeLoader)) for text in texts]
+print(json.dumps({
+    "with_libyaml": yaml.__with_libyaml__,
+    "texts": len(texts),
+    "documents": sum(map(len, python)),
+    "equal": libyaml == python,
+}))
+"""
+RULES_BOTH_WAYS = f"""
+import subprocess
+ran = subprocess.run(
+    [{cached_venv(QUALITY) + "/bin/python"!r}, "-c", {READ_BOTH_WAYS!r}],
+    capture_output=True,
+    text=True,
+)
+open(PROBE_OUTPUT, "w").write(ran.stdout or ran.stderr)
+"""
+
+
+def test_the_launcher_reads_scb_check_s_rules_as_scb_check_does(
+    tmp_path: Path, test_image: str
+) -> None:
+    result = measure(tmp_path, test_image, {"main.py": SOURCE}, code=RULES_BOTH_WAYS)
+
+    said = (tmp_path / "workspace" / PROBE_OUTPUT).read_text()
+    found = json.loads(said)
+    assert found["with_libyaml"] is True, said
+    assert found["texts"] > 2 and found["documents"] > 100, said
+    assert found["equal"] is True
+    assert measures(result).total_functions == 2
 
 
 def test_without_caches_the_run_installs_the_measure_itself(
