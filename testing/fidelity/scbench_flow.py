@@ -90,8 +90,10 @@ def stage(
         symlinks=True,
         ignore=shutil.ignore_patterns("*.pyc", "venv", ".venv", WORKSPACE_TEST_DIR),
     )
-    earlier = checkpoints[: checkpoints.index(checkpoint) + 1] if include_prior_tests else []
-    selected = {f"test_{name}.py" for name in [*earlier, checkpoint]}
+    chosen = (
+        checkpoints[: checkpoints.index(checkpoint) + 1] if include_prior_tests else [checkpoint]
+    )
+    selected = {f"test_{name}.py" for name in chosen}
     tests = workspace / WORKSPACE_TEST_DIR
     tests.mkdir()
     for item in (problem / "tests").iterdir():
