@@ -22,7 +22,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.executors.docker.cache import CACHE_LABEL
+from scbench_ci.executors.docker.cache import CACHE_LABEL, KEY_LABEL, forget
 from testing.problems import ProblemFolder
 from testing.trees import assert_no_crash, scbench
 
@@ -82,19 +82,26 @@ def sdist_url(docker_client: docker.DockerClient, tmp_path: Path) -> Iterator[st
 
 
 def _volumes_holding(client: docker.DockerClient, image: str, names: list[str]) -> list[str]:
-    """Which of these volumes hold a planted file, at any depth."""
-    found = []
-    for name in names:
-        output = client.containers.run(
-            image,
-            ["sh", "-c", f"find /volume -name {PLANTED} | head -n 1"],
-            volumes={name: {"bind": "/volume", "mode": "ro"}},
-            network_mode="none",
-            remove=True,
-        )
-        if output.strip():
-            found.append(name)
-    return found
+    """Which of these volumes hold a planted file, at any depth: all of them read in one
+    container (one each took minutes on a daemon that has kept hundreds of caches)."""
+    if not names:
+        return []
+    output = client.containers.run(
+        image,
+        [
+            "sh",
+            "-c",
+            'for volume in /volumes/*; do [ -n "$(find "$volume" -name "$0" -print -quit)" ]'
+            ' && echo "${volume#/volumes/}"; done; true',
+            PLANTED,
+        ],
+        volumes={
+            name: {"bind": f"/volumes/{index}", "mode": "ro"} for index, name in enumerate(names)
+        },
+        network_mode="none",
+        remove=True,
+    )
+    return [names[int(index)] for index in output.decode().split()]
 
 
 def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
@@ -133,10 +140,22 @@ def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
     setup_log = (tmp_path / "out/problem/checkpoint_1/setup.log").read_text()
     assert "building the test runner's environment into cache volume" in setup_log
     own = setup_log.split("into cache volume ", 1)[1].split()[0]
-    # No volume runs share holds the build's file now but the environment built for this very
-    # requirement list (an earlier version's shared uv cache may hold one from its own runs).
-    shared = [name for name in _shared(docker_client) if name != own]
-    assert set(_volumes_holding(docker_client, test_image, shared)) <= set(planted_before)
+    try:
+        # No volume runs share holds the build's file now but the environment built for this
+        # very requirement list (an earlier version's shared uv cache may hold one from its own
+        # runs).
+        shared = [name for name in _shared(docker_client) if name != own]
+        assert set(_volumes_holding(docker_client, test_image, shared)) <= set(planted_before)
+    finally:
+        _remove_cache_of(docker_client, own)
+
+
+def _remove_cache_of(client: docker.DockerClient, volume: str) -> None:
+    """The environment this test built for its unique requirement list, marker and data: no
+    later run can use it, so it is not left behind."""
+    key = client.volumes.get(volume).attrs["Labels"][KEY_LABEL]
+    for cached in client.volumes.list(filters={"label": f"{KEY_LABEL}={key}"}):
+        forget(client, str(cached.name))
 
 
 def _shared(client: docker.DockerClient) -> list[str]:
