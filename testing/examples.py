@@ -2,6 +2,8 @@
 each evaluation must give (exit code, counts per group)."""
 
 import copy
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -130,9 +132,12 @@ class Evaluated:
 
 @dataclass
 class SharedEvaluations:
-    """`scbench_evaluate`, run once for each set of arguments: tests that read the same
-    evaluation (the same problem, checkpoint, submission, executor and options) share it. Its
-    readers never write to its folder; each gets its own copy of results.json's document."""
+    """`scbench_evaluate`, run once a test session for each set of arguments: tests that read
+    the same evaluation (the same problem, checkpoint, submission, executor and options) share
+    it, whichever pytest-xdist worker they run on. `root` is the session's own folder, shared by
+    its workers: each evaluation is a folder named for its arguments, made under a lock by the
+    first worker to need it, its process's outcome beside it. Readers never write to it; each
+    gets its own copy of results.json's document."""
 
     root: Path
     done: dict[tuple[str, ...], Evaluated] = field(default_factory=dict)
@@ -142,10 +147,27 @@ class SharedEvaluations:
     ) -> Evaluated:
         key = (problem, checkpoint, submission, executor, *extra)
         if key not in self.done:
-            output = self.root / f"run{len(self.done)}"
-            run, results = scbench_evaluate(
-                problem, checkpoint, submission, output, *extra, executor=executor
-            )
-            self.done[key] = Evaluated(run, results, output)
+            self.done[key] = self._shared(key)
         evaluated = self.done[key]
         return Evaluated(evaluated.run, copy.deepcopy(evaluated.results), evaluated.output)
+
+    def _shared(self, key: tuple[str, ...]) -> Evaluated:
+        problem, checkpoint, submission, executor, *extra = key
+        folder = self.root / hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+        folder.mkdir(parents=True, exist_ok=True)
+        output, outcome = folder / "output", folder / "run.json"
+        with (folder / "lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not outcome.exists():
+                run, _ = scbench_evaluate(
+                    problem, checkpoint, submission, output, *extra, executor=executor
+                )
+                recorded = {"args": run.args, "returncode": run.returncode}
+                outcome.write_text(
+                    json.dumps({**recorded, "stdout": run.stdout, "stderr": run.stderr})
+                )
+        recorded = json.loads(outcome.read_text())
+        run = subprocess.CompletedProcess(
+            recorded["args"], recorded["returncode"], recorded["stdout"], recorded["stderr"]
+        )
+        return Evaluated(run, json.loads((output / "results.json").read_text()), output)

@@ -79,8 +79,11 @@ def submission(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def shared_evaluations(tmp_path_factory: pytest.TempPathFactory) -> SharedEvaluations:
-    """The bundled examples' evaluations, each run once a session (once a worker under xdist)."""
-    return SharedEvaluations(tmp_path_factory.mktemp("shared-evaluations"))
+    """The bundled examples' evaluations, each run once a session (its xdist workers share
+    the folder above their own)."""
+    base = tmp_path_factory.getbasetemp()
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return SharedEvaluations(session / "shared-evaluations")
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from scbench_ci.results.file import load_results
-from testing.examples import EXPECTED, group_counts, scbench_evaluate
+from testing.examples import EXPECTED, SharedEvaluations, group_counts
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import checkpoint_documents, comparable
 
@@ -96,7 +96,11 @@ def test_side_by_side_output_never_interleaves(repository_run: tuple) -> None:
 
 @pytest.mark.parametrize(("problem", "checkpoint"), SOLVED)
 def test_each_evaluation_matches_its_own_run(
-    repository_run: tuple, problem: str, checkpoint: str, tmp_path: Path, test_image: str
+    repository_run: tuple,
+    problem: str,
+    checkpoint: str,
+    test_image: str,
+    shared_evaluations: SharedEvaluations,
 ) -> None:
     _, _, results = repository_run
     (together,) = (
@@ -106,16 +110,10 @@ def test_each_evaluation_matches_its_own_run(
         for c in p["checkpoints"]
         if c["name"] == checkpoint
     )
-    _, alone = scbench_evaluate(
-        problem,
-        checkpoint,
-        f"solutions/{checkpoint}",
-        tmp_path,
-        "--image",
-        test_image,
-        executor="docker",
+    alone = shared_evaluations(
+        problem, checkpoint, f"solutions/{checkpoint}", "--image", test_image, executor="docker"
     )
-    (single,) = checkpoint_documents(alone)
+    (single,) = checkpoint_documents(alone.results)
     assert per_test(together) == per_test(single)
     assert len(per_test(single)) > 0
 
