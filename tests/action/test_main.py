@@ -35,6 +35,10 @@ RETENTION_LIMIT_DAYS = 30
 GITHUB_TOKEN = "ghs_secret_that_must_not_reach_the_tests"
 ENTRYPOINT = "python3 wordstat.py"
 """The issue's example: a command that is not the default (`uv run wordstat.py`)."""
+SHORTEST = {"checkpoint": "checkpoint_1"}
+SHORTEST_SUBMISSION = "wordstat/solutions/checkpoint_1"
+"""For the tests of what happens after the evaluation (the artifact's upload): wordstat's
+checkpoint_1, 15 tests where checkpoint_2 has 30 (8 CPU-seconds an evaluation, not 12)."""
 
 
 @dataclasses.dataclass
@@ -328,8 +332,9 @@ def test_an_upload_failure_is_a_warning(
         docker_client,
         action_image,
         tmp_path,
-        {"image": test_image, "artifact_name": "bad:name", **entrypoint},
+        {"image": test_image, "artifact_name": "bad:name", **entrypoint, **SHORTEST},
         artifact_service,
+        submission=SHORTEST_SUBMISSION,
     )
     assert run.exit_code == 0, run.log
     assert re.search(
@@ -388,8 +393,9 @@ def test_retention_days_as_the_toolkit_takes_them(
         docker_client,
         action_image,
         tmp_path,
-        {"image": test_image, "retention_days": retention_days, **entrypoint},
+        {"image": test_image, "retention_days": retention_days, **entrypoint, **SHORTEST},
         artifact_service,
+        submission=SHORTEST_SUBMISSION,
     )
     assert run.exit_code == 0, run.log
     (artifact,) = artifact_service.artifacts.values()
