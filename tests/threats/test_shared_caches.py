@@ -22,7 +22,8 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.executors.docker.cache import CACHE_LABEL, KEY_LABEL, forget
+from scbench_ci.executors.docker.cache import CACHE_LABEL, KEY_LABEL
+from testing.cache_volumes import remove_cache_volumes
 from testing.problems import ProblemFolder
 from testing.trees import assert_no_crash, scbench
 
@@ -147,15 +148,8 @@ def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
         shared = [name for name in _shared(docker_client) if name != own]
         assert set(_volumes_holding(docker_client, test_image, shared)) <= set(planted_before)
     finally:
-        _remove_cache_of(docker_client, own)
-
-
-def _remove_cache_of(client: docker.DockerClient, volume: str) -> None:
-    """The environment this test built for its unique requirement list, marker and data: no
-    later run can use it, so it is not left behind."""
-    key = client.volumes.get(volume).attrs["Labels"][KEY_LABEL]
-    for cached in client.volumes.list(filters={"label": f"{KEY_LABEL}={key}"}):
-        forget(client, str(cached.name))
+        key = docker_client.volumes.get(own).attrs["Labels"][KEY_LABEL]
+        remove_cache_volumes(docker_client, key)
 
 
 def _shared(client: docker.DockerClient) -> list[str]:

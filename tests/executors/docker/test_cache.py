@@ -57,6 +57,7 @@ from scbench_ci.executors.docker.layout import (
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.output import LogSink
 from scbench_ci.options import CleanupOptions
+from testing.cache_volumes import remove_cache_volumes
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 BUILDING_RUNNER = "building the test runner's environment into cache volume"
@@ -108,12 +109,6 @@ def probed(folder: Path) -> object:
     return json.loads((folder / "workspace" / PROBE_OUTPUT).read_text())
 
 
-def _forget_key(client: docker.DockerClient, key: str) -> None:
-    """Remove every cache volume of the key (the test's own, made for a key of its own)."""
-    for volume in client.volumes.list(filters={"label": f"{KEY_LABEL}={key}"}):
-        volume.remove(force=True)
-
-
 @pytest.fixture
 def image_id(docker_client: docker.DockerClient, test_image: str) -> str:
     return str(docker_client.images.get(test_image).id)
@@ -125,7 +120,9 @@ def fresh_runner(docker_client: docker.DockerClient, image_id: str) -> Iterator[
     always holds); its cache volumes are removed afterwards."""
     requirements = (f'pytest ; sys_platform != "scbench-{uuid.uuid4().hex}"',)
     yield requirements
-    _forget_key(docker_client, runner_key(image_id, requirements, scope=EVALUATION_CACHE_SCOPE))
+    remove_cache_volumes(
+        docker_client, runner_key(image_id, requirements, scope=EVALUATION_CACHE_SCOPE)
+    )
 
 
 # --- the test runner's environment ---------------------------------------------------------------
@@ -333,7 +330,7 @@ def test_of_two_builders_the_first_to_publish_wins(
         # The next one finds it.
         assert docker_cache.lookup(docker_client, RUNNER, key, print) == found
     finally:
-        _forget_key(docker_client, key)
+        remove_cache_volumes(docker_client, key)
 
 
 def test_cleanup_volumes_removes_the_cached_environments(
@@ -400,7 +397,7 @@ def fresh_requirements(docker_client: docker.DockerClient, image_id: str) -> Ite
     text = f"# {uuid.uuid4().hex}\npyyaml\n"
     yield text
     variables = docker_cache.setup_variables({"SCBENCH_CHECKPOINT": "checkpoint_1"})
-    _forget_key(
+    remove_cache_volumes(
         docker_client,
         dependencies_key(
             image_id, text.encode(), DEFAULT_SETUP, variables, scope=EVALUATION_CACHE_SCOPE
@@ -551,7 +548,7 @@ def test_without_requirements_the_cache_makes_what_the_setup_makes_and_no_run_ca
             assert (result.exit_code, result.setup_exit_code) == (0, None), log
             runs[name] = (probed(tmp_path / name), log)
     finally:
-        _forget_key(docker_client, key)
+        remove_cache_volumes(docker_client, key)
 
     setup, build, cached = (runs[name][0] for name in ("setup", "build", "cached"))
     assert isinstance(setup, dict)
