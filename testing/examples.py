@@ -162,12 +162,7 @@ class SharedEvaluations:
                 run, _ = scbench_evaluate(
                     problem, checkpoint, submission, output, *extra, executor=executor
                 )
-                recorded = {"args": run.args, "returncode": run.returncode}
-                outcome.write_text(
-                    json.dumps({**recorded, "stdout": run.stdout, "stderr": run.stderr})
-                )
-        recorded = json.loads(outcome.read_text())
-        run = subprocess.CompletedProcess(
-            recorded["args"], recorded["returncode"], recorded["stdout"], recorded["stderr"]
-        )
+                fields = ("args", "returncode", "stdout", "stderr")
+                outcome.write_text(json.dumps({name: getattr(run, name) for name in fields}))
+        run = subprocess.CompletedProcess(**json.loads(outcome.read_text()))
         return Evaluated(run, json.loads((output / "results.json").read_text()), output)
