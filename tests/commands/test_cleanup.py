@@ -188,7 +188,10 @@ def test_what_the_docker_executor_makes_names_its_owner(
 
     def watch() -> None:
         while not done.is_set():
-            seen.update(f"container {c.name}" for c in docker_client.containers.list(filters=mine))
+            seen.update(
+                f"container {c.name}"
+                for c in docker_client.containers.list(ignore_removed=True, filters=mine)
+            )
             seen.update(f"volume {v.name}" for v in docker_client.volumes.list(filters=mine))
             time.sleep(0.2)
 

@@ -220,7 +220,9 @@ def test_a_node_that_does_not_come_up_fails_naming_it_with_its_log(
     assert re.match(r"the Ray (host|container) node exited:\n", message), message[:300]
     assert "Resource quantities must be nonnegative" in message, message[-1000:]
     label = f"{CONTAINER_LABEL}={nodes.cluster_id}"
-    assert docker_client.containers.list(all=True, filters={"label": label}) == []
+    assert (
+        docker_client.containers.list(all=True, ignore_removed=True, filters={"label": label}) == []
+    )
 
 
 def test_a_driver_without_the_cluster_s_token_is_refused(ray_cluster: LocalRayCluster) -> None:

@@ -46,7 +46,9 @@ def _remove_containers(
     client: docker.DockerClient, labels: list[str], keep: bool, say: Callable[[str], None]
 ) -> int:
     removed = 0
-    found: Iterable[Container] = client.containers.list(all=True, filters={"label": labels})
+    found: Iterable[Container] = client.containers.list(
+        all=True, ignore_removed=True, filters={"label": labels}
+    )
     for container in found:
         what = f"container {container.name} ({container.short_id})"
         reason = _in_progress(container.labels, container.attrs.get("Created")) if keep else None

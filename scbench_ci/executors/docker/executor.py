@@ -118,7 +118,7 @@ class DockerExecutor:
         failures = (DockerException, requests.RequestException, InfrastructureError)
         with contextlib.suppress(*failures), contextlib.closing(connect()) as client:
             mine = f"{processes.OWNER_LABEL}={processes.owner()}"
-            for container in client.containers.list(filters={"label": mine}):
+            for container in client.containers.list(ignore_removed=True, filters={"label": mine}):
                 with contextlib.suppress(*failures):
                     container.kill()
 

@@ -43,7 +43,7 @@ def no_container_left(docker_client: docker.DockerClient) -> Iterator[None]:
     are theirs)."""
     yield
     mine: dict[str, str | list[str] | bool] = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
-    left = docker_client.containers.list(all=True, filters=mine)
+    left = docker_client.containers.list(all=True, ignore_removed=True, filters=mine)
     for container in left:
         container.remove(force=True)
     assert [container.name for container in left] == []
@@ -333,7 +333,7 @@ def _running_container(client: docker.DockerClient) -> dict[str, Any]:
     while time.monotonic() < deadline:
         running = [
             container
-            for container in client.containers.list(filters=mine)
+            for container in client.containers.list(ignore_removed=True, filters=mine)
             if not str(container.name).startswith("scbench-ci-build-")
         ]
         if running:

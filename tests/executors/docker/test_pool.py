@@ -62,7 +62,10 @@ def probe(executor: DockerExecutor, folder: Path) -> dict[str, object]:
 
 def mine(client: docker.DockerClient, label: str = f"{OWNER_LABEL}={owner()}") -> list[str]:
     """The ids of the containers (any state) that carry `label`."""
-    return [str(c.id) for c in client.containers.list(all=True, filters={"label": label})]
+    return [
+        str(c.id)
+        for c in client.containers.list(all=True, ignore_removed=True, filters={"label": label})
+    ]
 
 
 def test_each_evaluation_has_a_container_no_other_had_made_ahead_of_it(
