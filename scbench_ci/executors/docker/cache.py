@@ -1,6 +1,6 @@
 """Environments the Docker executor builds once and gives to many runs, read-only.
 
-Two kinds, each keyed by everything its content depends on:
+Four kinds, each keyed by everything its content depends on:
 
 - `runner`: the test runner's virtual environment (pytest, its plugins, the problem's test
   dependencies), built by the runner user and compiled to bytecode; keyed by the image's id, the
@@ -14,6 +14,13 @@ Two kinds, each keyed by everything its content depends on:
   requirements.txt's bytes (or its absence), the setup commands, the index variables and the
   other variables setup sees. Used only where it is provably what the setup would have made:
   see `dependency_source` and `conflicting_names`.
+- `stdlib`: the image's own standard library folder (that of the login shell's `python3`), as
+  the image has it, with its bytecode; mounted read-only over that folder in runs, so the tests'
+  and the submission's processes read the bytecode where each process compiled every module it
+  imported (the python images ship no bytecode, and no run can write there). Made by Docker
+  copying the folder out of the image into the empty volume, then compiled by the image's
+  `python3`; keyed by the image's id and the folder. Nothing is added to the folder but
+  `__pycache__` entries, so it has no key file: only a completed build publishes its marker.
 
 Each environment lives in two Docker volumes, so it works wherever the daemon is (no path of this
 machine is involved):
@@ -61,6 +68,7 @@ FORMAT = "1"
 RUNNER = "runner"
 QUALITY = "quality"
 DEPENDENCIES = "dependencies"
+STDLIB = "stdlib"
 COMPLETE_FILE = "env/complete"
 """Relative to the data volume's root: the key, written once everything else is there."""
 

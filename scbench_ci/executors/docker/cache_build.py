@@ -20,7 +20,7 @@ from scbench_ci.executors.base import QUALITY_PYTHON, REQUIREMENTS, SCB_CHECK
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER
+from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB
 from scbench_ci.executors.docker.container import Containers, build_name
 from scbench_ci.executors.docker.exec import run, run_own, tests_environment
 from scbench_ci.executors.docker.layout import (
@@ -32,6 +32,7 @@ from scbench_ci.executors.docker.layout import (
     CACHED_RUNNER_DIR,
     CACHED_WORKSPACE,
     CONTAINER_PATH,
+    IMAGE_OWNER,
     RUNNER_GID,
     RUNNER_UID,
     RUNNER_USER,
@@ -73,6 +74,16 @@ _COMPILE_INTO_PREFIX = """import compileall, sysconfig
 names = ("stdlib", "platstdlib", "purelib", "platlib")
 for folder in sorted({sysconfig.get_path(name) for name in names}):
     compileall.compile_dir(folder, quiet=2)
+"""
+
+
+# Run by the image's python3 as the owner of its files, in the stdlib builder: the folder ($1)
+# must be that python3's own; whatever does not compile is left to be compiled when imported.
+_COMPILE_STDLIB = """import compileall, sys, sysconfig
+folder = sys.argv[1]
+if sysconfig.get_path("stdlib") != folder:
+    sys.exit(f"python3's standard library is {sysconfig.get_path('stdlib')}, not {folder}")
+compileall.compile_dir(folder, quiet=2)
 """
 
 
@@ -140,6 +151,29 @@ def quality_key(image_id: str, *, scope: str) -> str:
         index=index_variables(os.environ),
         bytecode=pycache_prefix(QUALITY),
     )
+
+
+def stdlib_key(image_id: str, folder: str, *, scope: str) -> str:
+    """The cached standard library's key: the scope, the image, the folder."""
+    return docker_cache.cache_key(STDLIB, scope=scope, image=image_id, folder=folder)
+
+
+def build_stdlib(
+    containers: Containers, volume: str, folder: str, log: LogSink, deadline: float
+) -> tuple[str, ...] | str:
+    """The image's standard library folder, copied by Docker into the empty volume mounted over
+    it, compiled by the image's python3 as the files' owner (root, without capabilities). No code
+    but the image's own runs, offline, and nothing but bytecode is added."""
+    log.note(f"compiling the image's standard library ({folder}) into cache volume {volume}")
+    mounts = [Mount(folder, volume, type="volume")]
+    with _builder(containers, mounts, offline=True) as container:
+        container.start()
+        env = run_environment(path=containers.path, home="/", extra={}, variables={})
+        argv = ["python3", "-c", _COMPILE_STDLIB, folder]
+        code, _ = run(container, argv, env, IMAGE_OWNER, "/", log, deadline, kill_leftovers=False)
+        if code != 0:
+            return _failed(code)
+    return ()
 
 
 def build_runner(
@@ -325,18 +359,19 @@ def build_dependencies(
 
 @contextlib.contextmanager
 def _builder(
-    containers: Containers, mounts: list[Mount], run_dir: bool = False
+    containers: Containers, mounts: list[Mount], run_dir: bool = False, offline: bool = False
 ) -> Iterator[Container]:
-    """A throwaway container, online, confined as a run's (with a run's in-memory volumes at
-    /scbench and the workspace when asked), that builds a cached environment; removed, and
-    with it every process it ran, when done."""
+    """A throwaway container, online unless asked, confined as a run's (with a run's in-memory
+    volumes at /scbench and the workspace when asked), that builds a cached environment;
+    removed, and with it every process it ran, when done."""
     build_id = uuid.uuid4().hex
     name = build_name(build_id)
     try:
         limits = containers.folder_limits()
         if run_dir:
             mounts = [*containers.create_volumes(name, build_id, limits), *mounts]
-        yield containers.create(name, build_id, mounts, limits)
+        network = {"network_mode": "none"} if offline else {}
+        yield containers.create(name, build_id, mounts, limits, **network)
     finally:
         containers.remove(name, volumes=run_dir)
 

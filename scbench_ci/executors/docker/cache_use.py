@@ -1,6 +1,7 @@
 """The cached environments a run uses: obtained by their keys (built by cache_build.py when they
 are not there yet), mounted read-only, and checked whole before the tests rely on them; the
-dependency environment is restored into the workspace in place of the setup."""
+dependency environment is restored into the workspace in place of the setup; the image's
+standard library, with its bytecode, mounted over the image's own."""
 
 from __future__ import annotations
 
@@ -15,16 +16,18 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, Cached
+from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Cached
 from scbench_ci.executors.docker.cache_build import (
     CACHE_MOUNTS,
     build_dependencies,
     build_quality,
     build_runner,
+    build_stdlib,
     complete_file,
     dependencies_key,
     quality_key,
     runner_key,
+    stdlib_key,
 )
 from scbench_ci.executors.docker.container import Containers
 from scbench_ci.executors.docker.exec import Log, run
@@ -55,6 +58,14 @@ second=$(uv run /bin/true 2>&1) || exit 1
 
 
 @dataclass(frozen=True)
+class Stdlib:
+    """The image's standard library folder and its compiled copy."""
+
+    folder: str
+    cached: Cached
+
+
+@dataclass(frozen=True)
 class Caches:
     """The cached environments a run uses: none, and it installs the runner and runs the setup
     itself."""
@@ -64,15 +75,20 @@ class Caches:
     quality: Cached | str | None = None
     """The quality measure's environment, or why it could not be had; None: not asked for, or
     no caches at all (the run then installs it itself)."""
+    stdlib: Stdlib | None = None
 
     def mounts(self) -> list[Mount]:
         """Each environment's data volume, read-only, where it was built."""
         quality = self.quality if isinstance(self.quality, Cached) else None
-        return [
+        mounts = [
             Mount(CACHE_MOUNTS[cached.kind], cached.data_volume, type="volume", read_only=True)
             for cached in (self.runner, self.dependencies, quality)
             if cached is not None
         ]
+        if self.stdlib is not None:
+            volume = self.stdlib.cached.data_volume
+            mounts.append(Mount(self.stdlib.folder, volume, type="volume", read_only=True))
+        return mounts
 
 
 class CacheRejected(Exception):
@@ -92,9 +108,10 @@ def obtain_caches(
     clock: PhaseClock,
     *,
     scope: str,
+    stdlib_folder: str | None,
 ) -> Caches:
     """The cached environments this run can use, built now when they are not there yet; `scope`
-    says who may share them."""
+    says who may share them; `stdlib_folder`: the image's standard library folder, if known."""
     index = index_variables(os.environ)
     requirements = request.command.requirements
     with clock.timing("runner"):
@@ -116,7 +133,36 @@ def obtain_caches(
         runner if isinstance(runner, Cached) else None,
         _dependencies(containers, image_id, request, log, deadline, clock, scope),
         _quality(containers, image_id, log, clock, scope) if request.quality else None,
+        _stdlib(containers, image_id, stdlib_folder, log, deadline, clock, scope),
     )
+
+
+def _stdlib(
+    containers: Containers,
+    image_id: str,
+    folder: str | None,
+    log: LogSink,
+    deadline: float,
+    clock: PhaseClock,
+    scope: str,
+) -> Stdlib | None:
+    """The image's standard library compiled, or None (each process then compiles what it
+    imports, as under SCBench)."""
+    if folder is None:
+        return None
+    with clock.timing("runner"):
+        key = stdlib_key(image_id, folder, scope=scope)
+        cached = docker_cache.obtain(
+            containers.client,
+            STDLIB,
+            key,
+            lambda volume: build_stdlib(containers, volume, folder, log, deadline),
+            log.note,
+        )
+    if isinstance(cached, str):
+        log.note(f"the standard library's bytecode could not be had ({cached}): none is used")
+        return None
+    return Stdlib(folder, cached)
 
 
 def _quality(

@@ -207,6 +207,7 @@ class DockerExecutor:
                         deadline,
                         clock,
                         scope=self.cache_scope,
+                        stdlib_folder=facts.stdlib,
                     )
                     # Building the quality measure's environment is not the session's time.
                     deadline += clock.phases().get("quality", 0.0)

@@ -1,6 +1,7 @@
 """What an image holds, read once per image id by a throwaway container: the PATH a login shell
 of the tests user has there (SCBench runs its tests through `bash -l`, whose profile sets PATH),
-and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json.
+and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json; and where
+the standard library of its `python3` is (its bytecode is cached: cache_build.build_stdlib).
 
 What the container printed is kept in the labels of a volume named by the image's id (an image
 id names its content, so this never goes stale; `cleanup --volumes` removes it with the other
@@ -33,12 +34,18 @@ TOOLS = (
 _LONGEST = 200
 VERSIONS = "versions"
 """The kind of cache volume (CACHE_LABEL's value) that keeps an image's probe output."""
+PROBE_FORMAT = "2"
+"""Part of the kept output's volume name: change it when the probe prints something new."""
 IMAGE_LABEL = "dev.scbench-ci.cache.image"
 OUTPUT_LABEL = "dev.scbench-ci.cache.output"
 _KEPT_BYTES = 8192
 _PATH = re.compile(r"/[A-Za-z0-9._+/-]*(:/[A-Za-z0-9._+/-]*)*")
+_STDLIB = re.compile(r"/(usr|opt)(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+/python3\.[0-9]{1,3}")
+"""A standard library's folder: `python3.Y` at least two folders down in /usr or /opt (Debian's,
+the python images', a Python built into /opt); never a system folder itself, nor the evaluator's
+folders, the workspace or a home (a run mounts its cached copy there)."""
 # The login shell's PATH first (and the tools found on it), then each tool's first line of
-# `--version`, as name=line; a tool the image lacks is left out.
+# `--version`, as name=line; a tool the image lacks is left out; then python3's stdlib folder.
 _PROBE = (
     "if command -v bash >/dev/null 2>&1; then "
     'login=$(bash -lc \'printf %s "$PATH"\' </dev/null 2>/dev/null) && [ -n "$login" ] '
@@ -48,6 +55,8 @@ _PROBE = (
         f'"$({command} --version 2>&1 | head -n 1)"; '
         for name, command in TOOLS
     )
+    + 'command -v python3 >/dev/null 2>&1 && printf "stdlib=%s\\n" '
+    + '"$(python3 -c \'import sysconfig; print(sysconfig.get_path("stdlib"))\' 2>/dev/null)"; '
     + "true"
 )
 
@@ -57,6 +66,8 @@ class ImageFacts:
     path: str
     """The login shell's PATH for the tests user, else the image's own."""
     versions: dict[str, str] = field(default_factory=dict)
+    stdlib: str | None = None
+    """The standard library's folder of the login shell's `python3`, when it looks like one."""
 
 
 _known: dict[str, ImageFacts] = {}
@@ -78,7 +89,7 @@ def image_facts(client: docker.DockerClient, image_id: str, path: str) -> ImageF
 
 
 def _volume_name(image_id: str) -> str:
-    return f"scbench-ci-cache-{VERSIONS}-{image_id.removeprefix('sha256:')[:40]}"
+    return f"scbench-ci-cache-{VERSIONS}{PROBE_FORMAT}-{image_id.removeprefix('sha256:')[:40]}"
 
 
 def _kept(client: docker.DockerClient, image_id: str) -> str | None:
@@ -136,11 +147,14 @@ def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:
 def _parsed(text: str, path: str) -> ImageFacts:
     wanted = {name for name, _ in TOOLS}
     versions = {}
+    stdlib = None
     for line in text.splitlines():
         name, _, value = line.partition("=")
         if name == "PATH" and _PATH.fullmatch(value) and len(value) <= 4096:
             path = value
+        if name == "stdlib" and _STDLIB.fullmatch(value) and len(value) <= 256:
+            stdlib = value
         value = "".join(c for c in value if c.isprintable()).strip()[:_LONGEST]
         if name in wanted and value:
             versions[name] = value
-    return ImageFacts(path, versions)
+    return ImageFacts(path, versions, stdlib)

@@ -57,6 +57,9 @@ TEST_UID, TEST_GID = (int(part) for part in TEST_USER.split(":"))
 RUNNER_UID = RUNNER_GID = 1001
 RUNNER_USER = f"{RUNNER_UID}:{RUNNER_GID}"
 IDLE_USER = "65534:65534"
+IMAGE_OWNER = "0:0"
+"""Who owns the image's files: only the standard library's builder runs as it, with no
+capabilities, to compile that folder's copy (cache_build.build_stdlib)."""
 RUNNER_OWNED = frozenset({WORKSPACE_TESTS_DIR, PYTEST_INI})
 """The workspace entries the tests may read but not change: the problem's tests and pytest.ini."""
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -43,6 +43,7 @@ from scbench_ci.executors.docker.cache import (
 )
 from scbench_ci.executors.docker.cache_build import (
     build_dependencies,
+    build_stdlib,
     dependencies_key,
     runner_key,
 )
@@ -362,6 +363,112 @@ def test_cleanup_volumes_removes_the_cached_environments(
     finally:
         user.remove(force=True)
         used.remove(force=True)
+
+
+# --- the image's standard library ----------------------------------------------------------------
+
+LIST_STDLIB = r"""
+import hashlib, json, os, sysconfig
+root = sysconfig.get_path("stdlib")
+entries, compiled = {}, 0
+for folder, folders, files in os.walk(root):
+    if os.path.basename(folder) == "__pycache__":
+        compiled += "site-packages" not in folder and any(n.endswith(".pyc") for n in files)
+        continue
+    for name in folders + files:
+        path = os.path.join(folder, name)
+        status = os.lstat(path)
+        if name == "__pycache__":
+            continue
+        if os.path.islink(path):
+            content = os.readlink(path)
+        elif os.path.isfile(path):
+            content = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        else:  # a folder's time is when an entry was added last: a __pycache__ in a run
+            content = None
+        kept = (status.st_size, int(status.st_mtime)) if content is not None else (0, 0)
+        entries[os.path.relpath(path, root)] = [
+            oct(status.st_mode), status.st_uid, status.st_gid, *kept, content
+        ]
+print(json.dumps({"root": root, "entries": entries, "compiled": compiled}))
+"""
+CACHED_JSON = (
+    "import json, os, sys; print(json.dumps([sys.pycache_prefix, os.path.exists(json.__cached__)]))"
+)
+SUBMISSION_S_VIEW = f"""
+import errno, json, os, subprocess, sysconfig
+def child(code):
+    return json.loads(subprocess.run(["python3", "-c", code], capture_output=True, text=True,
+                                     check=True).stdout)
+root = sysconfig.get_path("stdlib")
+try:
+    open(os.path.join(root, "planted.py"), "x")
+    planted = "done"
+except OSError as error:
+    planted = errno.errorcode[error.errno]
+options = [line.split()[5] for line in open("/proc/self/mountinfo") if line.split()[4] == root]
+json.dump(
+    {{"listing": child({LIST_STDLIB!r}), "json": child({CACHED_JSON!r}), "planted": planted,
+     "options": options}},
+    open(PROBE_OUTPUT, "w"),
+)
+"""
+
+
+def test_the_tests_read_the_bytecode_of_a_copy_of_the_image_s_own_standard_library(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient
+) -> None:
+    def in_the_image(code: str) -> object:
+        output = docker_client.containers.run(
+            test_image, ["python3", "-c", code], user="1000:1000", remove=True
+        )
+        return json.loads(output)
+
+    result, _ = execute(
+        tmp_path, SUBMISSION_S_VIEW, executor=DockerExecutor(DockerSettings(image=test_image))
+    )
+
+    assert result.exit_code == 0
+    seen = probed(tmp_path)
+    assert isinstance(seen, dict)
+    image = in_the_image(LIST_STDLIB)
+    assert isinstance(image, dict)
+    # The image has no bytecode of its standard library (as the python images; the stand-in's
+    # pip has some), and its processes cannot write it.
+    assert image["compiled"] == 0
+    assert in_the_image(CACHED_JSON) == [None, False]
+    # In a run, the submission's processes read it, from no prefix of scbench-ci's: the same
+    # folder, with the same files, owners, modes, times and contents, and bytecode besides.
+    assert seen["json"] == [None, True]
+    assert seen["listing"]["root"] == image["root"] == "/usr/local/lib/python3.12"
+    assert seen["listing"]["entries"] == image["entries"]
+    assert seen["listing"]["compiled"] >= 40  # folders with bytecode (48 in python3.12)
+    # Nobody in the run writes it.
+    assert seen["planted"] in ("EROFS", "EACCES")
+    [options] = seen["options"]
+    assert options.split(",")[0] == "ro"
+
+
+def test_a_stdlib_that_is_not_python3_s_own_is_not_built(
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient
+) -> None:
+    volume = f"scbench-ci-test-{uuid.uuid4().hex}"
+    docker_client.volumes.create(volume, labels={CACHE_LABEL: "test"})
+    containers = Containers(
+        docker_client, test_image, confinement("512m", 1.0, 256), lambda: "size=64m"
+    )
+    try:
+        with LogSink(tmp_path / "build.log", None) as log:
+            built = build_stdlib(
+                containers, volume, "/opt/lib/python3.12", log, time.monotonic() + 120
+            )
+    finally:
+        docker_client.volumes.get(volume).remove(force=True)
+    assert built == "exit code 1"
+    assert (
+        "python3's standard library is /usr/local/lib/python3.12, not /opt/lib/python3.12"
+        in (tmp_path / "build.log").read_text()
+    )
 
 
 # --- the submission's dependencies ---------------------------------------------------------------

@@ -21,6 +21,7 @@ from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.docker.cache import CACHE_LABEL, STDLIB
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE
@@ -34,6 +35,8 @@ from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_comman
 from testing.problems import ProblemFolder
 
 UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
+STDLIB_DIR = "/usr/local/lib/python3.12"
+"""The test image's standard library folder, mounted compiled (cache.STDLIB)."""
 """Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
 
 
@@ -307,7 +310,7 @@ def test_limits_labels_and_isolation(
     )
     assert not host.get("Binds")
     mounts = {m["Destination"]: (m["Type"], m.get("Name"), m["RW"]) for m in attributes["Mounts"]}
-    assert set(mounts) == {RUN_DIR, WORKSPACE_DIR, "/tmp", CACHED_RUNNER_DIR}
+    assert set(mounts) == {RUN_DIR, WORKSPACE_DIR, "/tmp", CACHED_RUNNER_DIR, STDLIB_DIR}
     name = attributes["Name"].lstrip("/")
     assert mounts[RUN_DIR] == ("volume", name, True)
     assert mounts[WORKSPACE_DIR] == ("volume", f"{name}-workspace", True)
@@ -315,6 +318,10 @@ def test_limits_labels_and_isolation(
     kind, runner_volume, writable = mounts[CACHED_RUNNER_DIR]
     assert (kind, writable) == ("volume", False)
     assert runner_volume in (tmp_path / "logs" / SETUP_LOG).read_text()
+    # The image's standard library, compiled: a copy, read-only.
+    kind, stdlib_volume, writable = mounts[STDLIB_DIR]
+    assert (kind, writable) == ("volume", False)
+    assert docker_client.volumes.get(stdlib_volume).attrs["Labels"][CACHE_LABEL] == STDLIB
     assert host["ReadonlyRootfs"] is True
     assert not host.get("Tmpfs")
     seen = json.loads((tmp_path / "workspace" / PROBE_OUTPUT).read_text())

@@ -104,6 +104,7 @@ def test_its_login_path_and_tools_are_read_once_per_image(
     assert facts.versions["python"].startswith("Python 3.12.")
     assert facts.versions["node"].startswith("v22.")
     assert set(facts.versions) == {"python", "node", "npm", "g++", "rustc", "cargo"}
+    assert facts.stdlib == "/usr/local/lib/python3.12"
     started = time.monotonic()
     assert image_facts(docker_client, image_id, "/bin") is facts
     assert time.monotonic() - started < 0.1  # no container: the cache by id
@@ -134,6 +135,28 @@ def test_what_an_image_prints_is_taken_only_as_what_it_should_be() -> None:
         "/bin", {"python": "Python 3.12.1[31m", "node": "v" * 200}
     )
     assert _parsed("PATH=/a:/b c\n", "/bin").path == "/bin"
+    # A run mounts the cached copy over the stdlib folder: never a system folder, a relative
+    # path or one that climbs.
+    for folder in ("/usr/local/lib/python3.12", "/usr/lib/python3.11", "/opt/py/lib/python3.13"):
+        assert _parsed(f"stdlib={folder}\n", "/bin").stdlib == folder
+    for folder in (
+        "/usr",
+        "/usr/lib",
+        "/python3.12",
+        "/usr/python3.12",
+        "usr/lib/python3.12",
+        "/usr/lib/../python3.12",
+        "/usr/./lib/python3.12",
+        "/usr/lib/python3.12/",
+        "/usr/lib/python3.12 /etc",
+        "/usr/lib/python2.7",
+        "/scbench/x/python3.12",
+        "/workspace/lib/python3.12",
+        "/tmp/agent_home/lib/python3.12",
+        "/root/.local/share/uv/python/lib/python3.12",
+        "",
+    ):
+        assert _parsed(f"stdlib={folder}\n", "/bin").stdlib is None, folder
     assert _parsed("PATH=relative:/b\n", "/bin").path == "/bin"
     assert _parsed("PATH=/usr/local/cargo/bin:/usr/bin\n", "/bin").path == (
         "/usr/local/cargo/bin:/usr/bin"
