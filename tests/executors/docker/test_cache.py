@@ -376,10 +376,10 @@ for folder, folders, files in os.walk(root):
         compiled += "site-packages" not in folder and any(n.endswith(".pyc") for n in files)
         continue
     for name in folders + files:
-        path = os.path.join(folder, name)
-        status = os.lstat(path)
         if name == "__pycache__":
             continue
+        path = os.path.join(folder, name)
+        status = os.lstat(path)
         if os.path.islink(path):
             content = os.readlink(path)
         elif os.path.isfile(path):

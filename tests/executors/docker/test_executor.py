@@ -35,9 +35,9 @@ from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_comman
 from testing.problems import ProblemFolder
 
 UNPULLABLE = "127.0.0.1:9/scbench-ci/missing:0"
+"""Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
 STDLIB_DIR = "/usr/local/lib/python3.12"
 """The test image's standard library folder, mounted compiled (cache.STDLIB)."""
-"""Refused at once: nothing listens on port 9 (the daemon treats 127.0.0.0/8 as insecure)."""
 
 
 @pytest.fixture(autouse=True)
