@@ -99,7 +99,6 @@ def _leftovers(tmpdir: Path) -> list[str]:
     return found
 
 
-@pytest.mark.serial
 @pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
 def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path) -> None:
     tmpdir = tmp_path / "tmp"
