@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -191,14 +192,17 @@ def test_a_race_won_deletes_the_newer_comment(
 def test_two_jobs_racing_leave_one_comment(
     double: RestDouble, env: dict[str, str], tag: str
 ) -> None:
-    both_listed = threading.Barrier(2, timeout=10)
-    first_lists = threading.Semaphore(2)
+    """Both jobs list the comments before either posts: a POST waits until two listings are
+    answered (the double records a request once it has answered it), so both create one."""
 
-    def wait_until_both_listed(method: str, path: str) -> None:
-        if method == "GET" and path == COMMENTS and first_lists.acquire(blocking=False):
-            both_listed.wait()
+    def post_once_both_listed(method: str, path: str) -> None:
+        deadline = time.monotonic() + 10
+        while method == "POST" and path == COMMENTS and time.monotonic() < deadline:
+            if len(double.requests_to(COMMENTS, "GET")) >= 2:
+                return
+            time.sleep(0.01)
 
-    double.before_request = wait_until_both_listed
+    double.before_request = post_once_both_listed
     results: dict[str, CommentResult] = {}
 
     def job(name: str) -> None:
