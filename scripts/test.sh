@@ -16,22 +16,18 @@ echo "== mypy"
 mypy
 echo "== import contracts"
 lint-imports --no-cache
-# The suite in tiers, one pytest each, so each tier's time is printed: together they are every
-# test (the second and third are what the fast tier leaves out, the last what the others leave
-# out). Every tier runs even when an earlier one failed; the script fails if any did.
+# The suite in two tiers, one pytest each, so each tier's time is printed: together they are every
+# test (the second is what the first leaves out). Both run even when the first failed; the script
+# fails if either did.
 # Tests are independent (their own folders, ports, container labels, action image tag), so the
-# first three tiers run side by side (pytest-xdist): a test file's tests on one worker
-# (--dist loadscope), so that a module's fixture (a check of every problem, a Ray cluster, a
-# runner's workflow) runs once. The Docker tier has four workers on 2 cores: its tests wait on
-# containers more than they compute. What bounds its own wall-clock time or needs the CPU idle
-# is marked `serial` and runs last, alone, in this process. SCBENCH_TEST_WORKERS=N sets the
-# workers of the first three (0: in this process).
-FAST="not docker and not ray and not browser and not npm and not slow and not integration"
-NEEDS_DOCKER="docker or ray or integration"
+# first tier runs side by side (pytest-xdist): a test file's tests on one worker (--dist
+# loadscope), so that a module's fixture (a check of every problem, a Ray cluster, a runner's
+# workflow) runs once. Four workers on 2 cores: the Docker tests wait on containers as well as
+# compute, and the fast tests, the browser's and npm's fill what the CPU has left. What bounds its
+# own wall-clock time or needs the CPU idle is marked `serial` and runs last, alone, in this
+# process. SCBENCH_TEST_WORKERS=N sets the first tier's workers (0: in this process).
 tiers=(
-    "fast|2|($FAST) and not serial"
-    "slow, browser, npm|2|not ($FAST) and not ($NEEDS_DOCKER) and not serial"
-    "Docker, Ray, integration|4|($NEEDS_DOCKER) and not serial"
+    "side by side|4|not serial"
     "serial|-|serial"
 )
 failed=0

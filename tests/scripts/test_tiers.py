@@ -16,7 +16,7 @@ TEST_SH = REPO_ROOT / "scripts" / "test.sh"
 
 def _tiers() -> list[tuple[str, str, str]]:
     """(name, workers, marker expression) of each tier, as bash expands them in the script."""
-    expand = f'source <(sed -n "/^FAST=/,/^)/p" {TEST_SH}); printf "%s\\n" "${{tiers[@]}}"'
+    expand = f'source <(sed -n "/^tiers=(/,/^)/p" {TEST_SH}); printf "%s\\n" "${{tiers[@]}}"'
     lines = subprocess.run(
         ["bash", "-c", expand], capture_output=True, text=True, check=True
     ).stdout.splitlines()
