@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -56,9 +57,9 @@ def test_a_cancelled_run_stops_every_evaluation_at_once(
         text=True,
     )
     if executor == "docker":
-        wait_for_tests(docker_client, owner(process.pid), 2, process)
+        wait_for_tests(process, 2, in_containers(docker_client, owner(process.pid)))
     else:
-        wait_for_local_tests(nothing_survives, 2, process)
+        wait_for_tests(process, 2, on_this_machine(nothing_survives))
     process.send_signal(stop)
     stopped = time.monotonic()
     out, err = process.communicate(timeout=60)
@@ -120,7 +121,7 @@ def test_any_number_of_signals_leave_nothing_of_the_run(
         start_new_session=True,
     )
     try:
-        wait_for_tests(docker_client, owner(process.pid), jobs, process)
+        wait_for_tests(process, jobs, in_containers(docker_client, owner(process.pid)))
         for number, stop in enumerate(signals):
             if number:
                 time.sleep(apart_ms / 1000)
@@ -137,36 +138,40 @@ def test_any_number_of_signals_leave_nothing_of_the_run(
     assert not (tmp_path / "out" / "results.json").exists()
 
 
-def wait_for_local_tests(scratch: Path, count: int, process: subprocess.Popen[str]) -> None:
-    """Until `count` pytest sessions of the run (the test's processes, `processes_of_the_test`)
-    are running; uv's processes that start them carry the same arguments and are not counted."""
+def wait_for_tests(process: subprocess.Popen[str], count: int, running: Callable[[], int]) -> None:
+    """Until `running()`, the run's pytest sessions that are running, is at least `count`."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
-        testing = sum(
-            Path(cmdline.split(" ", 1)[0]).name.startswith("python") and "--checkpoint=" in cmdline
-            for _, cmdline in processes_of_the_test(scratch).values()
-        )
-        if testing >= count:
+        if running() >= count:
             return
         time.sleep(0.5)
     raise AssertionError(f"the run's tests did not start within 300 s (pid {process.pid})")
 
 
-def wait_for_tests(
-    client: docker.DockerClient, run_owner: str, count: int, process: subprocess.Popen[str]
-) -> None:
-    """Until `count` containers of the run have their pytest running."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.communicate()
+def in_containers(client: docker.DockerClient, run_owner: str) -> Callable[[], int]:
+    """The run's containers that have their pytest running."""
+
+    def running() -> int:
         mine = {"label": [RUN_LABEL, f"{OWNER_LABEL}={run_owner}"], "status": "running"}
         testing = 0
         for container in client.containers.list(filters=mine, ignore_removed=True):
             with contextlib.suppress(docker.errors.APIError):
                 listed = container.top(ps_args="-eo pid,args")["Processes"] or []
                 testing += any("--checkpoint=" in " ".join(row) for row in listed)
-        if testing >= count:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"the run's tests did not start within 300 s ({run_owner})")
+        return testing
+
+    return running
+
+
+def on_this_machine(scratch: Path) -> Callable[[], int]:
+    """The run's pytest sessions among the test's processes (`processes_of_the_test`); uv's
+    processes that start them carry the same arguments and are not counted."""
+
+    def running() -> int:
+        return sum(
+            Path(cmdline.split(" ", 1)[0]).name.startswith("python") and "--checkpoint=" in cmdline
+            for _, cmdline in processes_of_the_test(scratch).values()
+        )
+
+    return running
