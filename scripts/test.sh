@@ -4,10 +4,31 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/bootstrap.sh
-# The Docker tests need an engine and the test image: install, start and build what is missing.
-scripts/provision-docker.sh
-# The summary's width test needs headless Chromium and GitHub's fallback fonts.
-scripts/provision-browser.sh
+# Provisioning runs in the background, its output kept for when it is waited for: the summary's
+# width test needs headless Chromium and GitHub's fallback fonts, the Docker tests an engine and
+# the test images. On a fresh machine that is apt, debootstrap and image builds, mostly waiting on
+# the network and the disk, while lint, types and the first tier (nothing of which needs either)
+# use the CPU. One after the other: both use apt.
+provisioning_log=$(mktemp /tmp/scbench-provisioning.XXXXXX)
+(scripts/provision-browser.sh && scripts/provision-docker.sh) >"$provisioning_log" 2>&1 &
+provisioning=$!
+provisioned=""
+# Waits for provisioning and shows its output, once; a failure ends the script. A script that
+# ends early (lint failed) still waits: apt is not left half done.
+wait_for_provisioning() {
+    [ -n "$provisioned" ] && return 0
+    provisioned=done
+    local status=0
+    wait "$provisioning" || status=$?
+    echo "== provisioning"
+    cat "$provisioning_log"
+    rm -f "$provisioning_log"
+    if [ "$status" -ne 0 ]; then
+        echo "test.sh: provisioning failed (exit $status)" >&2
+        exit "$status"
+    fi
+}
+trap wait_for_provisioning EXIT
 export PATH="$PWD/.venv/bin:$PATH"
 echo "== ruff"
 ruff check .
@@ -16,18 +37,22 @@ echo "== mypy"
 mypy
 echo "== import contracts"
 lint-imports --no-cache
-# The suite in two tiers, one pytest each, so each tier's time is printed: together they are every
-# test (the second is what the first leaves out). Both run even when the first failed; the script
-# fails if either did.
+# The suite in three tiers, one pytest each, so each tier's time is printed: together they are
+# every test, each test once (tests/scripts/test_tiers.py). All run even when one failed; the
+# script fails if any did.
+# 1. While provisioning: what needs neither Docker, Ray nor a browser (markers set from the
+#    fixtures a test uses, docs/development.md).
+# 2. Side by side: the rest of what is not `serial`, once provisioning is done.
+# 3. Serial: what bounds its own wall-clock time or needs the CPU idle, last, alone, in this
+#    process.
 # Tests are independent (their own folders, ports, container labels, action image tag), so the
-# first tier runs side by side (pytest-xdist): a test file's tests on one worker (--dist
+# first two run side by side (pytest-xdist): a test file's tests on one worker (--dist
 # loadscope), so that a module's fixture (a check of every problem, a Ray cluster, a runner's
 # workflow) runs once. Four workers on 2 cores: the Docker tests wait on containers as well as
-# compute, and the fast tests, the browser's and npm's fill what the CPU has left. What bounds its
-# own wall-clock time or needs the CPU idle is marked `serial` and runs last, alone, in this
-# process. SCBENCH_TEST_WORKERS=N sets the first tier's workers (0: in this process).
+# compute. SCBENCH_TEST_WORKERS=N sets their workers (0: in this process).
 tiers=(
-    "side by side|4|not serial"
+    "while provisioning|4|not serial and not docker and not ray and not browser"
+    "side by side|4|not serial and (docker or ray or browser)"
     "serial|-|serial"
 )
 failed=0
@@ -38,10 +63,14 @@ for tier in "${tiers[@]}"; do
     rest="${tier#*|}"
     workers="${rest%%|*}"
     if [ "$workers" = "-" ]; then workers=0; else workers="${SCBENCH_TEST_WORKERS:-$workers}"; fi
+    # The first tier sees no Docker daemon, as on a fresh machine before the engine is up: a test
+    # that needs one and is not marked so fails there every time, not only when it wins a race.
+    tier_env=(env DOCKER_HOST=unix:///nonexistent/docker.sock)
+    [ "$name" = "${tiers[0]%%|*}" ] || { wait_for_provisioning; tier_env=(); }
     echo "== pytest: $name"
     started=$SECONDS
     status=0
-    pytest -m "${rest#*|}" -n "$workers" --dist loadscope --durations=25 "$@" \
+    "${tier_env[@]}" pytest -m "${rest#*|}" -n "$workers" --dist loadscope --durations=25 "$@" \
         || status=$?
     # 5: no test of this tier among the ones asked for (`scripts/test.sh tests/some_dir`).
     if [ "$status" -eq 5 ]; then empty=$((empty + 1)); elif [ "$status" -ne 0 ]; then failed=1; fi

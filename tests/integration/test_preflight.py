@@ -80,6 +80,8 @@ def test_check_with_no_daemon_is_one_line(tmp_path: Path) -> None:
     assert assert_one_error_line(run, output) == UNREACHABLE
 
 
+# The daemon it reaches is the default one, through the CLI: no fixture marks it.
+@pytest.mark.docker
 def test_an_image_neither_here_nor_pullable_is_one_line(tmp_path: Path) -> None:
     output = tmp_path / "out"
     run = scbench(*evaluate_examples(output, "--jobs", "2", "--image", NO_SUCH_IMAGE))
