@@ -103,9 +103,11 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     tmp_path: Path, test_image: str
 ) -> None:
     """`hangs` times out beside two others: its result is its second run's, made once they
-    ended, and says so; `near` used 60% of its timeout beside them: no extra starts after it."""
+    ended, and says so; `near` used more than half of its timeout beside them: no extra starts
+    after it. `near` waits 55% of its timeout: what its test takes besides the wait (starting the
+    submission beside two other runs on 2 cores once took more than 2 s) stays far from it."""
     problem = _waiting_problem(
-        tmp_path, {"hangs": 30, "near": 3, "quick": 0.5, "after": 0.5}, timeout_s=5
+        tmp_path, {"hangs": 30, "near": 5.5, "quick": 0.5, "after": 0.5}, timeout_s=10
     )
     output = tmp_path / "out"
     options = EvaluationOptions(
@@ -132,7 +134,7 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     assert RUN_AGAIN_NOTICE in stored.notices
     assert results["near"].passed and RUN_AGAIN_NOTICE not in results["near"].notices
     assert re.fullmatch(
-        r"a test of waits / near used [67]\d% of its 5 s timeout beside extra jobs",
+        r"a test of waits / near used [5-9]\d% of its 10 s timeout beside extra jobs",
         crowd.backed_off[0],
     ), crowd.backed_off
     assert all(result.passed for name, result in results.items() if name != "hangs")

@@ -1,4 +1,5 @@
-"""scripts/test.sh's tiers: together they select every test of the suite, each test once."""
+"""scripts/test.sh's tiers, both as it runs them where provisioning is done and while it is still
+running: together they select every test of the suite, each test once."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from testing.paths import REPO_ROOT
 TEST_SH = REPO_ROOT / "scripts" / "test.sh"
 
 
-def _tiers() -> list[tuple[str, str, str]]:
-    """(name, workers, marker expression) of each tier, as bash expands them in the script."""
-    expand = f'source <(sed -n "/^tiers=(/,/^)/p" {TEST_SH}); printf "%s\\n" "${{tiers[@]}}"'
+def _tiers(array: str) -> list[tuple[str, str, str]]:
+    """(name, workers, marker expression) of each tier of the script's bash array `array`, as
+    bash expands them."""
+    expand = f'source <(sed -n "/^{array}=(/,/^)/p" {TEST_SH}); printf "%s\\n" "${{{array}[@]}}"'
     lines = subprocess.run(
         ["bash", "-c", expand], capture_output=True, text=True, check=True
     ).stdout.splitlines()
@@ -52,14 +54,21 @@ def _selecting(tiers: list[tuple[str, str, str]], markers: set[str]) -> list[str
 
 @pytest.mark.slow
 def test_the_tiers_select_every_test_once() -> None:
-    tiers = _tiers()
-    # The last runs alone, in the script's own process.
-    assert tiers[-1] == ("serial", "-", "serial")
     tests = _markers_of_each_test()
     assert len(tests) > 1000
-    tiers_of = {test: _selecting(tiers, markers) for test, markers in tests.items()}
-    assert {test: names for test, names in tiers_of.items() if len(names) != 1} == {}
     auto_jobs = (
         "tests/integration/test_auto_jobs.py::test_auto_starts_more_beside_evaluations_that_wait"
     )
-    assert tiers_of[auto_jobs] == ["serial"]
+    docker_unmarked_by_fixtures = (
+        "tests/integration/test_preflight.py::test_an_image_neither_here_nor_pullable_is_one_line"
+    )
+    for array in ("tiers", "tiers_while_provisioning"):
+        tiers = _tiers(array)
+        # The last runs alone, in the script's own process.
+        assert tiers[-1] == ("serial", "-", "serial"), array
+        tiers_of = {test: _selecting(tiers, markers) for test, markers in tests.items()}
+        assert {test: names for test, names in tiers_of.items() if len(names) != 1} == {}, array
+        assert tiers_of[auto_jobs] == ["serial"], array
+        assert tiers_of[docker_unmarked_by_fixtures] == ["side by side"], array
+    # The script runs the tier of this name with no Docker daemon to reach.
+    assert _tiers("tiers_while_provisioning")[0][0] == "while provisioning"
