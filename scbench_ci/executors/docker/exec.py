@@ -15,6 +15,7 @@ from docker.models.containers import Container
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.child_env import index_variables, run_environment
+from scbench_ci.executors.docker import exec_output
 from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR
 
 _BARE_ENV = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
@@ -61,7 +62,7 @@ def run(
         environment=env,
         workdir=workdir,
     )["Id"]
-    output = client.exec_start(exec_id, stream=True)
+    output = exec_output.frames(client, exec_id)
     reader = threading.Thread(target=_copy_output, args=(output, log), daemon=True)
     reader.start()
     reader.join(max(0.0, deadline - time.monotonic()))
@@ -89,15 +90,15 @@ def run_captured(
     exec_id = client.exec_create(container.id, argv, user=user, environment=env, workdir=workdir)[
         "Id"
     ]
-    output = client.exec_start(exec_id, stream=True, demux=True)
+    output = exec_output.frames(client, exec_id)
     stdout, stderr = bytearray(), bytearray()
 
     def read() -> None:
-        for out, err in output:
-            if out and len(stdout) <= max_bytes:
-                stdout.extend(out[: max_bytes + 1 - len(stdout)])
-            if err:
-                stderr.extend(err)
+        for stream, data in output:
+            if stream == exec_output.STDOUT and len(stdout) <= max_bytes:
+                stdout.extend(data[: max_bytes + 1 - len(stdout)])
+            elif stream == exec_output.STDERR:
+                stderr.extend(data)
                 del stderr[:-max_bytes]
 
     reader = threading.Thread(target=read, daemon=True)
@@ -118,9 +119,9 @@ def run_own(
     exec_id = client.exec_create(
         container.id, [*_ONE_STREAM, *argv], user=user, workdir=workdir, environment=_BARE_ENV
     )["Id"]
-    output = client.exec_start(exec_id)
+    output = b"".join(data for _, data in exec_output.frames(client, exec_id))
     code = _exit_code(client, exec_id, float("inf"))
-    return (-1 if code is None else code), bytes(output).decode(errors="replace")
+    return (-1 if code is None else code), output.decode(errors="replace")
 
 
 def api(container: Container) -> docker.APIClient:
@@ -151,8 +152,8 @@ def tests_environment(variables: Mapping[str, str], path: str = CONTAINER_PATH) 
     )
 
 
-def _copy_output(output: Iterable[bytes], log: Log) -> None:
-    for chunk in output:
+def _copy_output(output: Iterable[tuple[int, bytes]], log: Log) -> None:
+    for _, chunk in output:
         log.write(chunk)
 
 
@@ -174,6 +175,6 @@ def _kill_leftovers(container: Container, user: str) -> int:
     """Kill what the command left running (any process of its user), and count it."""
     client = api(container)
     exec_id = client.exec_create(container.id, ["/bin/sh", "-c", KILL_LEFTOVERS], user=user)
-    stdout, _ = client.exec_start(exec_id["Id"], demux=True)
-    count = (stdout or b"").decode(errors="replace").strip()
+    stdout, _ = exec_output.captured(client, exec_id["Id"])
+    count = stdout.decode(errors="replace").strip()
     return int(count) if count.isdigit() else 0

@@ -15,7 +15,7 @@ from typing import TextIO
 from docker.models.containers import Container
 
 from scbench_ci.executors.base import EVALUATOR_NAMES, REPORTS_DIR
-from scbench_ci.executors.docker import archive
+from scbench_ci.executors.docker import archive, exec_output
 from scbench_ci.executors.docker.daemon import say
 from scbench_ci.executors.docker.exec import KILL_LEFTOVERS, api
 from scbench_ci.executors.docker.layout import (
@@ -171,8 +171,8 @@ def after_tests(container: Container, place: TestsPlace) -> tuple[int, Collected
     client = api(container)
     script = _after_tests_script(place.workdir)
     exec_id = client.exec_create(container.id, ["/bin/sh", "-c", script], user=place.user)
-    stdout, _ = client.exec_start(exec_id["Id"], demux=True)
-    first, _, rest = (stdout or b"").partition(b"\n")
+    stdout, _ = exec_output.captured(client, exec_id["Id"])
+    first, _, rest = stdout.partition(b"\n")
     count = first.decode(errors="replace").strip()
     counters: dict[str, int] = {}
     reports: dict[str, bytes | str] = {}
