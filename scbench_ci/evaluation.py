@@ -97,7 +97,7 @@ def evaluate(
         executor=placement.executor.name,
         jobs=evaluations.side_by_side,
         started_at=started_at,
-        duration_s=time.monotonic() - started,
+        duration_s=round(time.monotonic() - started, 3),
         problems=tuple(
             ProblemResult(
                 problem.root.name,

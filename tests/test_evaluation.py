@@ -125,6 +125,16 @@ def test_results_come_in_the_jobs_order_whatever_order_they_ran_in(tmp_path: Pat
     ]
 
 
+def test_the_run_s_duration_is_whole_milliseconds_as_results_json_keeps_it(tmp_path: Path) -> None:
+    """The run's summary renders the duration the run has, `scbench-ci summary` the one
+    results.json keeps: rounded once, at the run's end, both render alike (5.85001 s renders as
+    5.9 s; saved as 5.85, it renders as 5.8 s)."""
+    options = _options(tmp_path, _problem(tmp_path, "alpha", 1))
+    run = evaluate(options, plan_evaluation(options), _local(), None, {})
+    assert run.duration_s > 0
+    assert run.duration_s == round(run.duration_s, 3)
+
+
 def test_an_earlier_run_s_files_are_removed_before_the_jobs_run(tmp_path: Path) -> None:
     """results.json, summary.md and checkpoint_results.jsonl of an earlier run in the output
     folder would otherwise stand beside this run's job folders as if they were its own."""

@@ -86,7 +86,7 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
         executor=placement.executor.name,
         jobs=evaluations.side_by_side,
         started_at=started_at,
-        duration_s=time.monotonic() - started,
+        duration_s=round(time.monotonic() - started, 3),
         problems=tuple(
             problem_result(folder, findings, problem, evaluations.results, runs)
             for folder, findings, problem in statics
