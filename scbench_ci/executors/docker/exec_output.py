@@ -28,15 +28,18 @@ def frames(client: docker.APIClient, exec_id: str) -> Iterator[tuple[int, bytes]
         json={"Tty": False, "Detach": False},
         headers={"Connection": "Upgrade", "Upgrade": "tcp"},
         stream=True,
-        # Connecting is bounded; the output, like docker-py's, waits as long as the command is
-        # silent (the run's deadline ends it).
-        timeout=(client.timeout, None),
+        timeout=client.timeout,
     )
     try:
         response.raise_for_status()
     except requests.HTTPError as error:
         response.close()
         raise create_api_error_from_http_exception(error) from error
+    # The headers came in the client's time; the output, as docker-py reads it, is waited for as
+    # long as the command is silent (the run's deadline ends the command).
+    connection = response.raw.connection
+    assert connection is not None and connection.sock is not None, "the exec's stream is open"
+    connection.sock.settimeout(None)
     return _read_frames(response)
 
 

@@ -3,11 +3,12 @@ headers late (a busy machine), and however long the command is silent."""
 
 from __future__ import annotations
 
+import http.client
 import re
-import sys
-import threading
+import socket
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import docker
@@ -17,8 +18,8 @@ from docker.models.containers import Container
 
 from scbench_ci.executors.docker import exec_output
 
-TRIES = 5
 SCRIPT = "echo first; echo to-stderr >&2; echo second"
+OUTPUT = (b"first\nsecond\n", b"to-stderr\n")
 
 
 @pytest.fixture
@@ -30,50 +31,42 @@ def container(docker_client: docker.DockerClient, test_image: str) -> Iterator[C
         container.remove(force=True)
 
 
-@contextmanager
-def late_client() -> Iterator[None]:
-    """A thread that keeps the interpreter for 0.1 s at a time: the client reads the headers of
-    the exec's response after the command has written (what a busy machine does at random)."""
-    done = threading.Event()
+@pytest.fixture
+def late_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client reads the headers of a started exec's response (an upgraded connection) only
+    once the command's whole output is in the connection too, as a busy client does at random."""
+    begin = http.client.HTTPResponse.begin
 
-    def hold() -> None:
-        while not done.is_set():
-            pass
+    def begin_late(response: http.client.HTTPResponse) -> None:
+        connection: socket.socket = response.fp.raw._sock  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            arrived = connection.recv(1 << 20, socket.MSG_PEEK)
+            if not arrived.startswith(b"HTTP/1.1 101 ") or all(
+                line in arrived for line in (b"second\n", b"to-stderr\n")
+            ):
+                break
+            time.sleep(0.01)
+        begin(response)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.1)
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        yield
-    finally:
-        done.set()
-        holder.join()
-        sys.setswitchinterval(interval)
-
-
-def outputs_read_late(
-    client: docker.APIClient, container: Container, start: Callable[[str], tuple[bytes, bytes]]
-) -> list[tuple[bytes, bytes]]:
-    outputs = []
-    for _ in range(TRIES):
-        exec_id = client.exec_create(container.id, ["sh", "-c", SCRIPT])["Id"]
-        with late_client():
-            outputs.append(start(exec_id))
-    return outputs
+    monkeypatch.setattr(http.client.HTTPResponse, "begin", begin_late)
 
 
+def output_read_late(
+    client: docker.APIClient, container: Container, start: Callable[[str], object]
+) -> object:
+    exec_id = client.exec_create(container.id, ["sh", "-c", SCRIPT])["Id"]
+    return start(exec_id)
+
+
+@pytest.mark.usefixtures("late_client")
 def test_output_written_before_the_headers_are_read_is_kept(
     docker_client: docker.DockerClient, container: Container
 ) -> None:
     client = docker_client.api
-    outputs = outputs_read_late(client, container, lambda id: exec_output.captured(client, id))
-    assert outputs == [(b"first\nsecond\n", b"to-stderr\n")] * TRIES
-    # The same timing loses docker-py's own reading of the output: the test reaches the race.
-    lost = outputs_read_late(
-        client, container, lambda id: client.exec_start(id, demux=True) or (b"", b"")
-    )
-    assert any(output != (b"first\nsecond\n", b"to-stderr\n") for output in lost)
+    assert output_read_late(client, container, partial(exec_output.captured, client)) == OUTPUT
+    # docker-py's own reading loses it: the test reaches the race.
+    assert output_read_late(client, container, partial(client.exec_start, demux=True)) != OUTPUT
 
 
 def test_a_command_silent_longer_than_the_clients_timeout_is_waited_for(
