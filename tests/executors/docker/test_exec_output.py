@@ -72,12 +72,13 @@ def test_output_written_before_the_headers_are_read_is_kept(
 def test_a_command_silent_longer_than_the_clients_timeout_is_waited_for(
     container: Container,
 ) -> None:
-    client = docker.APIClient(timeout=2)
+    impatient = docker.from_env(timeout=2)  # the daemon the fixtures use (DOCKER_HOST)
     try:
+        client = impatient.api
         exec_id = client.exec_create(container.id, ["sh", "-c", "sleep 4; echo late"])["Id"]
         assert exec_output.captured(client, exec_id) == (b"late\n", b"")
     finally:
-        client.close()
+        impatient.close()
 
 
 def test_large_output_arrives_whole_and_in_its_streams(
