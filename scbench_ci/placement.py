@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
 from scbench_ci.engines.ray_cluster import RayCluster
 from scbench_ci.errors import UsageError
-from scbench_ci.executors.base import ExecutionRequest, Executor
+from scbench_ci.executors.base import DEFAULT_IMAGE_RECIPE, ExecutionRequest, Executor
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.options import EvaluationOptions
@@ -34,7 +34,9 @@ class Placement(Protocol):
         """The executor the runs use (on a cluster: each node's own, set up alike)."""
         ...
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+    ) -> None:
         """Once, before the first run: whether runs can take place at all; else
         InfrastructureError."""
         ...
@@ -70,8 +72,10 @@ class OnThisMachine:
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
-        self.executor.preflight(image, echo)
+    def preflight(
+        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+    ) -> None:
+        self.executor.preflight(image, echo, image_recipe)
 
     def admission(self, jobs: JobCount, count: int) -> Admission:
         return make_admission(jobs, count, self.executor.memory_limit())
@@ -123,7 +127,9 @@ class OnRayCluster:
         self.traffic = Traffic()
         self._counting = threading.Lock()
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+    ) -> None:
         # Each node's Docker executor makes sure of its daemon and image as it runs a job.
         self.cluster.connect()
         self.cluster.check_placeable()

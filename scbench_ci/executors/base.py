@@ -56,6 +56,9 @@ QUALITY_INSTALL_TIMEOUT_S = 600.0
 """How long installing the quality measure's environment may take (once, when it is cached)."""
 MAX_QUALITY_REPORT_BYTES = 64 * 1024
 """scb-check's report is one small JSON object; more is not read."""
+DEFAULT_IMAGE_RECIPE = "1.0"
+"""The evaluation image's recipe a run without one named uses: SCBench 1.0's (the container
+executors' image_recipe.RECIPES names them)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,9 @@ class ExecutionRequest:
     image: str | None = None
     """The container image the environment file names, if any (container executors only): a
     base, as SCBench's runner has it, that SCBench's evaluation layer is built on."""
+    image_recipe: str = DEFAULT_IMAGE_RECIPE
+    """Whose evaluation image the tests run in when no `--image` is given (container executors):
+    the SCBench runner's, `1.0` or `paper`, on SCBench's base or on `image`."""
     network: str | None = None
     """The Docker network the environment file names (`docker.network`), if any."""
     tests_user: str = SCBENCH_TESTS_USER
@@ -119,6 +125,15 @@ class ExecutionRequest:
 
 
 @dataclass(frozen=True)
+class MissingProgram:
+    """A program the image of the run's SCBench runner holds and the image a run ran in lacks."""
+
+    program: str
+    without: str
+    """What a test sees without it."""
+
+
+@dataclass(frozen=True)
 class ImageRecord:
     """The image a run ran in, as results.json records it."""
 
@@ -133,6 +148,8 @@ class ImageRecord:
     """What the user must know about how it was made."""
     versions: dict[str, str] = field(default_factory=dict)
     """The first line of `--version` of python, node, npm, g++, rustc and cargo in it."""
+    missing: tuple[MissingProgram, ...] = ()
+    """The programs of the runner's image (image_recipe.Recipe.programs) it lacks."""
 
 
 @dataclass(frozen=True)
@@ -214,10 +231,13 @@ class Executor(Protocol):
         """The workspace's path as the test process sees it."""
         ...
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+    ) -> None:
         """Once, before the first run: whether runs can start here at all (for a container
-        executor: its daemon answers, and `image`, the environment file's if any, is here or
-        pulled, its progress on `echo`); else InfrastructureError, one line saying what to do."""
+        executor: its daemon answers, and the image of `image_recipe` on `image`, the
+        environment file's if any, is here, pulled or built, its progress on `echo`); else
+        InfrastructureError, one line saying what to do."""
         ...
 
     def memory_limit(self) -> int | None:

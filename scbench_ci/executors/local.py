@@ -16,6 +16,7 @@ from typing import IO, TextIO
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
+    DEFAULT_IMAGE_RECIPE,
     EVALUATOR_NAMES,
     MAX_QUALITY_REPORT_BYTES,
     QUALITY_LOG,
@@ -61,7 +62,9 @@ class LocalExecutor:
     def memory_limit(self) -> None:
         return None
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+    ) -> None:
         """Nothing to check: this machine runs the tests, and images are not used."""
 
     def expect(self, runs: int | None, side_by_side: int) -> None:
