@@ -113,6 +113,7 @@ def evaluate(
         reruns=options.reruns,
         repeat=options.repeat,
         flaky_passes=options.flaky_passes,
+        scbench=options.scbench,
     )
 
 
