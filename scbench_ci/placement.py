@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
 from scbench_ci.engines.ray_cluster import RayCluster
 from scbench_ci.errors import UsageError
-from scbench_ci.executors.base import DEFAULT_IMAGE_RECIPE, ExecutionRequest, Executor
+from scbench_ci.executors.base import ExecutionRequest, Executor
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.options import EvaluationOptions
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 
 if TYPE_CHECKING:
     # Loaded when a cluster is used, with Docker's SDK: the CLI's start-up does not pay for it.
@@ -35,7 +36,7 @@ class Placement(Protocol):
         ...
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
         """Once, before the first run: whether runs can take place at all; else
         InfrastructureError."""
@@ -73,9 +74,9 @@ class OnThisMachine:
         self.executor = executor
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
-        self.executor.preflight(image, echo, image_recipe)
+        self.executor.preflight(image, echo, scbench)
 
     def admission(self, jobs: JobCount, count: int) -> Admission:
         return make_admission(jobs, count, self.executor.memory_limit())
@@ -128,7 +129,7 @@ class OnRayCluster:
         self._counting = threading.Lock()
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
         # Each node's Docker executor makes sure of its daemon and image as it runs a job.
         self.cluster.connect()

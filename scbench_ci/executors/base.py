@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+
 TESTS_DIR = "tests"
 """The problem's folder of tests; test ids and files in results.json name them under it."""
 WORKSPACE_TESTS_DIR = ".evaluation_tests"
@@ -56,9 +58,6 @@ QUALITY_INSTALL_TIMEOUT_S = 600.0
 """How long installing the quality measure's environment may take (once, when it is cached)."""
 MAX_QUALITY_REPORT_BYTES = 64 * 1024
 """scb-check's report is one small JSON object; more is not read."""
-DEFAULT_IMAGE_RECIPE = "1.0"
-"""The evaluation image's recipe a run without one named uses: SCBench 1.0's (the container
-executors' image_recipe.RECIPES names them)."""
 
 
 @dataclass(frozen=True)
@@ -96,9 +95,6 @@ class ExecutionRequest:
     image: str | None = None
     """The container image the environment file names, if any (container executors only): a
     base, as SCBench's runner has it, that SCBench's evaluation layer is built on."""
-    image_recipe: str = DEFAULT_IMAGE_RECIPE
-    """Whose evaluation image the tests run in when no `--image` is given (container executors):
-    the SCBench runner's, `1.0` or `paper`, on SCBench's base or on `image`."""
     network: str | None = None
     """The Docker network the environment file names (`docker.network`), if any."""
     tests_user: str = SCBENCH_TESTS_USER
@@ -119,6 +115,9 @@ class ExecutionRequest:
     staged (copied before any of its code ran), in the same place and as the same user."""
     quality_timeout_s: float = QUALITY_TIMEOUT_S
     """The measure's own time limit."""
+    scbench: ScbenchRunner = V1_0
+    """Whose rules decide the run (`--scbench`): a container executor builds the default image
+    from its recipe (`ScbenchRunner.image_recipe`)."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
@@ -232,12 +231,12 @@ class Executor(Protocol):
         ...
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
         """Once, before the first run: whether runs can start here at all (for a container
-        executor: its daemon answers, and the image of `image_recipe` on `image`, the
-        environment file's if any, is here, pulled or built, its progress on `echo`); else
-        InfrastructureError, one line saying what to do."""
+        executor: its daemon answers, and the image of the runner's recipe
+        (`scbench.image_recipe`) on `image`, the environment file's if any, is here, pulled or
+        built, its progress on `echo`); else InfrastructureError, one line saying what to do."""
         ...
 
     def memory_limit(self) -> int | None:

@@ -16,7 +16,6 @@ from typing import IO, TextIO
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
-    DEFAULT_IMAGE_RECIPE,
     EVALUATOR_NAMES,
     MAX_QUALITY_REPORT_BYTES,
     QUALITY_LOG,
@@ -32,6 +31,7 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.untrusted_tree import (
@@ -63,7 +63,7 @@ class LocalExecutor:
         return None
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
         """Nothing to check: this machine runs the tests, and images are not used."""
 

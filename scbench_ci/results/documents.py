@@ -126,6 +126,7 @@ def run_header(run: RunResult) -> dict[str, Any]:
         "reruns": run.reruns,
         "repeat": run.repeat,
         "flaky_passes": run.flaky_passes,
+        "scbench": run.scbench,
         "comparison": None if run.comparison is None else comparison_to_json(run.comparison),
         "history": None if run.history is None else history_to_json(run.history),
         "trends": run_trends(run),
@@ -276,6 +277,7 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
         reruns=document["reruns"],
         repeat=document["repeat"],
         flaky_passes=flaky_passes,
+        scbench=document["scbench"],
         comparison=None
         if document["comparison"] is None
         else comparison_from_json(document["comparison"]),

@@ -45,7 +45,6 @@ from docker.utils import parse_bytes
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
-    DEFAULT_IMAGE_RECIPE,
     EVALUATION_CACHE_SCOPE,
     QUALITY_LOG,
     REPORTS_DIR,
@@ -87,6 +86,7 @@ from scbench_ci.executors.docker.transfer import (
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 
 
@@ -172,20 +172,21 @@ class DockerExecutor:
         return int(parse_bytes(self.settings.memory))
 
     def preflight(
-        self, image: str | None, echo: TextIO | None, image_recipe: str = DEFAULT_IMAGE_RECIPE
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
     ) -> None:
-        if (image, image_recipe) in self._checked:
+        if (image, scbench.image_recipe) in self._checked:
             return
         with self._connected() as client:
-            self._image(client, image, echo, image_recipe)
-        self._checked.add((image, image_recipe))
+            self._image(client, image, echo, scbench.image_recipe)
+        self._checked.add((image, scbench.image_recipe))
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
         with self._connected() as client:
             with clock.timing("image"):
-                image = self._image(client, request.image, request.echo, request.image_recipe)
+                recipe_name = request.scbench.image_recipe
+                image = self._image(client, request.image, request.echo, recipe_name)
                 facts = image_facts(client, image.id, image_path(client, image.reference))
             record = ImageRecord(
                 name=image.name,
@@ -194,7 +195,7 @@ class DockerExecutor:
                 toolchains=image.toolchains,
                 note=image.note,
                 versions=dict(facts.versions),
-                missing=recipe(request.image_recipe).missing(facts.programs),
+                missing=recipe(recipe_name).missing(facts.programs),
             )
             image_id = image.id
             # The session's clock starts once the image is here: a pull is not the run's.

@@ -14,7 +14,8 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-from scbench_ci.executors.base import DEFAULT_IMAGE_RECIPE, MissingProgram
+from scbench_ci.executors.base import MissingProgram
+from scbench_ci.scbench_runner import V1_0
 
 PUBLISHED_IMAGE = "ghcr.io/scbench/evaluate-env:python3.12"
 EVALUATION_IMAGE = os.environ.get("SCBENCH_EVALUATION_IMAGE") or PUBLISHED_IMAGE
@@ -132,7 +133,7 @@ RECIPES = {
         "paper", "evaluation-paper.Dockerfile", "-paper", "SCBench's paper runner", _TOOLCHAINS
     ),
 }
-DEFAULT_RECIPE = DEFAULT_IMAGE_RECIPE
+DEFAULT_RECIPE = V1_0.image_recipe
 DEFAULT_IMAGE = RECIPES[DEFAULT_RECIPE].published
 PROGRAMS = tuple({p.name: p for recipe in RECIPES.values() for p in recipe.programs}.values())
 """Every recipe's programs, once each: what an image is probed for."""

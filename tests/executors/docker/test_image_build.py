@@ -28,6 +28,7 @@ from scbench_ci.executors.docker.image_recipe import (
 )
 from scbench_ci.executors.docker.image_versions import ImageFacts, _parsed, image_facts
 from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.scbench_runner import PAPER, RUNNERS, V1_0
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 # What the tests of a real problem (SCBench's dynamic_buffer) run: a program per language, built
@@ -71,7 +72,9 @@ def test_a_local_build_is_keyed_by_the_recipe_and_the_base(
 
 
 def test_each_runner_has_its_recipe_and_its_own_name() -> None:
-    assert recipe().name == "1.0"
+    assert {runner.image_recipe for runner in RUNNERS.values()} == set(RECIPES)
+    assert recipe().name == V1_0.image_recipe == "1.0"
+    assert recipe(PAPER.image_recipe).name == "paper"
     assert recipe().published == DEFAULT_IMAGE
     assert recipe("paper").published == f"{DEFAULT_IMAGE}-paper"
     digests = {name: image_recipe.recipe_digest(name) for name in RECIPES}
@@ -313,6 +316,35 @@ with open(PROBE_OUTPUT, "w") as out:
         assert result.image.note == image_build.REGISTRIES_NOTE
         assert image_build.REGISTRIES_NOTE in (logs / "setup.log").read_text()
     assert {each.program for each in result.image.missing} <= {"minio"}
+
+
+def test_a_run_of_the_paper_s_runner_runs_in_the_paper_s_image(
+    tmp_path: Path, paper_evaluation_image: str
+) -> None:
+    """The request's runner picks the image (`ScbenchRunner.image_recipe`), and what the image
+    lacks is counted against that runner's recipe: nothing, for the paper's."""
+    workspace = tmp_path / "workspace"
+    (workspace / ".scbench").mkdir(parents=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    code = "import shutil\nopen(PROBE_OUTPUT, 'w').write(str(shutil.which('redis-server')))\n"
+    result = DockerExecutor(DockerSettings()).execute(
+        ExecutionRequest(
+            workspace=workspace,
+            log_dir=logs,
+            setup_commands=(),
+            command=probe_command(workspace, code),
+            session_timeout_s=600,
+            seal_key=PROBE_KEY,
+            echo=None,
+            scbench=PAPER,
+        )
+    )
+
+    assert (workspace / PROBE_OUTPUT).read_text() == "None"
+    assert result.image is not None
+    assert result.image.name == recipe("paper").published
+    assert result.image.missing == ()
 
 
 def test_a_build_s_output_is_shown_inert_and_its_error_in_one_message() -> None:
