@@ -26,6 +26,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scbench_ci.executors.docker.image_build import default_image
+from scbench_ci.executors.docker.image_recipe import recipe
 from testing.fidelity import scbench_flow
 
 
@@ -120,7 +121,7 @@ def main() -> None:
     config = yaml.safe_load((problem / "config.yaml").read_text())
     folder = args.output or Path(tempfile.mkdtemp(prefix="against-scbench-"))
     client = docker.from_env()
-    image = default_image(client, sys.stderr).reference
+    image = default_image(client, sys.stderr, recipe()).reference
     client.close()
     print(f"image: {image}")
     for checkpoint in args.checkpoint or _ordered(config):

@@ -41,6 +41,7 @@ from scbench_ci.results.judge import judge_checkpoint, unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind
 from scbench_ci.results.provenance import now
 from scbench_ci.results.scbench_format import evaluation_json, session_output, write_evaluation
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import fresh_folder, write_file
 from scbench_ci.trust.reuse import check_signature, sign
@@ -213,6 +214,7 @@ def _run_tests(
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
                 quality=_measures_quality(options, job),
+                scbench=scbench_runner(options.scbench),
             )
         )
     except InfrastructureError as error:
@@ -286,6 +288,7 @@ def _fingerprint(
         "executor": options.executor_settings(executor.name),
         "policy": options.policy,
         "flaky_passes": options.flaky_passes,
+        "scbench": options.scbench,
         "session_timeout_s": options.session_timeout_s,
         "include_prior_tests": job.include_prior_tests,
         "reruns": options.reruns,
@@ -302,8 +305,8 @@ def _fingerprint(
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
         "quality": _measures_quality(options, job),
-        # A run with no image named has the default's recipe: a changed one is another image.
-        "recipe": recipe_digest(),
+        # A run with no image named has its runner's recipe: a changed one is another image.
+        "recipe": recipe_digest(scbench_runner(options.scbench).image_recipe),
     }
     return fingerprint(workspace, settings)
 

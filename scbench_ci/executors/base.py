@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+
 TESTS_DIR = "tests"
 """The problem's folder of tests; test ids and files in results.json name them under it."""
 WORKSPACE_TESTS_DIR = ".evaluation_tests"
@@ -113,9 +115,21 @@ class ExecutionRequest:
     staged (copied before any of its code ran), in the same place and as the same user."""
     quality_timeout_s: float = QUALITY_TIMEOUT_S
     """The measure's own time limit."""
+    scbench: ScbenchRunner = V1_0
+    """Whose rules decide the run (`--scbench`): a container executor builds the default image
+    from its recipe (`ScbenchRunner.image_recipe`)."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""
+
+
+@dataclass(frozen=True)
+class MissingProgram:
+    """A program the image of the run's SCBench runner holds and the image a run ran in lacks."""
+
+    program: str
+    without: str
+    """What a test sees without it."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +147,8 @@ class ImageRecord:
     """What the user must know about how it was made."""
     versions: dict[str, str] = field(default_factory=dict)
     """The first line of `--version` of python, node, npm, g++, rustc and cargo in it."""
+    missing: tuple[MissingProgram, ...] = ()
+    """The programs of the runner's image (image_recipe.Recipe.programs) it lacks."""
 
 
 @dataclass(frozen=True)
@@ -214,10 +230,13 @@ class Executor(Protocol):
         """The workspace's path as the test process sees it."""
         ...
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
         """Once, before the first run: whether runs can start here at all (for a container
-        executor: its daemon answers, and `image`, the environment file's if any, is here or
-        pulled, its progress on `echo`); else InfrastructureError, one line saying what to do."""
+        executor: its daemon answers, and the image of the runner's recipe
+        (`scbench.image_recipe`) on `image`, the environment file's if any, is here, pulled or
+        built, its progress on `echo`); else InfrastructureError, one line saying what to do."""
         ...
 
     def memory_limit(self) -> int | None:

@@ -20,6 +20,7 @@ from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityOutcome
+from scbench_ci.scbench_runner import DEFAULT_SCBENCH
 
 
 class FailureKind(StrEnum):
@@ -168,6 +169,8 @@ class RunResult:
     """Times each checkpoint was run whole (`--repeat`)."""
     flaky_passes: bool = False
     """Whether a flaky test counts as passed for the policy (else as failed)."""
+    scbench: str = DEFAULT_SCBENCH
+    """Whose rules decided (`--scbench`): the name of an SCBench runner."""
     comparison: Comparison | None = None
     """The run against a baseline (`--baseline`), when it was given one."""
     history: History | None = None

@@ -13,7 +13,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import SETUP_LOG, ExecutionResult, ImageRecord, MissingProgram
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_levels import LEVELS
 from scbench_ci.outputs.summary_sections import cause_groups
@@ -44,6 +44,10 @@ HOSTILE = (
     "https://evil.example www.evil.example",
 )
 NO_RATE = "\N{EN DASH}"  # the pass rate of no tests
+FOOTER = (
+    "\nJudged by the rules of SCBench 1.0 (--scbench 1.0: the runner of "
+    "Dongximing/slop-code-bench at 0a2e7bec).\n"
+)
 GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("error",)}
 
 
@@ -234,7 +238,7 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
     assert "### checkpoint\\_2: ❌ failed" in markdown
     assert markdown.endswith(
         "\nWithout a section of their own: 1 checkpoint that passes (details `all` gives every "
-        "checkpoint one).\n"
+        "checkpoint one).\n" + FOOTER
     )
     everything = render_summary(document(problem, first, second), details="all")
     assert everything.index("### checkpoint\\_1") < everything.index("### checkpoint\\_2")
@@ -261,6 +265,34 @@ def test_a_skipped_core_test_fails_core_cases_and_says_why(problem: Problem) -> 
         "**Why it failed**: 1 Core test skipped or xfailed (SCBench counts a skipped or xfailed "
         "test as not passed)."
     ) in markdown
+
+
+def test_the_footer_names_each_program_the_image_lacked_once(problem: Problem) -> None:
+    """What the images the tests ran in lacked of SCBench's own image is said at the end, each
+    program once, hostile text as text; nothing when they lacked nothing."""
+    minio = MissingProgram("minio", "a test that starts a MinIO server cannot")
+    hostile = MissingProgram(HOSTILE[0], HOSTILE[5])
+    lacking = ImageRecord("img", "sha256:1", missing=(minio, hostile))
+    first = replace(
+        checkpoint_result(problem, "checkpoint_1", [make_outcome("a", Status.PASSED)]),
+        image=lacking,
+    )
+    second = replace(
+        checkpoint_result(
+            problem, "checkpoint_2", [make_outcome("c", Status.PASSED, file="test_checkpoint_2.py")]
+        ),
+        image=replace(lacking, missing=(minio,)),
+    )
+    markdown = render_summary(document(problem, first, second))
+    footer = markdown[markdown.index("\n🧰") :]
+    assert "lacks 2 programs of SCBench's own evaluation image" in footer
+    assert footer.count("`minio`: a test that starts a MinIO server cannot.") == 1
+    # Hostile names are inline code (no HTML there), their effects escaped text on one line.
+    assert "- `</details><script>alert(1)</script>`: two \\# lines - and a list.\n" in footer
+    assert markdown.endswith(footer)
+    assert rendered_tags(footer).count("li") == 2
+    whole = replace(first, image=replace(lacking, missing=()))
+    assert "🧰" not in render_summary(document(problem, whole))
 
 
 def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
@@ -481,7 +513,7 @@ def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None
         "\n"
         "- <code>tests/test\\_checkpoint\\_1.py::test\\_c</code>\n"
         "\n"
-        "</details>\n"
+        "</details>\n" + FOOTER
     )
     assert "Core tests: **0 of 1** pass (-1) · all tests: 3 of 4 pass (+1), 1 fail" in head
     for row in (
@@ -511,7 +543,7 @@ def test_without_changes_a_comparison_is_one_line(problem: Problem) -> None:
     assert markdown.endswith(
         "\n### Changes since the baseline\n\nCompared with the baseline **baseline/results.json**"
         " of 2026-01-01 00:00 UTC: 0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, "
-        "0 verdict changes.\n"
+        "0 verdict changes.\n" + FOOTER
     )
     assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown
 
@@ -893,7 +925,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 8}', "results.json: schema_version 8 is not supported"),
+        ('{"schema_version": 9}', "results.json: schema_version 9 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',

@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from scbench_ci.executors.base import ImageRecord
+from scbench_ci.executors.base import ImageRecord, MissingProgram
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
@@ -200,7 +200,7 @@ def test_a_version_3_document_is_read_with_its_notices_among_its_warnings(
     tmp_path: Path,
 ) -> None:
     warned = replace(checkpoint("checkpoint_1"), warnings=("the submission's tests was discarded",))
-    run = make_run(warned)
+    run = replace(make_run(warned), scbench="paper")
     document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     document["schema_version"] = 3
     for problem in document["problems"]:
@@ -225,7 +225,7 @@ def test_a_checkpoint_result_of_version_3_is_read_without_notices(tmp_path: Path
 def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     tmp_path: Path,
 ) -> None:
-    run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2"))
+    run = replace(make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2")), scbench="paper")
     document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     for key in ("reruns", "repeat", "flaky_passes", "comparison"):
         del document[key]
@@ -247,8 +247,32 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     )
 
 
+def _version_7(document: dict[str, Any]) -> dict[str, Any]:
+    """A document this version wrote, as version 7 wrote it: no `scbench` (the paper's rules
+    decided)."""
+    del document["scbench"]
+    document["schema_version"] = 7
+    jsonschema.validate(document, schema(7))
+    return document
+
+
+def test_a_version_7_document_was_judged_by_the_papers_rules(tmp_path: Path) -> None:
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
+    path = tmp_path / "v7.json"
+    path.write_text(json.dumps(_version_7(json.loads(write_results(run, tmp_path).read_text()))))
+    assert load_results(path) == run
+
+
+def test_the_rules_that_decided_are_written_and_read_back(tmp_path: Path) -> None:
+    for name in ("1.0", "paper"):
+        run = replace(make_run(checkpoint("checkpoint_1")), scbench=name)
+        assert json.loads(write_results(run, tmp_path).read_text())["scbench"] == name
+        assert load_results(tmp_path / "results.json") == run
+
+
 def _version_6(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 6 wrote it: no quality."""
+    document = _version_7(document)
     for problem in document["problems"]:
         for each in problem["checkpoints"]:
             del each["quality"]
@@ -258,7 +282,7 @@ def _version_6(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_6_document_is_read_without_quality(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     path = tmp_path / "v6.json"
     path.write_text(json.dumps(_version_6(json.loads(write_results(run, tmp_path).read_text()))))
     assert load_results(path) == run
@@ -317,7 +341,7 @@ def _version_5(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_5_document_is_read_without_images(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     run = replace(run, tool_versions={**run.tool_versions, "host-python": "3.11.2"})
     path = tmp_path / "v5.json"
     path.write_text(json.dumps(_version_5(json.loads(write_results(run, tmp_path).read_text()))))
@@ -332,11 +356,21 @@ def test_the_image_a_checkpoint_ran_in_is_read_back(tmp_path: Path) -> None:
         toolchains="registries",
         note="built here",
         versions={"python": "Python 3.12.1", "node": "v22.21.1"},
+        missing=(MissingProgram("minio", "a test that starts a MinIO server cannot"),),
     )
     run = make_run(replace(checkpoint("checkpoint_1"), image=image))
     written = json.loads(write_results(run, tmp_path).read_text())
-    assert written["problems"][0]["checkpoints"][0]["image"]["versions"]["node"] == "v22.21.1"
+    recorded = written["problems"][0]["checkpoints"][0]["image"]
+    assert recorded["versions"]["node"] == "v22.21.1"
+    assert recorded["missing"] == [
+        {"program": "minio", "without": "a test that starts a MinIO server cannot"}
+    ]
     assert load_results(tmp_path / "results.json") == run
+    # Written before the image's missing programs were recorded: none is named.
+    del written["problems"][0]["checkpoints"][0]["image"]["missing"]
+    (tmp_path / "results.json").write_text(json.dumps(written))
+    read = load_results(tmp_path / "results.json").problems[0].checkpoints[0].image
+    assert read == replace(image, missing=())
 
 
 def _version_4(document: dict[str, Any]) -> dict[str, Any]:
@@ -349,7 +383,7 @@ def _version_4(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_4_document_is_read_without_a_history(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     path = tmp_path / "v4.json"
     path.write_text(json.dumps(_version_4(json.loads(write_results(run, tmp_path).read_text()))))
     assert load_results(path) == run
