@@ -86,6 +86,7 @@ from scbench_ci.executors.docker.transfer import (
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.standalone import pytest_runner
 
 
@@ -277,6 +278,7 @@ class DockerExecutor:
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
                 copy_workspace(container, request.workspace, place, quality_source=request.quality)
+                staged = staged_sources(request.workspace) if request.quality else ()
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -300,7 +302,9 @@ class DockerExecutor:
                     result = dataclasses.replace(result, limits_hit=hit)
             if request.quality:
                 with clock.timing("quality"):
-                    quality = self._quality(container, result, quality_env[0], attempt, place)
+                    quality = self._quality(
+                        container, result, quality_env[0], attempt, place, staged
+                    )
                 result = dataclasses.replace(result, quality=quality)
         except CacheRejected:
             # Gone before its cache volume is forgotten, with the containers prepared with it.
@@ -326,8 +330,10 @@ class DockerExecutor:
         environment: Cached | str,
         attempt: _Attempt,
         place: TestsPlace,
+        staged: tuple[str, ...],
     ) -> QualityRun:
-        """The measure, after the tests, unless the session timeout ended the run."""
+        """The measure, after the tests, unless the session timeout ended the run; `staged`: the
+        submission's source files as copied for it."""
         if result.timed_out_in is not None:
             return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
         with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
@@ -338,6 +344,7 @@ class DockerExecutor:
                 attempt.containers.path,
                 attempt.request.quality_timeout_s,
                 log,
+                staged,
             )
 
     def _plan(
