@@ -188,13 +188,18 @@ def under_scbench(
     )
     print(f"\nSCBench 1.0 ({checkout}): `uvx scb-check` is scb-check {version.stdout.strip()}")
     started = time.monotonic()
-    subprocess.run(
+    ran = subprocess.run(
         [str(python), "-c", SCBENCH_SIDE, str(checkout / "src"), json.dumps(folders), figures],
         env=environment,
-        check=True,
-        stdout=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
     )
-    print(f"its metrics code took {time.monotonic() - started:.0f} s (each checkpoint twice)")
+    if ran.returncode != 0:
+        raise SystemExit(f"SCBench's metrics code failed:\n{ran.stderr[-3000:]}")
+    print(
+        f"its metrics code took {time.monotonic() - started:.0f} s (each checkpoint twice); it "
+        f"logged {ran.stderr.count('scb-check failed')} 'scb-check failed' warnings"
+    )
     found: list[dict[str, Any]] = json.loads(figures.read_text())
     return found
 

@@ -5,6 +5,7 @@ the tests' outcome untouched."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from scbench_ci.executors.base import QUALITY_LOG, ExecutionRequest, ExecutionResult
@@ -169,12 +170,14 @@ def test_the_submission_decides_nothing_of_what_is_measured_and_what_is_left_out
             "node_modules/lib/index.js": "function f() { return 1; }\n",
             "broken.py": "def broken(:\n    pass\n",
             "notes.txt": "not a source file\n",
+            # Measured, and known as measured, whatever the bytes of its name.
+            os.fsdecode(b"pkg/caf\xe9 \n.py"): SOURCE,
         },
     )
 
     outcome = read_quality(result.quality)
     assert outcome is not None and outcome.measures is not None, outcome
-    assert (outcome.measures.files_scanned, outcome.measures.total_functions) == (1, 2)
+    assert (outcome.measures.files_scanned, outcome.measures.total_functions) == (2, 4)
     assert outcome.unmeasured == Unmeasured(
         3, ("broken.py", "build/generated.py", "node_modules/lib/index.js")
     )
