@@ -108,10 +108,16 @@ def _without(document: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, A
 
 
 def _unmeasured_from_json(document: Mapping[str, Any], where: str) -> Unmeasured:
-    """A JsonError at `where` when it lists more files than it counts."""
+    """A JsonError at `where` when it lists more files than it counts, or a file other than as
+    one line of printable text (as they are written)."""
     files = tuple(document["files"])
     if len(files) > document["count"]:
         raise JsonError(f"{where}.unmeasured", "lists more files than it counts")
+    for number, name in enumerate(files):
+        if not name.isprintable():
+            raise JsonError(
+                f"{where}.unmeasured.files[{number}]", "is not one line of printable text"
+            )
     return Unmeasured(document["count"], files)
 
 

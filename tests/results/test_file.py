@@ -326,6 +326,14 @@ def test_the_files_left_out_and_scbench_1_0_s_figures_are_written_and_derived_ag
             },
             "quality.unmeasured: lists more files than it counts",
         ),
+        (
+            {
+                "measures": asdict(_MEASURES),
+                "reason": None,
+                "unmeasured": {"count": 1, "files": ["a.py\n::error::x"]},
+            },
+            r"quality\.unmeasured\.files\[0\]: is not one line of printable text",
+        ),
     ],
 )
 def test_a_quality_that_cannot_be_is_refused(

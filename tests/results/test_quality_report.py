@@ -84,12 +84,13 @@ def test_the_figures_scbench_1_0_derives_are_derived_as_it_does() -> None:
 
 
 def test_the_staged_source_files_it_did_not_measure_are_named() -> None:
-    staged = (*SIX, "build/generated.py", "gen/bad\udcff.py", "dist/a.js")
+    staged = (*SIX, "build/generated.py", "gen/bad\udcff.py", "dist/a.js", "x/\n::error::\x1b.py")
     outcome = _read(REPORT, staged)
 
     assert outcome is not None and outcome.measures is not None
+    # One line of printable text each, whatever bytes name it.
     assert outcome.unmeasured == Unmeasured(
-        3, ("build/generated.py", "dist/a.js", "gen/bad\\xff.py")
+        4, ("build/generated.py", "dist/a.js", "gen/bad\\xff.py", "x/\\n::error::\\x1b.py")
     )
 
 
