@@ -278,7 +278,6 @@ class DockerExecutor:
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
                 copy_workspace(container, request.workspace, place, quality_source=request.quality)
-                staged = staged_sources(request.workspace) if request.quality else ()
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -302,9 +301,7 @@ class DockerExecutor:
                     result = dataclasses.replace(result, limits_hit=hit)
             if request.quality:
                 with clock.timing("quality"):
-                    quality = self._quality(
-                        container, result, quality_env[0], attempt, place, staged
-                    )
+                    quality = self._quality(container, result, quality_env[0], attempt, place)
                 result = dataclasses.replace(result, quality=quality)
         except CacheRejected:
             # Gone before its cache volume is forgotten, with the containers prepared with it.
@@ -330,10 +327,10 @@ class DockerExecutor:
         environment: Cached | str,
         attempt: _Attempt,
         place: TestsPlace,
-        staged: tuple[str, ...],
     ) -> QualityRun:
-        """The measure, after the tests, unless the session timeout ended the run; `staged`: the
-        submission's source files as copied for it."""
+        """The measure, after the tests, unless the session timeout ended the run. The source
+        files it should measure are listed from the workspace on this machine, which the tests
+        (in the container) never touch but for its `.scbench/`."""
         if result.timed_out_in is not None:
             return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
         with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
@@ -344,7 +341,7 @@ class DockerExecutor:
                 attempt.containers.path,
                 attempt.request.quality_timeout_s,
                 log,
-                staged,
+                staged_sources(attempt.request.workspace),
             )
 
     def _plan(
