@@ -3,7 +3,7 @@
 scb-check measured; and the submission's source files as staged, which it should all measure.
 
 `--include-all` is what makes the evaluator, not the submission, decide what is measured: without
-it, scb-check skips what the submission's own `.gitignore` names, honours its `# scbc:` ignore
+it, scb-check skips what the submission's own `.gitignore` names, honours its `# scbc ignore[...]`
 comments, and fails on one it rejects. Even with it, scb-check skips folders by name (`build`,
 `dist`, `env`, `node_modules`, ...) and files its parsers cannot read, without a word: the
 files it measured, compared with those staged, name what it left out.

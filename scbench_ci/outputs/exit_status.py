@@ -168,7 +168,9 @@ def _unjudged(quality: QualityOutcome | None) -> str | None:
     if quality is None:
         return "not measured (the quality measure was off, or the result predates it)"
     if quality.measures is None:
-        return f"not measured: {quality.reason or 'no reason given'}"
+        # Its first line: a reason read back from a file may hold more.
+        lines = [line.strip() for line in (quality.reason or "").splitlines() if line.strip()]
+        return f"not measured: {lines[0] if lines else 'no reason given'}"
     if quality.unmeasured is None:
         return "measured, but which source files were measured is not recorded"
     count = quality.unmeasured.count

@@ -95,6 +95,10 @@ def test_a_checkpoint_not_measured_fails_a_limit_and_says_why() -> None:
     assert over_limits(run, "never verbosity>0.5") == [
         "demo/checkpoint_2 not measured: scb-check timed out"
     ]
+    forged = replace(passing, quality=QualityOutcome(None, reason="\n timed out\n::error::x"))
+    assert over_limits(run_of(forged), "policy erosion>0.5") == [
+        "demo/checkpoint_1 not measured: timed out"
+    ]
     assert over_limits(run_of(passing), "policy erosion>0.5") == [
         "demo/checkpoint_1 not measured (the quality measure was off, or the result predates it)"
     ]
