@@ -31,6 +31,9 @@ from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
+UNMEASURED_NAMED = 5
+"""How many of a checkpoint's source files left out of its code-quality figures the report
+names."""
 LISTED = 20
 """How many entries of each list (regressions, verdict changes, notes, flaky tests, failed
 checkpoints) the report shows."""
@@ -79,6 +82,7 @@ def render_report(
     if len(checkpoints) > 1:
         lines += _failed_lines(result)
     lines += _erosion_lines(result)
+    lines += _unmeasured_lines(result)
     headline = run_headline(result, fail_on)
     lines.append(rules_line(result.scbench))
     lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
@@ -241,6 +245,24 @@ def _erosion_lines(result: RunResult) -> list[str]:
             for rise in rises
         ),
     ]
+
+
+def _unmeasured_lines(result: RunResult) -> list[str]:
+    """The checkpoints whose code-quality figures leave source files of the submission out, and
+    the first files of each (their names escaped to one line when they were read)."""
+    lines = []
+    for problem, checkpoint in result.checkpoints():
+        quality = checkpoint.quality
+        left_out = None if quality is None or quality.measures is None else quality.unmeasured
+        if left_out is None or left_out.count == 0:
+            continue
+        lines.append(
+            f"  {problem.name} / {checkpoint.name}: {counted(left_out.count, 'file')} "
+            f"({left_out.named(UNMEASURED_NAMED)})"
+        )
+    if not lines:
+        return []
+    return ["Source files the code-quality measure left out:", *lines[:LISTED], *_more(len(lines))]
 
 
 def _more(count: int) -> list[str]:

@@ -33,7 +33,7 @@ from scbench_ci.results.model import (
     add_counts,
 )
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
 from scbench_ci.results.verdict import count_groups, verdict
@@ -73,9 +73,15 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
 
 def _quality_json(quality: QualityOutcome) -> dict[str, Any]:
     measures = None if quality.measures is None else asdict(quality.measures)
-    if measures is not None:
+    if measures is not None and quality.measures is not None:
         measures["seconds"] = round(measures["seconds"], 3)
-    return {"measures": measures, "reason": quality.reason}
+        measures["cloned_pct"] = quality.measures.cloned_pct
+        measures["verbosity_flagged_pct"] = quality.measures.verbosity_flagged_pct
+    document = {"measures": measures, "reason": quality.reason}
+    if quality.unmeasured is not None:
+        unmeasured = quality.unmeasured
+        document["unmeasured"] = {"count": unmeasured.count, "files": list(unmeasured.files)}
+    return document
 
 
 def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> QualityOutcome | None:
@@ -85,7 +91,34 @@ def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> Qualit
     measures, reason = document["measures"], document["reason"]
     if (measures is None) == (reason is None):
         raise JsonError(f"{where}quality", "has measures and a reason" if reason else "has neither")
-    return QualityOutcome(None if measures is None else QualityMeasures(**measures), reason)
+    unmeasured = document.get("unmeasured")
+    return QualityOutcome(
+        None if measures is None else QualityMeasures(**_without(measures, DERIVED_MEASURES)),
+        reason,
+        None if unmeasured is None else _unmeasured_from_json(unmeasured, f"{where}quality"),
+    )
+
+
+DERIVED_MEASURES = ("cloned_pct", "verbosity_flagged_pct")
+"""Written beside the measures they derive from, and derived again when read."""
+
+
+def _without(document: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key not in names}
+
+
+def _unmeasured_from_json(document: Mapping[str, Any], where: str) -> Unmeasured:
+    """A JsonError at `where` when it lists more files than it counts, or a file other than as
+    one line of printable text (as they are written)."""
+    files = tuple(document["files"])
+    if len(files) > document["count"]:
+        raise JsonError(f"{where}.unmeasured", "lists more files than it counts")
+    for number, name in enumerate(files):
+        if not name.isprintable():
+            raise JsonError(
+                f"{where}.unmeasured.files[{number}]", "is not one line of printable text"
+            )
+    return Unmeasured(document["count"], files)
 
 
 def _image_json(image: ImageRecord) -> dict[str, Any]:

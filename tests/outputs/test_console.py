@@ -17,7 +17,7 @@ from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, Tes
 from scbench_ci.results.verdict import count_groups
 from scbench_ci.scbench_runner import rules_line
 from testing.problems import ProblemFolder
-from testing.results import make_checkpoint, make_run, make_test, measured
+from testing.results import left_out, make_checkpoint, make_run, make_test, measured
 
 RULES = rules_line("1.0")
 
@@ -235,6 +235,27 @@ def test_the_recap_names_the_checkpoints_whose_erosion_rose_most() -> None:
     ) in report
     falling = [checkpoints[2], checkpoints[3]]
     assert "Erosion" not in render_report(make_run(*falling), None, fail_on="policy")
+
+
+def test_the_recap_names_the_source_files_the_quality_measure_left_out() -> None:
+    passing = make_checkpoint(make_test("a", Status.PASSED))
+    files = ("build/a.py", "build/b\\n::warning::x.py", "c.py", "d.py", "e.py", "f.py")
+    partial = left_out(measured(passing, 0.1, 0.1), 7, *files)
+    whole = measured(replace(passing, name="checkpoint_2"), 0.1, 0.1)
+
+    report = render_report(make_run(partial, whole), None, fail_on="policy verbosity>0.5")
+
+    assert (
+        "Source files the code-quality measure left out:\n"
+        "  demo / checkpoint_1: 7 files (build/a.py, build/b\\n::warning::x.py, c.py, d.py, e.py "
+        "and 2 more)\n"
+    ) in report
+    assert (
+        "Verdict: FAILED (code quality fails the --fail-on limits: demo/checkpoint_1 left 7 "
+        "source files of the submission unmeasured: build/a.py, build/b\\n::warning::x.py, c.py "
+        "and 4 more)\n"
+    ) in report
+    assert "left out" not in render_report(make_run(whole), None, fail_on="policy")
 
 
 def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> None:

@@ -34,7 +34,7 @@ from scbench_ci.results.model import (
     TestResult,
 )
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.schema import schema
 from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
@@ -300,8 +300,37 @@ def test_a_checkpoints_quality_is_written_and_read_back(tmp_path: Path) -> None:
     written = json.loads(write_results(run, tmp_path).read_text())
     first, second = written["problems"][0]["checkpoints"]
     assert first["quality"]["measures"]["erosion"] == 0.43
-    assert second["quality"] == {"measures": None, "reason": "scb-check timed out"}
+    assert second["quality"] == {
+        "measures": None,
+        "reason": "scb-check timed out",
+        "unmeasured": {"count": 0, "files": []},
+    }
     assert load_results(tmp_path / "results.json") == run
+
+
+def test_the_files_left_out_and_scbench_1_0_s_figures_are_written_and_derived_again(
+    tmp_path: Path,
+) -> None:
+    measures = replace(_MEASURES, clone_loc=53)
+    partial = QualityOutcome(measures, unmeasured=Unmeasured(2, ("build/a.py", "bad\\xff.py")))
+    run = make_run(replace(checkpoint("checkpoint_1"), quality=partial))
+    written = json.loads(write_results(run, tmp_path).read_text())
+    quality = written["problems"][0]["checkpoints"][0]["quality"]
+    assert quality["unmeasured"] == {"count": 2, "files": ["build/a.py", "bad\\xff.py"]}
+    assert (quality["measures"]["cloned_pct"], quality["measures"]["verbosity_flagged_pct"]) == (
+        53 / 743,
+        54 / 743,
+    )
+    assert load_results(tmp_path / "results.json") == run
+
+    # Derived figures are derived again, whatever the file says; without the files left out
+    # (written before they were recorded), they are not known.
+    quality["measures"]["cloned_pct"] = 0.0
+    del quality["unmeasured"]
+    (tmp_path / "results.json").write_text(json.dumps(written))
+    read = load_results(tmp_path / "results.json").problems[0].checkpoints[0].quality
+    assert read == QualityOutcome(measures, unmeasured=None)
+    assert read.measures is not None and read.measures.cloned_pct == 53 / 743
 
 
 @pytest.mark.parametrize(
@@ -313,6 +342,22 @@ def test_a_checkpoints_quality_is_written_and_read_back(tmp_path: Path) -> None:
             r"quality\.measures\.verbosity: 1\.5 is greater than the maximum of 1",
         ),
         ({"measures": asdict(_MEASURES), "reason": "timed out"}, "has measures and a reason"),
+        (
+            {
+                "measures": asdict(_MEASURES),
+                "reason": None,
+                "unmeasured": {"count": 1, "files": ["a.py", "b.py"]},
+            },
+            "quality.unmeasured: lists more files than it counts",
+        ),
+        (
+            {
+                "measures": asdict(_MEASURES),
+                "reason": None,
+                "unmeasured": {"count": 1, "files": ["a.py\n::error::x"]},
+            },
+            r"quality\.unmeasured\.files\[0\]: is not one line of printable text",
+        ),
     ],
 )
 def test_a_quality_that_cannot_be_is_refused(

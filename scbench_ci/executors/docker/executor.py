@@ -86,6 +86,7 @@ from scbench_ci.executors.docker.transfer import (
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 
@@ -336,7 +337,9 @@ class DockerExecutor:
         attempt: _Attempt,
         place: TestsPlace,
     ) -> QualityRun:
-        """The measure, after the tests, unless the session timeout ended the run."""
+        """The measure, after the tests, unless the session timeout ended the run. The source
+        files it should measure are listed from the workspace on this machine, which the tests
+        (in the container) never touch but for its `.scbench/`."""
         if result.timed_out_in is not None:
             return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
         with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
@@ -347,6 +350,7 @@ class DockerExecutor:
                 attempt.containers.path,
                 attempt.request.quality_timeout_s,
                 log,
+                staged_sources(attempt.request.workspace),
             )
 
     def _plan(
