@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.failing_view import failing_checkpoints
 from scbench_ci.outputs.summary import render_summary
-from scbench_ci.outputs.summary_sections import failing_checkpoints
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
