@@ -22,8 +22,10 @@ from scbench_ci.outputs.failing_view import (
     example_word,
     failing_checkpoints,
     passing_with_failures,
+    run_network,
     tests_in,
     unneeded,
+    unreached,
 )
 from scbench_ci.outputs.failing_view import told as told_causes
 from scbench_ci.problem.model import Group
@@ -93,6 +95,7 @@ def render_report(
     if len(checkpoints) > 1:
         lines += _failed_lines(result)
         lines += _passing_failures_lines(result, len(checkpoints))
+        lines += _network_lines(result)
     lines += _erosion_lines(result)
     headline = run_headline(result, fail_on)
     lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
@@ -257,8 +260,9 @@ def _passing_failures_lines(result: RunResult, checkpoints: int) -> list[str]:
 
 
 def _cause_lines(item: CheckpointCauses, indent: str) -> list[str]:
-    """`The main cause (20 of 21 failing tests): NameError: …`, then one of its tests, and how
-    many causes more summary.md shows."""
+    """`The main cause (20 of 21 failing tests): NameError: …`, then one of its tests, how
+    many causes more summary.md shows, and how many failing tests could not reach the
+    network."""
     cause, example = item.main_cause, item.example
     if cause is None or example is None:
         return []
@@ -269,7 +273,17 @@ def _cause_lines(item: CheckpointCauses, indent: str) -> list[str]:
     others = item.causes - 1
     if others:
         lines.append(f"{indent}and {counted(others, 'more cause')}, in the summary")
-    return lines
+    network = item.checkpoint.network
+    return [*lines, *([f"{indent}{unreached(network)}"] if network is not None else [])]
+
+
+def _network_lines(result: RunResult) -> list[str]:
+    """For a run of several checkpoints: its failing tests that could not reach the network."""
+    network = run_network(result)
+    if network is None:
+        return []
+    where = sum(checkpoint.network is not None for _, checkpoint in result.checkpoints())
+    return [f"In {counted(where, 'checkpoint')}, {unreached(network)}"]
 
 
 def _more_of(found: ListedCheckpoints) -> list[str]:

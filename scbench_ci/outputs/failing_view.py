@@ -5,7 +5,9 @@ markdown) both render, each through its own escaper, in the same words.
 For each checkpoint that fails the policy: why, and its main cause (results/causes.py): the
 exception, how many of its failing tests it hit, and one of them. For each checkpoint that
 passes with failing tests (a test outside what the policy asks): the same, so that a green run
-never hides a red test. Long lists name their first LISTED_CHECKPOINTS and count the rest.
+never hides a red test. Failing tests that could not reach the network (results/network_causes.py)
+are counted apart (`unreached`). Long lists name their first LISTED_CHECKPOINTS and count the
+rest.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from scbench_ci.results.causes import Cause, cause_of
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
+    NetworkFailures,
     ProblemResult,
     RunResult,
     TestResult,
     why_failed,
 )
+from scbench_ci.results.network_causes import MAX_HOSTS
 from scbench_ci.results.policy import counted
 
 LISTED_CHECKPOINTS = 5
@@ -123,6 +127,28 @@ def unneeded(policy_name: str, tests: int) -> str:
     """Why failing tests did not fail their checkpoint: `the policy core-cases does not need
     them to pass`."""
     return f"the policy {policy_name} does not need {'it' if tests == 1 else 'them'} to pass"
+
+
+def unreached(network: NetworkFailures) -> str:
+    """`3 failing tests could not reach the network (index.crates.io): SCBench counts them
+    failed, though they say nothing of the answers`"""
+    hosts = f" ({', '.join(network.hosts)})" if network.hosts else ""
+    return (
+        f"{counted(network.tests, 'failing test')} could not reach the network{hosts}: SCBench "
+        f"counts {'it' if network.tests == 1 else 'them'} failed, though "
+        f"{'it says' if network.tests == 1 else 'they say'} nothing of the answers"
+    )
+
+
+def run_network(run: RunResult) -> NetworkFailures | None:
+    """The run's failing tests that could not reach the network, over its checkpoints."""
+    tests = 0
+    hosts: dict[str, None] = {}
+    for _, checkpoint in run.checkpoints():
+        if checkpoint.network is not None:
+            tests += checkpoint.network.tests
+            hosts |= dict.fromkeys(checkpoint.network.hosts)
+    return NetworkFailures(tests, tuple(hosts)[:MAX_HOSTS]) if tests else None
 
 
 @dataclass(frozen=True)

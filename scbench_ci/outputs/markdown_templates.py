@@ -22,7 +22,13 @@ from scbench_ci.outputs.console import (
     headline,
     passed_of,
 )
-from scbench_ci.outputs.failing_view import FOLDED_OVER, cause_title, tests_in, unneeded
+from scbench_ci.outputs.failing_view import (
+    FOLDED_OVER,
+    cause_title,
+    tests_in,
+    unneeded,
+    unreached,
+)
 from scbench_ci.outputs.failure_kinds import FAILURE_KINDS, explained, verdict
 from scbench_ci.outputs.summary_quality import (
     QUALITY_COLOR_NAMES,
@@ -112,6 +118,7 @@ def _environment() -> jinja2.Environment:
         explained=explained,
         told_cause=told_cause,
         unneeded=unneeded,
+        unreached=unreached,
         folded_over=FOLDED_OVER,
         test_cell=fmt.test_cell,
         trajectory_cell=trajectory_cell,

@@ -18,6 +18,7 @@ from scbench_ci.outputs.failing_view import (
     checkpoint_causes,
     example_word,
     regressed_tests,
+    unreached,
 )
 from scbench_ci.outputs.summary_levels import Level, end_of
 from scbench_ci.problem.model import Group
@@ -77,17 +78,20 @@ def sections(run: RunResult, shown: set[tuple[str, str]]) -> Iterator[Section]:
 
 def told_cause(told: CheckpointCauses) -> Markdown:
     """` The main cause (20 of 21 failing tests): NameError: … (e.g. <code>test_x</code>).`, in
-    the words of the console's report; empty when no test fails."""
+    the words of the console's report, and how many failing tests could not reach the network;
+    empty when no test fails."""
     cause, example = told.main_cause, told.example
     if cause is None or example is None:
         return literal("")
-    return formatted(
+    said = formatted(
         " {}: {} ({} <code>{}</code>).",
         cause_title(told),
         headline(cause.cause.text),
         example_word(told),
         example.id,
     )
+    network = told.checkpoint.network
+    return said if network is None else formatted("{} {}.", said, unreached(network))
 
 
 @dataclass(frozen=True)

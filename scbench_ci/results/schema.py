@@ -18,7 +18,7 @@ import jsonschema
 from scbench_ci.trust.names import NAME_PATTERN, name_problem
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
@@ -26,7 +26,8 @@ SCHEMA_FILES = {
     4: "results.v4.schema.json",
     5: "results.v5.schema.json",
     6: "results.v6.schema.json",
-    7: "results.schema.json",
+    7: "results.v7.schema.json",
+    8: "results.schema.json",
 }
 
 
@@ -55,16 +56,21 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v5(document)
     if version <= 6:
         document = _upgrade_v6(document)
+    if version <= 7:
+        document = _upgrade_v7(document)
     return document
 
 
 def upgraded_checkpoint(document: Any) -> Any:
     """A checkpoint's own result.json as the current version has it: one written before
-    version 4 has no notices, one written before version 7 no quality."""
+    version 4 has no notices, one written before version 7 no quality, one written before
+    version 8 no count of failures of the network."""
     if isinstance(document, dict) and "notices" not in document:
         document = {**document, "notices": []}
     if isinstance(document, dict) and "quality" not in document:
         document = {**document, "quality": None}
+    if isinstance(document, dict) and "network" not in document:
+        document = {**document, "network": None}
     return document
 
 
@@ -175,11 +181,27 @@ def _upgrade_v6(document: Mapping[str, Any]) -> dict[str, Any]:
     """A schema_version 6 document as version 7 has it: its checkpoints were not measured."""
     return {
         **document,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 7,
         "problems": [
             {
                 **problem,
                 "checkpoints": [{**c, "quality": None} for c in problem["checkpoints"]],
+            }
+            for problem in document["problems"]
+        ],
+    }
+
+
+def _upgrade_v7(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 7 document as version 8 has it: its checkpoints did not count the
+    failures of the network apart (the reader derives them from the tests all the same)."""
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "problems": [
+            {
+                **problem,
+                "checkpoints": [{**c, "network": None} for c in problem["checkpoints"]],
             }
             for problem in document["problems"]
         ],

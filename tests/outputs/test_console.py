@@ -308,3 +308,39 @@ def test_a_cause_on_the_console_is_inert() -> None:
     assert "    The cause (1 test): ::error::x\\x1b[2J\n" in report
     assert "    in tests/test_checkpoint_1.py::t\\x1b[31m\n" in report
     assert "\x1b" not in report
+
+
+CARGO = (
+    "assert 101 == 0\n +  where 101 = CompletedProcess(args=['cargo', 'build'], returncode=101, "
+    "stdout='', stderr='warning: spurious network error (1 tries remaining): [6] Could not "
+    "resolve hostname (Could not resolve host: index.crates.io)\\nerror: failed to get `rand` as "
+    "a dependency of package `demo v0.1.0`\\n').returncode"
+)
+
+
+def test_tests_that_could_not_reach_the_network_are_named_with_the_host() -> None:
+    """Issue #52: a reference solution's Rust tests failed because cargo could not reach
+    crates.io; the run ended `10 Core tests failed` with no hint. The verdict stays SCBench's."""
+    tests = [result_of(f"rust_{i}", Status.FAILED, CARGO) for i in range(3)]
+    tests.append(result_of("python", Status.PASSED))
+    run = make_run(make_checkpoint(*tests))
+    report = render_report(run, None, fail_on="policy")
+    assert (
+        "  why it failed: 3 Core tests failed\n"
+        "    The cause (3 tests): error: failed to get `rand` as a dependency of package `demo "
+        "v0.1.0`\n"
+        "    e.g. tests/test_checkpoint_1.py::rust_0\n"
+        "    3 failing tests could not reach the network (index.crates.io): SCBench counts them "
+        "failed, though they say nothing of the answers\n"
+    ) in report
+    assert "Verdict: FAILED" in report
+    summary = render_summary(run)
+    assert "all tests: 1 of 4 pass, 3 fail (3 could not reach the network)" in summary
+    assert (
+        "**Network**: 3 failing tests could not reach the network (index.crates.io): SCBench "
+        "counts them failed, though they say nothing of the answers.\n"
+    ) in summary
+    several = make_run(make_checkpoint(*tests), make_checkpoint(*tests, name="checkpoint_2"))
+    assert (
+        "In 2 checkpoints, 6 failing tests could not reach the network (index.crates.io): "
+    ) in render_report(several, None, fail_on="policy")
