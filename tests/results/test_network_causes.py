@@ -58,7 +58,7 @@ npm error network This is a problem related to network connectivity.
 CURL = "curl: (6) Could not resolve host: index.crates.io\n"
 REQUESTS = (
     "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.example.org', port=443): "
-    "Max retries exceeded with url: /v1 (Caused by NameResolutionError(\"<urllib3.connection."
+    'Max retries exceeded with url: /v1 (Caused by NameResolutionError("<urllib3.connection.'
     "HTTPSConnection object at 0x7f0000000000>: Failed to resolve 'api.example.org' ([Errno -3] "
     'Temporary failure in name resolution)"))'
 )
