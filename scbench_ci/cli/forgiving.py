@@ -12,7 +12,8 @@ from typing import NoReturn
 from scbench_ci.option_values import did_you_mean
 from scbench_ci.trust.terminal import terminal_text
 
-# Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`).
+# Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`,
+# and `evaluate`'s `-v` is `--verbose`).
 PYTEST_FLAGS = frozenset(
     {"-k", "-x", "-m", "-s", "-v", "-vv", "-l", "-p", "-r", "--lf", "--ff", "--pdb", "--tb",
      "--maxfail", "--exitfirst", "--last-failed", "--failed-first", "--capture", "--durations",

@@ -65,3 +65,45 @@ def test_help_lists_every_setting() -> None:
         ["bash", str(REPO_ROOT / PROVISION), "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert settings <= set(re.findall(r"SCBENCH_[A-Z_]+", shown))
+
+
+_VERIFY = re.compile(r"^verify_image\(\) \{\n.*?^\}\n", re.MULTILINE | re.DOTALL)
+
+
+def _verify(tmp_path: Path, image_id: str) -> list[str]:
+    """The script's `verify_image`, run on its own with a `docker` first on PATH that records
+    how it is called and answers as a daemon with the image `image_id` would; the calls."""
+    tools = tmp_path / "tools"
+    tools.mkdir(exist_ok=True)
+    calls = tmp_path / "docker-calls"
+    docker = tools / "docker"
+    docker.write_text(
+        f'#!/bin/sh\necho "$1" >> {shlex.quote(str(calls))}\n'
+        f'[ "$1" = image ] && echo "sha256:{image_id}"\n'
+        '[ "$1" = run ] && echo "pytest 8.3.0"\nexit 0\n'
+    )
+    docker.chmod(0o755)
+    match = _VERIFY.search(SCRIPT)
+    assert match, f"no verify_image function in {PROVISION}"
+    script = (
+        'die() { echo "$*" >&2; exit 1; }\nlog() { echo "$*"; }\nnow() { date +%s; }\n'
+        "elapsed() { echo 0s; }\nCHANGED=0\nIMAGE=test-image\n"
+        f"VERIFIED_DIR={shlex.quote(str(tmp_path / 'verified'))}\n{match.group(0)}verify_image\n"
+    )
+    run = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        env={"PATH": f"{tools}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = calls.read_text().splitlines()
+    calls.unlink()
+    return lines
+
+
+def test_the_smoke_test_runs_once_per_image(tmp_path: Path) -> None:
+    """Issue #52: a warm `./scripts/example.sh` spent 9.1 s running it again."""
+    assert _verify(tmp_path, "a" * 64) == ["image", "run"]
+    assert _verify(tmp_path, "a" * 64) == ["image"]
+    assert _verify(tmp_path, "b" * 64) == ["image", "run"]  # the image was rebuilt
