@@ -270,9 +270,10 @@ def history(results: StrPath) -> Trends | None:
     """What the history a results.json carries says, as `scbench-ci history` prints it: each
     group's pass rate and each run's code quality (`quality`: the mean verbosity and erosion of
     its measured checkpoints) run by run, the flaky and the failing tests; None when it carries
-    no history. Read by the strict reader: a file it refuses is a UsageError naming the field."""
+    no history. `results` is the file, or a folder holding one. Read by the strict reader: a
+    file it refuses is a UsageError naming the field."""
     with _api_errors():
-        return history_command.history(HistoryOptions(_path("results", results)))
+        return history_command.history(HistoryOptions(_path("results", results))).trends
 
 
 def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) -> dict[str, Any]:

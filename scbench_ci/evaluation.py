@@ -160,7 +160,8 @@ def run_evaluations(
     admission = admission or placement.admission(options.concurrency, len(jobs))
     placement.expect(len(jobs), admission.base)
     streamed = echo if admission.most == 1 and stream else None
-    progress = _progress(echo, streamed is not None, len(jobs), options.policy)
+    order = start_order(jobs, durations or {})
+    progress = _progress(echo, streamed is not None, jobs, options.policy, durations)
 
     def run(
         job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
@@ -186,8 +187,10 @@ def run_evaluations(
             # Never the first run's result, which it has just signed.
             return run(job, (RUN_AGAIN_NOTICE,), replace(options, skip_existing=False))
 
-    order = start_order(jobs, durations or {})
-    ran = run_jobs([jobs[index] for index in order], work, admission, progress, placement.cancel)
+    with progress.ticking():
+        ran = run_jobs(
+            [jobs[index] for index in order], work, admission, progress, placement.cancel
+        )
     by_index = dict(zip(order, ran.results, strict=True))
     runs: dict[str, list[CheckpointResult]] = {}
     firsts: dict[str, Job] = {}
@@ -260,11 +263,17 @@ def _combined(
 
 
 def _progress(
-    echo: TextIO | None, streamed: bool, total: int, policy_name: str
+    echo: TextIO | None,
+    streamed: bool,
+    jobs: Sequence[Job],
+    policy_name: str,
+    durations: Mapping[str, float] | None,
 ) -> Headers | FinishedLines:
-    if echo is None:
-        return FinishedLines(io.StringIO(), total, policy_name)
-    if streamed:
-        return Headers(echo)
+    if echo is None or streamed:
+        return Headers(echo if echo is not None else io.StringIO())
     lines = LiveStatus if echo.isatty() else FinishedLines
-    return lines(echo, total, policy_name)
+    # A check's runs (each with a role) are judged together at the end, not one by one.
+    judged = not any(job.role for job in jobs)
+    progress = lines(echo, len(jobs), policy_name, durations=durations, judged=judged)
+    progress.expect(list(jobs))
+    return progress

@@ -10,6 +10,7 @@ from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.model import CheckpointResult, Failure, ProblemResult, RunResult, TestResult
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.verdict import count_groups, verdict
 
@@ -107,6 +108,7 @@ def make_checkpoint(
         groups=groups,
         tests=tests,
         warnings=(),
+        network=network_failures(tests),
     )
 
 

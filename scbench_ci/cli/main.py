@@ -26,6 +26,25 @@ COMMANDS = {
 }
 
 
+_COMPARE = (
+    "a run is compared with an earlier one by `scbench-ci evaluate --baseline PATH` (or `merge "
+    "--baseline PATH`), PATH an earlier results.json or the folder holding it"
+)
+INSTEAD = {
+    "compare": _COMPARE,
+    "diff": _COMPARE,
+    "baseline": _COMPARE,
+    "run": "`scbench-ci evaluate` runs a problem's tests against a submission",
+    "test": "`scbench-ci evaluate` runs a problem's tests against a submission",
+    "report": "`scbench-ci summary RESULTS_JSON` renders a run's summary again",
+    "trends": "`scbench-ci history RESULTS_JSON` prints the trends a run's history holds",
+    "validate": "`scbench-ci check PROBLEM` checks a problem and its reference solutions",
+    "lint": "`scbench-ci check PROBLEM` checks a problem and its reference solutions",
+}
+"""Commands a person may try, from other tools or from this one's stages, and what does their
+job: `scbench-ci compare` says where the comparison is."""
+
+
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     arguments = list(argv)
     # Everything after the first `--` goes to pytest untouched.
@@ -37,6 +56,7 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser = ForgivingParser(
         prog="scbench-ci",
         description="Evaluate a code submission against a checkpoint of an SCBench problem.",
+        instead=INSTEAD,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -577,6 +577,18 @@ QUIET = Option(
     "to `echo`",
 )
 CHECK_QUIET = replace(QUIET, help="do not show a line per finished run")
+VERBOSE = Option(
+    "verbose",
+    False,
+    boolean,
+    "also show the set-up lines that mean nothing went wrong (uv's account of what it "
+    "installed, the cached environments used); setup.log keeps them either way",
+    flag="--verbose",
+    short="-v",
+    keyword=False,
+    absent="the terminal's: the action's log and the API's `echo` get what the CLI shows without "
+    "it; setup.log has every line",
+)
 WORKFLOW_REPORT = Option(
     "workflow_report",
     True,
@@ -706,6 +718,7 @@ EVALUATE = (
     FLAKY_PASSES,
     OUTPUT,
     QUIET,
+    VERBOSE,
     WORKFLOW_REPORT,
 )
 """`evaluate`'s options (its flags, in the help's order)."""

@@ -26,12 +26,14 @@ from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
+    NetworkFailures,
     ProblemResult,
     RepeatCount,
     RunResult,
     TestResult,
     add_counts,
 )
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.schema import SCHEMA_VERSION
@@ -67,8 +69,13 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
         "image": None if result.image is None else _image_json(result.image),
         "quality": None if result.quality is None else _quality_json(result.quality),
+        "network": None if result.network is None else _network_json(result.network),
         "tests": [_test_json(test) for test in result.tests],
     }
+
+
+def _network_json(network: NetworkFailures) -> dict[str, Any]:
+    return {"tests": network.tests, "hosts": list(network.hosts)}
 
 
 def _quality_json(quality: QualityOutcome) -> dict[str, Any]:
@@ -364,6 +371,8 @@ def checkpoint_from_json(
         phases=dict(document["phases"]),
         image=_image_from_json(document.get("image")),
         quality=_quality_from_json(document.get("quality"), prefix),
+        # Derived again from the tests, as the counts are: what the file says is not read.
+        network=network_failures(tests),
     )
 
 

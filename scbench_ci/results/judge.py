@@ -11,6 +11,7 @@ from scbench_ci.reports import Reports
 from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.model import CheckpointResult, Failure, TestResult
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality_report import read_quality
 from scbench_ci.results.verdict import count_groups, verdict
@@ -70,6 +71,7 @@ def judge_checkpoint(
         ),
         image=execution.image,
         quality=read_quality(execution.quality),
+        network=network_failures(tests),
     )
 
 

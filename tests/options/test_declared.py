@@ -246,7 +246,7 @@ def test_a_bad_value_has_the_same_reason_from_the_cli_the_action_and_the_api(
 
 
 READ_BY_THE_FRONT_END = {
-    "evaluate": {"same_submission", "baseline", "quiet", "workflow_report"},
+    "evaluate": {"same_submission", "baseline", "quiet", "verbose", "workflow_report"},
     "check": {"changed_since", "quiet"},
     "merge": {"baseline"},
     "plan": {"baseline"},

@@ -28,6 +28,7 @@ from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
+    NetworkFailures,
     ProblemResult,
     RepeatCount,
     RunResult,
@@ -38,7 +39,13 @@ from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasur
 from scbench_ci.results.schema import schema
 from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
-from testing.results import checkpoint_documents, make_run, measured
+from testing.results import (
+    checkpoint_documents,
+    make_checkpoint,
+    make_run,
+    make_test,
+    measured,
+)
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
@@ -249,8 +256,11 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
 
 def _version_7(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 7 wrote it: no `scbench` (the paper's rules
-    decided)."""
+    decided) and no failures of the network."""
     del document["scbench"]
+    for problem in document["problems"]:
+        for each in problem["checkpoints"]:
+            del each["network"]
     document["schema_version"] = 7
     jsonschema.validate(document, schema(7))
     return document
@@ -268,6 +278,42 @@ def test_the_rules_that_decided_are_written_and_read_back(tmp_path: Path) -> Non
         run = replace(make_run(checkpoint("checkpoint_1")), scbench=name)
         assert json.loads(write_results(run, tmp_path).read_text())["scbench"] == name
         assert load_results(tmp_path / "results.json") == run
+
+
+CARGO_STDERR = "warning: spurious network error: Could not resolve host: index.crates.io"
+
+
+def test_failures_of_the_network_are_written_and_derived_again_when_read(tmp_path: Path) -> None:
+    """Issue #52: results.json says which failing tests could not reach the network; a file's
+    claim is not believed, and a version 7 file gets them from its tests."""
+    unreached = replace(make_test("test_build", Status.FAILED), message=CARGO_STDERR)
+    run = make_run(make_checkpoint(make_test("test_ok", Status.PASSED), unreached))
+    run = replace(
+        run,
+        problems=(
+            replace(
+                run.problems[0],
+                checkpoints=(
+                    replace(
+                        run.problems[0].checkpoints[0],
+                        network=NetworkFailures(1, ("index.crates.io",)),
+                    ),
+                ),
+            ),
+        ),
+    )
+    written = write_results(run, tmp_path)
+    document = json.loads(written.read_text())
+    (entry,) = document["problems"][0]["checkpoints"]
+    assert entry["network"] == {"tests": 1, "hosts": ["index.crates.io"]}
+    assert load_results(written) == run
+    entry["network"] = {"tests": 5, "hosts": ["claimed.example"]}
+    claimed = tmp_path / "claimed.json"
+    claimed.write_text(json.dumps(document))
+    assert load_results(claimed) == run
+    old = tmp_path / "v7.json"
+    old.write_text(json.dumps(_version_7(json.loads(written.read_text()))))
+    assert load_results(old) == replace(run, scbench="paper")
 
 
 def _version_6(document: dict[str, Any]) -> dict[str, Any]:

@@ -202,7 +202,7 @@ class DockerExecutor:
             # The session's clock starts once the image is here: a pull is not the run's.
             deadline = time.monotonic() + request.session_timeout_s
             containers = self._containers(client, image.reference, facts.path)
-            with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
+            with LogSink(request.log_dir / SETUP_LOG, request.echo, setup=True) as setup_log:
                 caches = Caches()
                 if self.settings.use_cache:
                     caches = obtain_caches(
