@@ -326,7 +326,7 @@ def test_failing_tests_of_a_passing_checkpoint_are_named() -> None:
         "    in tests/test_checkpoint_1.py::extra\n"
     ) in report
     assert report.count(": 1 failing test\n") == 5
-    assert "  … and 2 more, in the summary\nVerdict: PASSED" in report
+    assert f"  … and 2 more, in the summary\n{RULES}\nVerdict: PASSED" in report
 
 
 def test_a_cause_on_the_console_is_inert() -> None:
