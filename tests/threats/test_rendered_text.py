@@ -129,9 +129,12 @@ CHECKED = {
     ".trends.failing[].since",
     ".trends.quality[].started_at",
     ".problems[].checkpoints[].quality.measures.tool_version",
+    ".problems[].checkpoints[].image.missing[].program",
+    ".problems[].checkpoints[].image.missing[].without",
 }
 """The free text fields the reader refuses a payload in: dates it parses, the trends, which it
-derives again from the history and compares, and scb-check's version (at most 64 characters)."""
+derives again from the history and compares, scb-check's version (at most 64 characters) and the
+image's missing programs (at most 100 and 500 characters)."""
 
 
 @dataclass(frozen=True)
