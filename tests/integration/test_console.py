@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.scbench_runner import rules_line
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
 from testing.cli import run_cli
 from testing.examples import EXECUTOR
@@ -29,6 +30,7 @@ RECAP = [
     "directory: 'WORKSPACE/.evaluation_tests/data/names.csv'",
     "    e.g. tests/test_checkpoint_1.py::test_names_table_first_user",
     "    and 1 more cause, in the summary",
+    rules_line("1.0"),
     "Verdict: FAILED (1 of 2 checkpoints pass the policy any-core-cases, which asks that at least "
     "one Core test passes)",
 ]
@@ -120,6 +122,7 @@ def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
         "marks  passed",
         "",
         "Oracle policy all-cases: every test passes; 2 oracle runs of each checkpoint; T s",
+        rules_line("1.0"),
         "Verdict: PASSED (1 of 1 problem sound)",
         f"Results: {tmp_path}/results.json",
     ]
