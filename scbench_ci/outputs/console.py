@@ -17,6 +17,7 @@ from pathlib import Path
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
+from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
@@ -167,7 +168,7 @@ def passed_of(counts: GroupCounts) -> str:
 
 def headline(message: str | None) -> str:
     """The first line of a message, at most HEADLINE_CHARS long."""
-    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
+    line = first_line(message)
     return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
 
 

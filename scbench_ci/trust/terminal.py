@@ -37,9 +37,10 @@ def terminal_text(text: str, kept: str = _KEPT) -> TerminalText:
     text = text.replace("\r\n", "\n")
     if _printable(text, kept):
         return TerminalText(text)
-    return TerminalText(
-        "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
-    )
+    # Each distinct character is looked at once: a text of one escaped character repeated costs
+    # no more than one with a few.
+    shown = {c: c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in set(text)}
+    return TerminalText("".join(map(shown.__getitem__, text)))
 
 
 def inert(text: str) -> TerminalText:

@@ -93,12 +93,15 @@ UV_NAMES = frozenset(
 finds the installed project fresh: with any of them, the real setup runs."""
 MAX_REQUIREMENTS_BYTES = 1024 * 1024
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_EXTRAS = rf"(?:\s*\[\s*(?:{_NAME}(?:\s*,\s*{_NAME})*)?\s*\])?"
-_VERSION = r"(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-_SPECIFIERS = rf"(?:\s*\(?\s*{_VERSION}(?:\s*,\s*{_VERSION})*\s*\)?)?"
-_URL = r"\s*@\s*(?:https?|git\+https?)://[^\s;$\\]+"
-_MARKER = r"(?:\s*;[A-Za-z0-9_.'\"<>=!~() \t-]*)?"
-_REQUIREMENT = re.compile(rf"({_NAME}){_EXTRAS}(?:{_URL}|{_SPECIFIERS}){_MARKER}\s*")
+# Every run of white space, and every run the next part cannot start with, is taken whole
+# (possessive: `*+`, `++`): with backtracking, the ways to share a line of spaces between two of
+# them take quadratic time (a requirements.txt is the submission's, read here on the host).
+_EXTRAS = rf"(?:\s*+\[\s*+(?:{_NAME}(?:\s*+,\s*+{_NAME})*+)?\s*+\])?"
+_VERSION = r"(?:===|==|!=|<=|>=|~=|<|>)\s*+[A-Za-z0-9.*+!_-]++"
+_SPECIFIERS = rf"(?:\s*+\(?\s*+{_VERSION}(?:\s*+,\s*+{_VERSION})*+\s*+\)?)?"
+_URL = r"\s*+@\s*+(?:https?|git\+https?)://[^\s;$\\]++"
+_MARKER = r"(?:\s*+;[A-Za-z0-9_.'\"<>=!~() \t-]*+)?"
+_REQUIREMENT = re.compile(rf"({_NAME}){_EXTRAS}(?:{_URL}|{_SPECIFIERS}){_MARKER}\s*+")
 _ARCHIVE = re.compile(r"\.(?:whl|zip|egg|tar|tgz|tbz|txz|tar\.gz|tar\.bz2|tar\.xz)$", re.IGNORECASE)
 """A name that ends like this is taken for a file by installers."""
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
