@@ -266,7 +266,7 @@ def _checkpoint_lines(
     if checkpoint.failure is not None and checkpoint.failure.log_tail:
         lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
     for warning in checkpoint.warnings:
-        lines.append(f"  warning: {warning}")
+        lines.append(f"  warning: {inert(warning, one_line=True)}")
     return [*lines, ""]
 
 

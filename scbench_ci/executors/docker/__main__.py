@@ -9,6 +9,7 @@ import time
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import connect, docker_errors
 from scbench_ci.executors.docker.image_build import default_image
+from scbench_ci.trust.terminal import inert
 
 
 def main() -> int:
@@ -18,12 +19,15 @@ def main() -> int:
         try:
             image = default_image(client, sys.stdout)
         except InfrastructureError as error:
-            print(error, file=sys.stderr)
+            print(inert(str(error), one_line=True), file=sys.stderr)
             return 1
     how = f"SCBench's layer built here on {image.built_from}" if image.built_from else "published"
     print(
-        f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
-        f"toolchains {image.toolchains or 'unknown'}, in {time.monotonic() - started:.1f}s"
+        inert(
+            f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
+            f"toolchains {image.toolchains or 'unknown'}, in {time.monotonic() - started:.1f}s",
+            one_line=True,
+        )
     )
     return 0
 

@@ -13,6 +13,7 @@ from docker.constants import MINIMUM_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, ImageNotFound, InvalidVersion
 
 from scbench_ci.errors import InfrastructureError
+from scbench_ci.trust.terminal import inert
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 API_TIMEOUT_S = 120
@@ -104,6 +105,8 @@ def _first_line(text: str) -> str:
 
 
 def say(echo: TextIO | None, text: str) -> None:
+    """One line where the runs' output goes, inert (it may quote the daemon's or an image's
+    words)."""
     if echo is not None:
-        echo.write(f"{text}\n")
+        echo.write(inert(text, one_line=True) + "\n")
         echo.flush()
