@@ -63,6 +63,8 @@ from scbench_ci.executors.docker.labels import CACHE_LABEL
 KEY_LABEL = "dev.scbench-ci.cache.key"
 DATA_LABEL = "dev.scbench-ci.cache.data"
 NAMES_LABEL = "dev.scbench-ci.cache.names"
+BYTES_LABEL = "dev.scbench-ci.cache.bytes"
+"""On a marker: how much its data volume holds (measured by its builder)."""
 FORMAT = "1"
 """Part of every key: change it when what a cache holds, or where, changes."""
 RUNNER = "runner"
@@ -121,6 +123,17 @@ class Cached:
     """Whether restoring it ends with the tests' first `uv run` (dependencies only): after `uv
     add -r requirements.txt` the project is installed and a `uv run` prints nothing; without a
     requirements.txt it is not, and the tests' first `uv run` builds it, as under SCBench."""
+    built: bool = False
+    """Built by this process now (then the caches are held to their bounds, cache_bounds.py)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a builder made: the workspace entries the environment brings (dependencies only),
+    and the bytes its data volume holds."""
+
+    names: tuple[str, ...]
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -232,9 +245,8 @@ def conflicting_names(workspace: Path, cached: Cached) -> list[str]:
     return sorted(name for name in cached.names if os.path.lexists(workspace / name))
 
 
-Build = Callable[[str], "tuple[str, ...] | str"]
-"""Fill the named data volume; the workspace entries it brings (dependencies), or why it
-failed."""
+Build = Callable[[str], "Built | str"]
+"""Fill the named data volume; what it made, or why it failed."""
 
 
 def obtain(
@@ -315,9 +327,9 @@ def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Ca
     client.volumes.create(data_name, driver="local", labels={CACHE_LABEL: kind, KEY_LABEL: key})
     published = False
     try:
-        names = build(data_name)
-        if isinstance(names, str):
-            return names
+        built = build(data_name)
+        if isinstance(built, str):
+            return built
         # Idempotent: when another process published first, this returns its marker.
         marker = client.volumes.create(
             marker_name(kind, key),
@@ -326,7 +338,8 @@ def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Ca
                 CACHE_LABEL: kind,
                 KEY_LABEL: key,
                 DATA_LABEL: data_name,
-                NAMES_LABEL: "/".join(names),
+                NAMES_LABEL: "/".join(built.names),
+                BYTES_LABEL: str(built.bytes),
             },
         )
         labels = marker.attrs.get("Labels") or {}
@@ -335,7 +348,7 @@ def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Ca
         won_names = tuple(n for n in labels.get(NAMES_LABEL, "").split("/") if n)
         if labels.get(KEY_LABEL) != key or not winner:
             return "another cache volume of the same name is in the way"
-        return Cached(kind, key, marker_name(kind, key), winner, won_names)
+        return Cached(kind, key, marker_name(kind, key), winner, won_names, built=published)
     finally:
         if not published:
             forget(client, data_name)

@@ -4,12 +4,14 @@ the run and its owner, and removed by name with everything they ran."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import docker
-from docker.errors import NotFound
+import requests
+from docker.errors import DockerException, NotFound
 from docker.models.containers import Container
 from docker.types import Mount
 
@@ -22,6 +24,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_UID,
     WORKSPACE_DIR,
 )
+from scbench_ci.signals import Terminated
 from scbench_ci.version import __version__
 
 RUN_LABEL = "dev.scbench-ci.run"
@@ -41,8 +44,47 @@ def build_name(build_id: str) -> str:
 
 
 def labels(run_id: str) -> dict[str, str]:
-    """Every container and volume of a run (or a build) carries its run and its owner."""
-    return {RUN_LABEL: run_id, VERSION_LABEL: __version__, processes.OWNER_LABEL: processes.owner()}
+    """Every container, volume and network of a run (or a build) carries its run, its owner and
+    the owner's machine."""
+    return {
+        RUN_LABEL: run_id,
+        VERSION_LABEL: __version__,
+        processes.OWNER_LABEL: processes.owner(),
+        processes.MACHINE_LABEL: processes.machine_id(),
+    }
+
+
+@contextlib.contextmanager
+def helper_container(client: docker.DockerClient, name: str, **options: Any) -> Iterator[Container]:
+    """A throwaway container of ours (a probe, a builder), created for the block and removed with
+    all it ran when the block ends, however it ends: a Ctrl-C or SIGTERM while it is created too
+    (the daemon may finish a creation the client gave up on: its removal is tried again until the
+    name is found, for a moment)."""
+    try:
+        yield client.containers.create(name=name, **options)
+    except (KeyboardInterrupt, Terminated):
+        _remove_created(client, name, wait_s=_CREATION_WAIT_S)
+        raise
+    finally:
+        _remove_created(client, name, wait_s=0.0)
+
+
+_CREATION_WAIT_S = 2.0
+
+
+def _remove_created(client: docker.DockerClient, name: str, wait_s: float) -> None:
+    """Remove the container `name`; with `wait_s`, try again while it is not there yet."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            client.api.remove_container(name, force=True, v=True)
+            return
+        except NotFound:
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.1)
+        except (DockerException, requests.RequestException):
+            return  # left to `scbench-ci cleanup`, by its labels
 
 
 def confinement(memory: str, cpus: float, pids_limit: int) -> dict[str, Any]:
@@ -73,23 +115,30 @@ class Containers:
     folder_limits: Callable[[], str]
     path: str = CONTAINER_PATH
     """The PATH setup and the tests get: a login shell's in the image, as in SCBench's."""
+    network: str | None = None
+    """The network online containers join (the run's own, network.py, or the environment
+    file's); None: Docker's default."""
+    blocked: tuple[str, ...] = ()
+    """What online containers on `network` cannot reach (network.routed); none: no routes."""
 
     def create(
         self, name: str, run_id: str, mounts: list[Mount], limits: str, **options: Any
     ) -> Container:
         """A container that idles until it is used (a run's, or a builder's), labelled with the
         run and its owner, confined as every container is; `limits` are its folders'."""
-        return self.client.containers.create(
-            self.image,
-            entrypoint=["sleep", "infinity"],
-            name=name,
-            labels=labels(run_id),
+        created: dict[str, Any] = {
+            "entrypoint": ["sleep", "infinity"],
+            "name": name,
+            "labels": labels(run_id),
             # A run's /tmp is a volume of its own (files can be put there); a builder's is not.
-            tmpfs={} if any(m["Target"] == "/tmp" for m in mounts) else {"/tmp": f"{limits},exec"},
-            mounts=mounts,
+            "tmpfs": {}
+            if any(m["Target"] == "/tmp" for m in mounts)
+            else {"/tmp": f"{limits},exec"},
+            "mounts": mounts,
             **self.confinement,
             **options,
-        )
+        }
+        return self.client.containers.create(self.image, **created)
 
     def create_volumes(
         self, name: str, run_id: str, limits: str, workdir: str = WORKSPACE_DIR
@@ -118,11 +167,11 @@ class Containers:
             Mount("/tmp", name + TMP_VOLUME_SUFFIX, type="volume"),
         ]
 
-    def remove(self, name: str, *, volumes: bool) -> None:
+    def remove(self, name: str, *, volumes: bool, after_signal: bool = False) -> None:
         """The container `name` and, when asked, its volumes (by name, in case creating them was
-        cut short)."""
-        with contextlib.suppress(NotFound):
-            self.client.api.remove_container(name, force=True, v=True)
+        cut short); `after_signal`: creating it may have been cut short by a signal, and the
+        daemon may still finish it (helper_container)."""
+        _remove_created(self.client, name, wait_s=_CREATION_WAIT_S if after_signal else 0.0)
         if volumes:
             for volume in (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX):
                 with contextlib.suppress(NotFound):

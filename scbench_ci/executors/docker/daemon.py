@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import Any, TextIO
 
 import docker
@@ -97,6 +98,15 @@ def _pull_failed(image: str, reason: str) -> InfrastructureError:
 def reason(error: Exception) -> str:
     explanation = getattr(error, "explanation", None)
     return _first_line(str(explanation or error))
+
+
+def timestamp(text: object) -> float | None:
+    """A time as the Docker API gives it (`CreatedAt`, `Created`), in seconds since the epoch;
+    None when it cannot be read."""
+    try:
+        return datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return None
 
 
 def _first_line(text: str) -> str:
