@@ -82,7 +82,9 @@ def _watch(client: docker.DockerClient, pid: int, held: Held, done: threading.Ev
 
 def _runs(client: docker.DockerClient, label: str) -> Iterator[docker.models.containers.Container]:
     with contextlib.suppress(APIError):
-        for container in client.containers.list(filters={"label": [RUN_LABEL, label]}):
+        for container in client.containers.list(
+            ignore_removed=True, filters={"label": [RUN_LABEL, label]}
+        ):
             if not container.name.startswith("scbench-ci-build-"):
                 yield container
 

@@ -178,7 +178,9 @@ def _serving_side_by_side(
     while time.monotonic() < deadline:
         assert cli.poll() is None, cli.communicate()
         serving = []
-        for container in client.containers.list(filters={"label": [RUN_LABEL, label]}):
+        for container in client.containers.list(
+            ignore_removed=True, filters={"label": [RUN_LABEL, label]}
+        ):
             if container.name.startswith("scbench-ci-build-"):
                 continue
             check = f"import socket; socket.create_connection(('127.0.0.1', {PORT}), 1).close()"

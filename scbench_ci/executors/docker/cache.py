@@ -307,21 +307,6 @@ def forget(client: docker.DockerClient, marker: str, data_volume: str | None = N
                 client.api.remove_volume(name, force=True)
 
 
-def remove_all(client: docker.DockerClient) -> list[tuple[str, str | None]]:
-    """Every cache volume, removed: (name, None), or (name, why not) for one in use."""
-    removed: list[tuple[str, str | None]] = []
-    for volume in client.volumes.list(filters={"label": CACHE_LABEL}):
-        try:
-            volume.remove(force=True)
-        except NotFound:
-            continue
-        except APIError as error:
-            removed.append((str(volume.name), _first_line(error)))
-        else:
-            removed.append((str(volume.name), None))
-    return removed
-
-
 def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Cached | str:
     data_name = f"scbench-ci-cache-{kind}-{key[:12]}-{uuid.uuid4().hex[:12]}"
     client.volumes.create(data_name, driver="local", labels={CACHE_LABEL: kind, KEY_LABEL: key})

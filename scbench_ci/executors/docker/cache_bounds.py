@@ -11,7 +11,8 @@ volume did.
 When an environment was last used is kept in Docker, so that every machine and process that
 shares the daemon sees it: a run that uses one makes a label-only volume named by its key and the
 hour (`...-used-<kind>-<key>-<hour>`), once an hour per process, and removes that key's older
-ones. An environment no record names was last used when its marker was made. Its size is its
+ones (a build records its first use at once). An environment no record names was last used when
+its marker was made. Its size is its
 builder's measure (cache.BYTES_LABEL); one made by an earlier version, without it, counts as 0.
 """
 
@@ -116,17 +117,17 @@ def environments(client: docker.DockerClient) -> list[Environment]:
                 marker=str(volume.name),
                 data_volume=labels[DATA_LABEL],
                 bytes=int(_number(labels.get(BYTES_LABEL))),
-                last_used=max(used.get(key, 0.0), made),
+                last_used=used.get(key, made),
             )
         )
     return sorted(found, key=lambda environment: -environment.last_used)
 
 
-def over_bounds(
-    found: list[Environment], max_bytes: int, max_count: int = MAX_ENVIRONMENTS
-) -> list[Environment]:
+def over_bounds(found: list[Environment], max_bytes: int) -> list[Environment]:
     """The least recently used environments that do not fit in the bounds (`found` the most
-    recently used first), the least recently used first."""
+    recently used first, at most MAX_ENVIRONMENTS and `max_bytes`), the least recently used
+    first."""
+    max_count = MAX_ENVIRONMENTS
     kept_bytes = kept = 0
     over = []
     for environment in found:

@@ -142,7 +142,7 @@ def _others(client: docker.DockerClient, say: Callable[[str], None]) -> None:
     theirs = [
         container
         for container in client.containers.list(
-            all=True, ignore_removed=True, filters={"label": RUN_LABEL}
+            all=True, ignore_removed=True, filters={"label": [RUN_LABEL]}
         )
         if f"{MACHINE_LABEL}={container.labels.get(MACHINE_LABEL)}" != mine
     ]

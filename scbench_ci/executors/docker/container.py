@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import docker
@@ -60,31 +61,50 @@ def helper_container(client: docker.DockerClient, name: str, **options: Any) -> 
     all it ran when the block ends, however it ends: a Ctrl-C or SIGTERM while it is created too
     (the daemon may finish a creation the client gave up on: its removal is tried again until the
     name is found, for a moment)."""
+    signalled = False
     try:
         yield client.containers.create(name=name, **options)
     except (KeyboardInterrupt, Terminated):
-        _remove_created(client, name, wait_s=_CREATION_WAIT_S)
+        signalled = True
         raise
     finally:
-        _remove_created(client, name, wait_s=0.0)
+        remove_named(client, name, (), after_signal=signalled)
 
 
 _CREATION_WAIT_S = 2.0
 
 
-def _remove_created(client: docker.DockerClient, name: str, wait_s: float) -> None:
-    """Remove the container `name`; with `wait_s`, try again while it is not there yet."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            client.api.remove_container(name, force=True, v=True)
-            return
-        except NotFound:
-            if time.monotonic() >= deadline:
-                return
-            time.sleep(0.1)
-        except (DockerException, requests.RequestException):
-            return  # left to `scbench-ci cleanup`, by its labels
+def remove_named(
+    client: docker.DockerClient, container: str, volumes: Sequence[str], *, after_signal: bool
+) -> None:
+    """Remove the container `container`, then the volumes `volumes`, by name (a missing one is
+    fine). The first Ctrl-C or SIGTERM while they are removed cuts nothing short (signals.py
+    ignores the later ones): what it stopped is done again, and it is raised after. After a
+    signal (`after_signal`, or one that comes now), what is not found is looked for again for
+    a moment: the daemon may still be finishing a creation the client gave up on."""
+    steps: list[Callable[[], object]] = [
+        partial(client.api.remove_container, container, force=True, v=True),
+        *(partial(client.api.remove_volume, volume, force=True) for volume in volumes),
+    ]
+    deadline = time.monotonic() + (_CREATION_WAIT_S if after_signal else 0.0)
+    interrupted: BaseException | None = None
+    for step in steps:
+        while True:
+            try:
+                try:
+                    step()
+                    break
+                except NotFound:
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.1)
+            except (KeyboardInterrupt, Terminated) as signal:
+                interrupted = interrupted or signal
+                deadline = time.monotonic() + _CREATION_WAIT_S
+            except (DockerException, requests.RequestException):
+                break  # left to `scbench-ci cleanup`, by its labels
+    if interrupted is not None:
+        raise interrupted
 
 
 def confinement(memory: str, cpus: float, pids_limit: int) -> dict[str, Any]:
@@ -171,8 +191,5 @@ class Containers:
         """The container `name` and, when asked, its volumes (by name, in case creating them was
         cut short); `after_signal`: creating it may have been cut short by a signal, and the
         daemon may still finish it (helper_container)."""
-        _remove_created(self.client, name, wait_s=_CREATION_WAIT_S if after_signal else 0.0)
-        if volumes:
-            for volume in (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX):
-                with contextlib.suppress(NotFound):
-                    self.client.api.remove_volume(volume, force=True)
+        own = (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX) if volumes else ()
+        remove_named(self.client, name, own, after_signal=after_signal)

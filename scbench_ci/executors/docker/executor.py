@@ -76,7 +76,7 @@ from scbench_ci.executors.docker.layout import (
     WORKSPACE_DIR,
     TestsPlace,
 )
-from scbench_ci.executors.docker.network import RunNetwork, host_addresses, routes_failed
+from scbench_ci.executors.docker.network import RUN_NETWORK, routes_failed
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.steps import ContainerSteps, runner_environment, runner_python
@@ -117,7 +117,6 @@ class DockerExecutor:
         """The client of the pool's runs, kept until `close` (made when first used)."""
         self._checked: set[str | None] = set()
         """The images whose pre-flight passed: not checked again while this executor lives."""
-        self._network = RunNetwork()
 
     def cancel(self) -> None:
         """Kill every container this process made (its runs, the prepared ones and cache
@@ -157,7 +156,6 @@ class DockerExecutor:
                 client.close()
             if self._cancelled.is_set():
                 self._remove_own()
-            self._network.close()
 
     @staticmethod
     def _remove_own() -> None:
@@ -219,13 +217,20 @@ class DockerExecutor:
                 versions=dict(facts.versions),
             )
             image_id = image.id
-            # The session's clock starts once the image is here: a pull is not the run's.
-            deadline = time.monotonic() + request.session_timeout_s
             # The tests' network: the environment file's as it is, else the run's own, from
             # whose containers the host's addresses are cut when the image has python3.
-            network = request.network or self._network.name(client)
-            routes = request.network is None and "python" in facts.versions
-            blocked = tuple(host_addresses(client, network)) if routes else ()
+            blocked: tuple[str, ...] = ()
+            unrouted = None
+            if request.network is not None:
+                network = request.network
+            else:
+                network, blocked = RUN_NETWORK.made(client)
+                if "python" not in facts.versions:
+                    blocked = ()
+                    unrouted = "the image has no python3: the host's addresses are not cut from "
+                    unrouted += "the tests' network"
+            # The session's clock starts once the image is here: a pull is not the run's.
+            deadline = time.monotonic() + request.session_timeout_s
             containers = self._containers(client, image.reference, facts.path, network, blocked)
             with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
                 caches = Caches()
@@ -245,6 +250,8 @@ class DockerExecutor:
                     deadline += clock.phases().get("quality", 0.0)
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
+                if unrouted:
+                    setup_log.note(unrouted)
                 attempt = _Attempt(
                     containers, image_id, request, setup_log, deadline, clock, started
                 )

@@ -3,7 +3,7 @@ daemon's other containers than that needs.
 
 On the default bridge every container reaches every other one (the evaluations beside it, a Ray
 node, another user's), and the host's services on its bridge address. So each scbench-ci process
-makes a bridge network of its own (labelled as its runs are, removed when it closes, found by
+makes a bridge network of its own (labelled as its runs are, removed as it exits, found by
 `cleanup` otherwise) with inter-container traffic off: its containers reach neither each other nor
 the containers of other networks (Docker isolates bridge networks from each other), and reach the
 internet as before, through the host.
@@ -75,14 +75,18 @@ os.execvp("sleep", ["sleep", "infinity"])
 
 
 class RunNetwork:
-    """The network of an executor's runs, made when first needed and removed by `close` (or, when
-    nothing closes the executor, as the process exits)."""
+    """The network of this process's runs (RUN_NETWORK), made when first needed and removed as
+    the process exits (`close`): every executor of the process shares it (the CLI's one, a Python
+    session's, the tests' many)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._name: str | None = None
+        self._cut: tuple[str, ...] = ()
 
-    def name(self, client: docker.DockerClient) -> str:
+    def made(self, client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
+        """Its name, and what its containers are cut from (`host_addresses` when it was made:
+        every run of the executor's is alike, so a container made ahead serves any of them)."""
         with self._lock:
             if self._name is None:
                 network_id = uuid.uuid4().hex
@@ -95,8 +99,9 @@ class RunNetwork:
                     check_duplicate=True,
                 )
                 self._name = name
+                self._cut = tuple(host_addresses(client, name))
                 atexit.register(self.close)
-            return self._name
+            return self._name, self._cut
 
     def close(self) -> None:
         """Remove it (once every container of the run has gone); what cannot be removed is left
@@ -111,6 +116,9 @@ class RunNetwork:
             contextlib.closing(connect()) as client,
         ):
             client.networks.get(name).remove()
+
+
+RUN_NETWORK = RunNetwork()
 
 
 def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
