@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -85,14 +84,6 @@ def hostile_texts(size: int) -> dict[str, str]:
         "list starts": sized("1.", size),
         "pytest error lines": sized("E " + " " * 60 + "\n", size),
     }
-
-
-@dataclass(frozen=True)
-class Case:
-    scanner: str
-    work: Callable[[Any], object] = field(repr=False)
-    ordinary: object = field(repr=False)
-    adversarial: object = field(repr=False)
 
 
 def hostile_text(size: int) -> str:
@@ -178,86 +169,76 @@ def _strict_json(data: bytes) -> object:
         return error
 
 
-def file_cases() -> dict[str, Case]:
-    """Readers of whole files a submission or a problem under review writes, at their caps."""
-    kf = MAX_CONFIG_BYTES
-    requirements = MAX_REQUIREMENTS_BYTES
-    collection = MAX_TRACEBACK_CHARS
-    return {
-        "known_failures.txt: spaces and no `#`": Case(
-            "known_failures",
-            _known_failures,
-            sized("tests/test_checkpoint_1.py::test_x[case 1]  # spec leaves it open\n", kf),
-            "t" + " " * (kf - 2) + "x",
-        ),
-        "known_failures.txt: ` #` without a reason, many": Case(
-            "known_failures",
-            _known_failures,
-            sized("tests/test_checkpoint_1.py::test_x[case 1]  # spec leaves it open\n", kf),
-            "t" + sized(" x", kf - 3) + " #",
-        ),
-        "requirements.txt: spaces before a bad character": Case(
-            "requirements",
-            lambda t: requirement_names(t.encode()),
-            sized("requests[socks]>=2.31,<3 ; python_version >= '3.8'\n", requirements),
-            "a" + " " * (requirements - 2) + "^",
-        ),
-        "requirements.txt: a marker's spaces": Case(
-            "requirements",
-            lambda t: requirement_names(t.encode()),
-            sized("requests[socks]>=2.31,<3 ; python_version >= '3.8'\n", requirements),
-            "a;" + " " * (requirements - 3) + "^",
-        ),
-        "requirements.txt: a version's spaces": Case(
-            "requirements",
-            lambda t: requirement_names(t.encode()),
-            sized("requests[socks]>=2.31,<3 ; python_version >= '3.8'\n", requirements),
-            "a==1" + " " * (requirements - 5) + "^",
-        ),
-        "requirements.txt: extras": Case(
-            "requirements",
-            lambda t: requirement_names(t.encode()),
-            sized("requests[socks]>=2.31,<3 ; python_version >= '3.8'\n", requirements),
-            "a[" + sized("b , ", requirements - 3) + "^",
-        ),
-        "collection error: a File line of test folders": Case(
-            "collection error",
-            _collection_error,
-            sized(
-                '  File "/workspace/.evaluation_tests/test_checkpoint_1.py", line 3\n'
-                "E   SyntaxError: invalid syntax\n",
-                collection,
-            ),
-            'File "' + sized("/tests/", collection - 6),
-        ),
-        "collection error: many File lines": Case(
-            "collection error",
-            _collection_error,
-            sized(
-                '  File "/workspace/.evaluation_tests/test_checkpoint_1.py", line 3\n'
-                "E   SyntaxError: invalid syntax\n",
-                collection,
-            ),
-            sized('File "/tests/a.py', collection),
-        ),
-        "collection error: E and white space": Case(
-            "collection error",
-            _collection_error,
-            sized(
-                '  File "/workspace/.evaluation_tests/test_checkpoint_1.py", line 3\n'
-                "E   SyntaxError: invalid syntax\n",
-                collection,
-            ),
-            "E" + sized(" \n", collection - 1),
-        ),
-    }
+def _requirements(text: str) -> object:
+    return requirement_names(text.encode())
 
 
-@pytest.mark.parametrize("name", list(file_cases()))
+FILE_READERS: dict[str, tuple[Callable[[str], object], int, str]] = {
+    "known_failures.txt": (
+        _known_failures,
+        MAX_CONFIG_BYTES,
+        "tests/test_checkpoint_1.py::test_x[case 1]  # spec leaves it open\n",
+    ),
+    "requirements.txt": (
+        _requirements,
+        MAX_REQUIREMENTS_BYTES,
+        "requests[socks]>=2.31,<3 ; python_version >= '3.8'\n",
+    ),
+    "collection error": (
+        _collection_error,
+        MAX_TRACEBACK_CHARS,
+        '  File "/workspace/.evaluation_tests/test_checkpoint_1.py", line 3\n'
+        "E   SyntaxError: invalid syntax\n",
+    ),
+}
+"""Readers of whole files a submission or a problem under review writes: each at its cap, and the
+ordinary text of such a file."""
+HOSTILE_FILES: dict[str, tuple[str, Callable[[int], str]]] = {
+    "known_failures.txt: spaces and no `#`": (
+        "known_failures.txt",
+        lambda size: "t" + " " * (size - 2) + "x",
+    ),
+    "known_failures.txt: ` #` without a reason, many": (
+        "known_failures.txt",
+        lambda size: "t" + sized(" x", size - 3) + " #",
+    ),
+    "requirements.txt: spaces before a bad character": (
+        "requirements.txt",
+        lambda size: "a" + " " * (size - 2) + "^",
+    ),
+    "requirements.txt: a marker's spaces": (
+        "requirements.txt",
+        lambda size: "a;" + " " * (size - 3) + "^",
+    ),
+    "requirements.txt: a version's spaces": (
+        "requirements.txt",
+        lambda size: "a==1" + " " * (size - 5) + "^",
+    ),
+    "requirements.txt: extras": (
+        "requirements.txt",
+        lambda size: "a[" + sized("b , ", size - 3) + "^",
+    ),
+    "collection error: a File line of test folders": (
+        "collection error",
+        lambda size: 'File "' + sized("/tests/", size - 6),
+    ),
+    "collection error: many File lines": (
+        "collection error",
+        lambda size: sized('File "/tests/a.py', size),
+    ),
+    "collection error: E and white space": (
+        "collection error",
+        lambda size: "E" + sized(" \n", size - 1),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_FILES))
 def test_file_readers_are_linear(name: str) -> None:
-    case = file_cases()[name]
-    measured = cost_ratio(case.work, case.ordinary, case.adversarial)
-    assert measured.ratio <= ALLOWED_RATIO, f"{case.scanner}: {measured}"
+    reader, hostile = HOSTILE_FILES[name]
+    work, size, ordinary_line = FILE_READERS[reader]
+    measured = cost_ratio(work, sized(ordinary_line, size), hostile(size))
+    assert measured.ratio <= ALLOWED_RATIO, f"{reader}: {measured}"
 
 
 JSON_BYTES = 2 * 1024**2

@@ -19,6 +19,8 @@ from functools import partial
 
 import docker
 from docker.errors import APIError, NotFound
+from docker.models.networks import Network
+from docker.models.volumes import Volume
 
 from scbench_ci.executors.docker import cache_bounds
 from scbench_ci.executors.docker.container import RUN_LABEL
@@ -98,42 +100,53 @@ def remove_leftovers(
 
 
 def _containers(client: docker.DockerClient, labels: list[str], keep: bool, tally: _Tally) -> None:
-    for container in client.containers.list(
-        all=True, ignore_removed=True, filters={"label": labels}
-    ):
-        what = f"{container.name} ({container.short_id})"
-        why = _in_progress(container.labels, container.attrs.get("Created")) if keep else None
-        if why is not None:
-            tally.say(f"kept container {what}: {why}")
-            continue
-        # A run that ended meanwhile removed its own (NotFound).
-        tally.one(
-            "container",
-            what,
-            partial(_removed, partial(container.remove, force=True, v=True)),
-        )
+    found = client.containers.list(all=True, ignore_removed=True, filters={"label": labels})
+    # A run that ended meanwhile removed its own (NotFound).
+    _each(
+        tally,
+        "container",
+        keep,
+        [
+            (
+                f"{container.name} ({container.short_id})",
+                container.labels,
+                container.attrs.get("Created"),
+                partial(container.remove, force=True, v=True),
+            )
+            for container in found
+        ],
+    )
 
 
 def _run_volumes(client: docker.DockerClient, labels: list[str], keep: bool, tally: _Tally) -> None:
     """The in-memory volumes of runs that were killed before they could remove their own."""
-    for volume in client.volumes.list(filters={"label": labels}):
-        attrs = volume.attrs
-        why = _in_progress(attrs.get("Labels") or {}, attrs.get("CreatedAt")) if keep else None
-        if why is not None:
-            tally.say(f"kept volume {volume.name}: {why}")
-            continue
-        tally.one("volume", str(volume.name), partial(_removed, volume.remove))
+    found = client.volumes.list(filters={"label": labels})
+    _each(tally, "volume", keep, [_labelled(volume, "CreatedAt") for volume in found])
 
 
 def _networks(client: docker.DockerClient, labels: list[str], keep: bool, tally: _Tally) -> None:
     """The networks of runs (each scbench-ci process's own)."""
-    for network in client.networks.list(filters={"label": labels}):
-        attrs = network.attrs
-        why = _in_progress(attrs.get("Labels") or {}, attrs.get("Created")) if keep else None
+    found = client.networks.list(filters={"label": labels})
+    _each(tally, "network", keep, [_labelled(network, "Created") for network in found])
+
+
+_Found = tuple[str, Mapping[str, str], object, Callable[[], object]]
+"""A run's container, volume or network: its name, labels, creation time and removal."""
+
+
+def _labelled(thing: Volume | Network, created: str) -> _Found:
+    attrs = thing.attrs
+    return str(thing.name), attrs.get("Labels") or {}, attrs.get(created), thing.remove
+
+
+def _each(tally: _Tally, kind: str, keep: bool, found: list[_Found]) -> None:
+    """Each one removed (or said), but those of runs in progress when `keep`."""
+    for name, labels, created, remove in found:
+        why = _in_progress(labels, created) if keep else None
         if why is not None:
-            tally.say(f"kept network {network.name}: {why}")
-            continue
-        tally.one("network", str(network.name), partial(_removed, network.remove))
+            tally.say(f"kept {kind} {name}: {why}")
+        else:
+            tally.one(kind, name, partial(_removed, remove))
 
 
 def _others(client: docker.DockerClient, say: Callable[[str], None]) -> None:
