@@ -46,7 +46,7 @@ from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import fresh_folder, write_file
 from scbench_ci.trust.reuse import check_signature, sign
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles, Seal
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 from scbench_ci.version import __version__
 from scbench_ci.workspace import Workspace, stage_workspace
 
@@ -137,7 +137,7 @@ def _evaluate_checkpoint(
         preflight()
         if echo is not None:
             for warning in warnings:
-                echo.write(terminal_text(f"warning: {warning}") + "\n")
+                echo.write(inert(f"warning: {warning}", one_line=True) + "\n")
         artifacts_dir = fresh_folder(output_dir, job.artifacts)
         result = _run_tests(
             options, job, staged, environment, placement, echo, warnings, artifacts_dir

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
@@ -24,6 +25,8 @@ from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
 MAX_TRACEBACK_CHARS = 8000
+CUT_NOTE_CHARS = 64
+"""The most `cap`'s and `cap_tail`'s notes add (the count of what was cut has at most 20 digits)."""
 MAX_MARKERS = 64
 MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
@@ -34,6 +37,8 @@ UNPRINTABLE_ID = (
     "printable: kept with those escaped (and cut)"
 )
 _MAX_LITERAL_CHARS = 100_000
+_STRING = r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""
+_SKIP_REPR = re.compile(rf"\((?:{_STRING}), \d{{1,10}}, (?P<reason>{_STRING})\)")
 _PHASES = ("setup", "call", "teardown")
 NOT_CALLED = "the test never ran: its setup did, then the session stopped (no call phase)"
 
@@ -290,19 +295,18 @@ def _failure_text(
 
 def _skip_reason(longrepr: object) -> str | None:
     """pytest-json-report writes a skip as the repr of (path, line, 'Skipped: reason')."""
-    if (
-        not isinstance(longrepr, str)
-        or not longrepr.startswith("(")
-        or len(longrepr) > _MAX_LITERAL_CHARS
-    ):
+    if not isinstance(longrepr, str) or len(longrepr) > _MAX_LITERAL_CHARS:
+        return None
+    # Read as that shape, its reason alone evaluated: Python's parser, given the whole text,
+    # takes superlinear time on a long unclosed tuple.
+    found = _SKIP_REPR.fullmatch(longrepr)
+    if found is None:
         return None
     try:
-        value = ast.literal_eval(longrepr)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        reason = ast.literal_eval(found["reason"])
+    except (ValueError, SyntaxError, MemoryError):
         return None
-    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], str):
-        return value[2].removeprefix("Skipped: ")
-    return None
+    return reason.removeprefix("Skipped: ") if isinstance(reason, str) else None
 
 
 def _ctrf_message(ctrf_test: dict[str, Any] | None) -> str | None:
@@ -356,13 +360,25 @@ def _seconds(value: object) -> float:
 
 
 def cap(text: str | None, limit: int) -> str | None:
+    """At most `limit` characters of the text's start, and at most CUT_NOTE_CHARS more that say
+    how many were cut."""
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
 def cap_tail(text: str | None, limit: int) -> str | None:
-    """Keep the end, where a traceback names the error."""
+    """Keep the end, where a traceback names the error (and the note, as `cap`)."""
     if text is None or len(text) <= limit:
         return text
     return f"[{len(text) - limit} earlier characters cut] …\n" + text[-limit:]
+
+
+def capped_as_written(message: str | None, details: str | None) -> tuple[str | None, str | None]:
+    """A test's message and details as read from a file: no longer than `cap` and `cap_tail`
+    leave them when they are written, so that no reader is given more (a forged file's 1 MiB
+    message to scan); what was written is left as it is."""
+    return (
+        cap(message, MAX_MESSAGE_CHARS + CUT_NOTE_CHARS),
+        cap_tail(details, MAX_TRACEBACK_CHARS + CUT_NOTE_CHARS),
+    )

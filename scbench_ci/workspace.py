@@ -18,6 +18,7 @@ from scbench_ci.executors.base import (
 )
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
+from scbench_ci.trust.terminal import shown_name
 from scbench_ci.trust.untrusted_tree import (
     MAX_DEPTH,
     CopyReport,
@@ -150,7 +151,7 @@ def _left_out_warnings(report: CopyReport) -> list[str]:
             f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",
         ),
         (
-            [f"{error.relative} ({error.reason})" for error in report.unreadable],
+            [f"{shown_name(str(error.relative))} ({error.reason})" for error in report.unreadable],
             "entries of the submission could not be copied and were left out",
         ),
     )
@@ -162,7 +163,7 @@ def _left_out_warnings(report: CopyReport) -> list[str]:
 
 def _listed(names: Sequence[object]) -> str:
     more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-    return ", ".join(map(str, names[:_LISTED])) + more
+    return ", ".join(shown_name(str(name)) for name in names[:_LISTED]) + more
 
 
 def _copy_tests(problem: Problem, test_files: set[str], target: Path) -> None:

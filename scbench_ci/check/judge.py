@@ -28,6 +28,7 @@ from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
+from scbench_ci.trust.terminal import quoted
 
 DYNAMIC_STAGES = frozenset(Stage) - {Stage.STATIC}
 WITHOUT_SOLUTIONS = frozenset({Stage.FLAKY, Stage.TIME})
@@ -43,7 +44,9 @@ def refuse_unusable(folders: Sequence[Path]) -> None:
         # The folder's name names the problem in results.json and every output.
         wrong = name_problem(folder.name, MAX_PROBLEM_NAME_CHARS)
         if wrong is not None:
-            raise UsageError(f"{folder}: the problem folder's name {wrong}")
+            raise UsageError(
+                f"{folder.parent}: the problem folder's name {quoted(folder.name)} {wrong}"
+            )
         if folder.name in names:
             raise UsageError(
                 f"{folder} and {names[folder.name]} have the same folder name, and so would "

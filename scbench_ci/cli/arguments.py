@@ -16,7 +16,7 @@ from scbench_ci.option_values import BadValue, Option
 from scbench_ci.options import fields_of
 from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.results.baseline import load_baseline
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 
 Value = TypeVar("Value")
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
@@ -154,4 +154,4 @@ def wants_colour() -> bool:
 
 def warn(notice: str) -> None:
     """A notice may name what a submission or a problem holds."""
-    print(f"scbench-ci: {terminal_text(notice)}", file=sys.stderr)
+    print(inert(f"scbench-ci: {notice}", one_line=True), file=sys.stderr)

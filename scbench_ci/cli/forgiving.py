@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NoReturn
 
 from scbench_ci.option_values import did_you_mean
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 
 # Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`,
 # and `evaluate`'s `-v` is `--verbose`).
@@ -39,7 +39,9 @@ class ForgivingParser(argparse.ArgumentParser):
         elif found:
             choices = re.findall(r"'(.*?)'", found["choices"])
             message = f"{message}{did_you_mean(found['given'], choices)}"
-        self.exit(2, f"{_short_usage(self.prog)}\n{self.prog}: error: {terminal_text(message)}\n")
+        self.exit(
+            2, f"{_short_usage(self.prog)}\n{self.prog}: error: {inert(message, one_line=True)}\n"
+        )
 
     def refuse_unknown_flags(self, arguments: Sequence[str]) -> None:
         """Names the first flag this parser does not have, with the nearest one it has or a

@@ -10,7 +10,7 @@ from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summa
 from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.forgiving import ForgivingParser
 from scbench_ci.error_handler import Ending, handle_errors
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 from scbench_ci.version import __version__
 
 # Each subcommand's module declares its arguments and imports its command's core in `run`: parsing
@@ -85,9 +85,11 @@ def _report(ending: Ending) -> None:
     STDOUT.end_line()
     if ending.cancelled:
         print(f"scbench-ci: {ending.message}", file=sys.stderr)
-    else:
-        # Its message may name what a submission or a problem holds.
-        print(f"scbench-ci: error: {terminal_text(ending.message)}", file=sys.stderr)
+        return
+    # Its message may name what a submission or a problem holds: each line one, and inert.
+    first, *rest = ending.shown_lines()
+    for line in (f"scbench-ci: error: {first}", *rest):
+        print(inert(line, one_line=True), file=sys.stderr)
 
 
 if __name__ == "__main__":

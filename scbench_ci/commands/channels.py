@@ -12,6 +12,7 @@ from scbench_ci.errors import ExitCode
 from scbench_ci.executors.output import EveryLine
 from scbench_ci.results.baseline import Baseline
 from scbench_ci.results.model import RunResult
+from scbench_ci.trust.terminal import inert
 
 Echo = Callable[[], AbstractContextManager[TextIO | None]]
 """Opened around the runs: the stream their output and progress go to (None: not shown). The
@@ -40,6 +41,7 @@ def no_baseline() -> None:
 
 
 def say(stream: TextIO | None, line: str | None) -> None:
-    """`line`, when there is one, where the runs' output goes (nowhere when not shown)."""
+    """`line`, when there is one, where the runs' output goes (nowhere when not shown): one
+    line, inert, whatever it quotes."""
     if stream is not None and line is not None:
-        stream.write(line + "\n")
+        stream.write(inert(line, one_line=True) + "\n")

@@ -225,6 +225,9 @@ class ExecutionResult:
     """The container image it ran in (container executors)."""
     quality: QualityRun | None = None
     """The quality measure's outcome, when the request asked for it."""
+    refused: str | None = None
+    """Why the run did not start, for a cause of the submission's before any of its code ran
+    (its files take more of the memory limit than leaves room for the run): a resources fail."""
 
 
 class Executor(Protocol):

@@ -250,8 +250,11 @@ class HistoryOptions:
 class CleanupOptions:
     """`cleanup`."""
 
+    yes: bool = False
+    """Remove what is found (else it is only listed)."""
     volumes: bool = False
-    """Also the cached environments the runs share."""
+    """Also the cached environments the runs share that no run used for `unused_for_s`."""
+    unused_for_s: float = 3600.0
     owner: str | None = None
     """Only what this `HOST/PID` made, running or not."""
     everything: bool = False

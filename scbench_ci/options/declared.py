@@ -28,6 +28,7 @@ from scbench_ci.option_values import (
     Option,
     boolean,
     choice,
+    duration,
     optional_text,
     path,
     seconds,
@@ -612,23 +613,44 @@ ARTIFACT_URL = Option(
 
 # `cleanup`, which only the CLI has: each of the action's and the API's runs removes its own.
 _CLEANUP = "`cleanup` is the CLI's: each run of the action and of the API removes its own"
+YES = Option(
+    "yes",
+    False,
+    boolean,
+    "remove what is listed (without it, nothing is removed: cleanup only says what it would "
+    "remove)",
+    flag="--yes",
+    keyword=False,
+    absent=_CLEANUP,
+)
 VOLUMES = Option(
     "volumes",
     False,
     boolean,
-    f"also remove the cached environments the runs share (label {CACHE_LABEL}) and the uv "
-    f"cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); run it when no evaluation is "
-    "running",
+    f"also the cached environments the runs share (label {CACHE_LABEL}) that no run has used "
+    f"for --unused-for, and the uv cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); "
+    "never one a container uses",
     flag="--volumes",
     keyword=False,
     absent=_CLEANUP,
+)
+UNUSED_FOR = Option(
+    "unused_for_s",
+    3600.0,
+    duration,
+    "with --volumes, the cached environments no run has used for this long (30m, 12h, 7d; 0: "
+    "every one no run uses now) (default: 1h)",
+    flag="--unused-for",
+    keyword=False,
+    absent=_CLEANUP,
+    metavar="TIME",
 )
 OWNER = Option(
     "owner",
     None,
     owner,
-    "remove only what the scbench-ci process PID of host HOST made (its "
-    f"{OWNER_LABEL} label), even while it runs",
+    "only what the scbench-ci process PID of host HOST made (its "
+    f"{OWNER_LABEL} label), on any machine, even while it runs",
     flag="--owner",
     keyword=False,
     absent=_CLEANUP,
@@ -638,7 +660,8 @@ EVERYTHING = Option(
     "everything",
     False,
     boolean,
-    "remove every run's containers and volumes, those of runs still in progress too",
+    "every run's containers, volumes and networks on the daemon, whatever machine made them, "
+    "those of runs still in progress too",
     flag="--all",
     keyword=False,
     absent=_CLEANUP,
@@ -737,4 +760,4 @@ MERGE = (*COMPARISON, MERGE_OUTPUT)
 """`merge`'s options, after its results."""
 SUMMARY = (ARTIFACT_URL, ARTIFACT_NAME, SUMMARY_OUTPUT, SUMMARY_FAIL_ON, DETAILS)
 """`summary`'s options, after its results."""
-CLEANUP = (VOLUMES, OWNER, EVERYTHING)
+CLEANUP = (YES, VOLUMES, UNUSED_FOR, OWNER, EVERYTHING)

@@ -30,6 +30,7 @@ from scbench_ci.outputs.failing_view import (
 from scbench_ci.outputs.failing_view import told as told_causes
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
+from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
@@ -192,7 +193,7 @@ def passed_of(counts: GroupCounts) -> str:
 
 def headline(message: str | None) -> str:
     """The first line of a message, at most HEADLINE_CHARS long."""
-    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
+    line = first_line(message)
     return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
 
 
@@ -367,7 +368,7 @@ def _checkpoint_lines(
     if checkpoint.failure is not None and checkpoint.failure.log_tail:
         lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
     for warning in checkpoint.warnings:
-        lines.append(f"  warning: {warning}")
+        lines.append(f"  warning: {inert(warning, one_line=True)}")
     return [*lines, ""]
 
 

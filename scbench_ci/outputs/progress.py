@@ -43,7 +43,9 @@ class Headers:
         self.stream = stream
 
     def started(self, job: Job) -> None:
-        self.stream.write(inert(f"\n=== {job.label} ({job.submission}) ===") + "\n")
+        self.stream.write(
+            "\n" + inert(f"=== {job.label} ({job.submission}) ===", one_line=True) + "\n"
+        )
         self.stream.flush()
 
     def finished(self, job: Job, result: CheckpointResult) -> None:
@@ -154,7 +156,7 @@ class FinishedLines:
             self.show_line(self.status())
 
     def show_line(self, line: str) -> None:
-        self.stream.write(inert(line) + "\n")
+        self.stream.write(inert(line, one_line=True) + "\n")
         self.stream.flush()
         self.last_line_at = self.clock()
 
@@ -168,7 +170,10 @@ class FinishedLines:
         """After a finished line: how many run, and why no more while some wait (`auto`)."""
         if not self.why_no_more or self.total - self.done <= len(self.running):
             return ""
-        return inert(f" \N{MIDDLE DOT} {len(self.running)} running, no more: {self.why_no_more}")
+        return inert(
+            f" \N{MIDDLE DOT} {len(self.running)} running, no more: {self.why_no_more}",
+            one_line=True,
+        )
 
     def show_status(self) -> None:
         pass
@@ -249,11 +254,13 @@ def finished_line(job: Job, result: CheckpointResult, policy_name: str) -> str:
         outcome = _counts(result) if result.counts.total else "done"
         if result.failure is not None:
             outcome = headline(f"{result.failure.kind.value}: {result.failure.message}")
-        return inert(f"{job.label}: {outcome}{reused}, {duration}")
+        return inert(f"{job.label}: {outcome}{reused}, {duration}", one_line=True)
     verdict = "passed" if result.passed else "failed"
     why = why_failed(result, policy_name)
     because = f" \N{EM DASH} {headline(why)}" if why is not None else ""
-    return inert(f"{job.label}: {verdict}{reused}, {_counts(result)}, {duration}{because}")
+    return inert(
+        f"{job.label}: {verdict}{reused}, {_counts(result)}, {duration}{because}", one_line=True
+    )
 
 
 def _counts(result: CheckpointResult) -> str:

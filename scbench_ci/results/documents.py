@@ -12,7 +12,7 @@ from typing import Any
 
 from scbench_ci.executors.base import ImageRecord, MissingProgram
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
+from scbench_ci.reports import Status, capped_as_written
 from scbench_ci.results import policy
 from scbench_ci.results.comparison import CheckpointDelta, Comparison, TestChange
 from scbench_ci.results.findings import (
@@ -427,6 +427,7 @@ def _counts_from_json(document: Mapping[str, Any]) -> GroupCounts:
 
 
 def test_from_json(document: Mapping[str, Any]) -> TestResult:
+    message, details = capped_as_written(document["message"], document["details"])
     return TestResult(
         id=document["id"],
         checkpoint=document["checkpoint"],
@@ -434,8 +435,8 @@ def test_from_json(document: Mapping[str, Any]) -> TestResult:
         status=Status(document["status"]),
         duration_s=document["duration_s"],
         markers=tuple(document["markers"]),
-        message=document["message"],
-        traceback=document["details"],
+        message=message,
+        traceback=details,
         file=document["file"],
         line=document["line"],
         reruns=document["reruns"],

@@ -64,6 +64,8 @@ BAD_TEXT = {
     "cpus": "0",
     "pids_limit": "x",
     "disk": "0",
+    "cache_size": "lots",
+    "unused_for_s": "a while",
     "use_cache": "sometimes",
     "test_network": "rarely",
     "include_prior_tests": "perhaps",

@@ -22,6 +22,25 @@ from scbench_ci.trust.untrusted_tree import (
 )
 
 _COPY_CHUNK = 1024 * 1024
+PAGE_BYTES = 4096
+ENTRY_BYTES = 1024
+"""What the kernel keeps for each file, folder or link of an in-memory folder besides its pages
+(its inode and its name): an estimate above what it takes (about 0.9 KiB on Linux 6)."""
+INLINE_LINK_CHARS = 128
+"""A link's target up to this long is kept in its inode; a longer one takes a page."""
+
+
+def in_memory_bytes(members: Iterable[tarfile.TarInfo]) -> int:
+    """What the archive's entries take once unpacked into an in-memory folder (tmpfs): each
+    file's pages, each long link's page, and ENTRY_BYTES for every entry."""
+    total = 0
+    for member in members:
+        total += ENTRY_BYTES
+        if member.isreg():
+            total += -(-member.size // PAGE_BYTES) * PAGE_BYTES
+        elif member.issym() and len(member.linkname.encode()) >= INLINE_LINK_CHARS:
+            total += PAGE_BYTES
+    return total
 
 
 def open_writer(target: BinaryIO) -> tarfile.TarFile:

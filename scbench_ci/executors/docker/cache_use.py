@@ -16,6 +16,7 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
 from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker import cache_bounds
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Cached
 from scbench_ci.executors.docker.cache_build import (
     CACHE_MOUNTS,
@@ -77,6 +78,16 @@ class Caches:
     no caches at all (the run then installs it itself)."""
     stdlib: Stdlib | None = None
 
+    def used(self) -> list[Cached]:
+        """Every environment the run uses."""
+        quality = self.quality if isinstance(self.quality, Cached) else None
+        stdlib = self.stdlib.cached if self.stdlib is not None else None
+        return [
+            cached
+            for cached in (self.runner, self.dependencies, quality, stdlib)
+            if cached is not None
+        ]
+
     def mounts(self) -> list[Mount]:
         """Each environment's data volume, read-only, where it was built."""
         quality = self.quality if isinstance(self.quality, Cached) else None
@@ -109,9 +120,12 @@ def obtain_caches(
     *,
     scope: str,
     stdlib_folder: str | None,
+    max_bytes: int,
 ) -> Caches:
     """The cached environments this run can use, built now when they are not there yet; `scope`
-    says who may share them; `stdlib_folder`: the image's standard library folder, if known."""
+    says who may share them; `stdlib_folder`: the image's standard library folder, if known.
+    Their use is recorded, and once one is built the daemon's caches are held to their bounds
+    (`max_bytes`, cache_bounds.py)."""
     index = index_variables(os.environ)
     requirements = request.command.requirements
     with clock.timing("runner"):
@@ -129,12 +143,17 @@ def obtain_caches(
         log.note(f"no cached test runner ({runner}): it is installed for this run")
     else:
         log.note(f"test runner: the cached environment of volume {runner.data_volume}")
-    return Caches(
+    caches = Caches(
         runner if isinstance(runner, Cached) else None,
         _dependencies(containers, image_id, request, log, deadline, clock, scope),
         _quality(containers, image_id, log, clock, scope) if request.quality else None,
         _stdlib(containers, image_id, stdlib_folder, log, deadline, clock, scope),
     )
+    used = caches.used()
+    cache_bounds.record_use(containers.client, used)
+    if any(cached.built for cached in used):
+        cache_bounds.hold_to_bounds(containers.client, max_bytes, log.note)
+    return caches
 
 
 def _stdlib(

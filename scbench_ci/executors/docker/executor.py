@@ -63,6 +63,7 @@ from scbench_ci.executors.docker.cache_use import (
     obtain_caches,
     restore_notice,
 )
+from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
@@ -75,11 +76,13 @@ from scbench_ci.executors.docker.layout import (
     WORKSPACE_DIR,
     TestsPlace,
 )
+from scbench_ci.executors.docker.network import RUN_NETWORK, routes_failed
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.steps import ContainerSteps, runner_environment, runner_python
 from scbench_ci.executors.docker.transfer import (
     Collected,
+    StagedTooLarge,
     collect_now,
     copy_workspace,
     write_reports,
@@ -89,6 +92,10 @@ from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phase
 from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
+
+MIN_RUN_MEMORY_BYTES = 64 * 1024**2
+"""What a run keeps of its memory limit for its processes, whatever its files take: less, and
+the test runner could not start (the run is refused, as a fail of the submission's)."""
 
 
 class DockerExecutor:
@@ -135,7 +142,9 @@ class DockerExecutor:
 
     def close(self) -> None:
         """Remove the containers made ahead and not used, and wait for every removal; then the
-        client goes."""
+        client goes. After `cancel`, whatever else of this process's is left (a helper whose
+        creation a signal cut short, finished by the daemon after its removal was asked) goes
+        too, by its owner label."""
         with self._lock:
             pool = self._pool
         try:
@@ -147,6 +156,21 @@ class DockerExecutor:
                 client, self._client = self._client, None
             if client is not None:
                 client.close()
+            if self._cancelled.is_set():
+                self._remove_own()
+
+    @staticmethod
+    def _remove_own() -> None:
+        failures = (DockerException, requests.RequestException, InfrastructureError)
+        with contextlib.suppress(*failures):
+            remove_leftovers(
+                owner=processes.owner(),
+                everything=False,
+                volumes=False,
+                unused_for_s=0.0,
+                remove=True,
+                say=lambda line: None,
+            )
 
     @contextlib.contextmanager
     def _connected(self) -> Iterator[docker.DockerClient]:
@@ -164,7 +188,7 @@ class DockerExecutor:
 
     def _pool_containers(self, shape: Shape) -> Containers:
         with self._connected() as client:
-            return self._containers(client, shape.image, shape.path)
+            return self._containers(client, shape.image, shape.path, shape.network_mode)
 
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
@@ -199,9 +223,21 @@ class DockerExecutor:
                 missing=recipe(recipe_name).missing(facts.programs),
             )
             image_id = image.id
+            # The tests' network: the environment file's as it is, else the run's own, from
+            # whose containers the host's addresses are cut when the image has python3.
+            blocked: tuple[str, ...] = ()
+            unrouted = None
+            if request.network is not None:
+                network = request.network
+            else:
+                network, blocked = RUN_NETWORK.made(client)
+                if "python" not in facts.versions:
+                    blocked = ()
+                    unrouted = "the image has no python3: the host's addresses are not cut from "
+                    unrouted += "the tests' network"
             # The session's clock starts once the image is here: a pull is not the run's.
             deadline = time.monotonic() + request.session_timeout_s
-            containers = self._containers(client, image.reference, facts.path)
+            containers = self._containers(client, image.reference, facts.path, network, blocked)
             with LogSink(request.log_dir / SETUP_LOG, request.echo, setup=True) as setup_log:
                 caches = Caches()
                 if self.settings.use_cache:
@@ -214,11 +250,14 @@ class DockerExecutor:
                         clock,
                         scope=self.cache_scope,
                         stdlib_folder=facts.stdlib,
+                        max_bytes=int(parse_bytes(self.settings.cache_size)),
                     )
                     # Building the quality measure's environment is not the session's time.
                     deadline += clock.phases().get("quality", 0.0)
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
+                if unrouted:
+                    setup_log.note(unrouted)
                 attempt = _Attempt(
                     containers, image_id, request, setup_log, deadline, clock, started
                 )
@@ -246,7 +285,14 @@ class DockerExecutor:
             return image_build.on_base(client, requested, echo, recipe(recipe_name))
         return image_build.default_image(client, echo, recipe(recipe_name))
 
-    def _containers(self, client: docker.DockerClient, image: str, path: str) -> Containers:
+    def _containers(
+        self,
+        client: docker.DockerClient,
+        image: str,
+        path: str,
+        network: str | None,
+        blocked: tuple[str, ...] = (),
+    ) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as
         `--disk`, or with `auto` as the free space of Docker's disk, so a program that checks it
         sees what it would under SCBench."""
@@ -257,7 +303,7 @@ class DockerExecutor:
                 return tmpfs_limits(self._free_disk.measure(client, image, confined))
             return tmpfs_limits(int(parse_bytes(self.settings.disk)))
 
-        return Containers(client, image, confined, folder_limits, path)
+        return Containers(client, image, confined, folder_limits, path, network, blocked)
 
     def _attempt(self, attempt: _Attempt, caches: Caches) -> ExecutionResult:
         """One container's run; CacheRejected before any of the submission's code ran when a
@@ -276,9 +322,10 @@ class DockerExecutor:
             image_id=attempt.image_id,
             path=containers.path,
             caches=caches,
-            network_mode=(request.network if online else "none"),
+            network_mode=containers.network if online else "none",
             place=place,
             installs_runner=caches.runner is None,
+            blocked=containers.blocked if online else (),
         )
         pool = self._pool
         prepared: Prepared | None = None
@@ -286,7 +333,14 @@ class DockerExecutor:
             with clock.timing("container"):
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
-                copy_workspace(container, request.workspace, place, quality_source=request.quality)
+                refused = self._stage(container, request, place)
+            if refused is not None:
+                nothing_ran = ExecutionResult(None, None, None, 0.0, refused=refused)
+                return with_phases(nothing_ran, clock, attempt.started)
+            if shape.blocked and (failed := routes_failed(container)) is not None:
+                attempt.setup_log.note(
+                    f"the host's addresses could not be cut from the tests' network: {failed}"
+                )
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -328,6 +382,34 @@ class DockerExecutor:
                     else:
                         containers.remove(prepared.name, volumes=True)
         return with_phases(result, clock, attempt.started)
+
+    def _stage(
+        self, container: Container, request: ExecutionRequest, place: TestsPlace
+    ) -> str | None:
+        """The workspace (and the quality measure's copy) into the container, and its memory
+        limit lowered by what they take: the daemon unpacks them into the run's in-memory
+        folders, so its cgroup, not the container's, would be charged for them. Why the run
+        cannot start, when they leave less than MIN_RUN_MEMORY_BYTES of the limit."""
+        memory = self.memory_limit()
+        try:
+            staged = copy_workspace(
+                container,
+                request.workspace,
+                place,
+                quality_source=request.quality,
+                room=memory - MIN_RUN_MEMORY_BYTES,
+            )
+        except StagedTooLarge as too_large:
+            copies = "twice: for the tests and the quality measure" if request.quality else "once"
+            return (
+                f"the workspace's files take {_mib(too_large.staged)} of memory in the container "
+                f"(the submission's files {copies}, and the tests), more than the memory limit "
+                f"({self.settings.memory}) leaves for them ({_mib(too_large.room)}: "
+                f"{_mib(MIN_RUN_MEMORY_BYTES)} is kept for the tests' processes): nothing ran"
+            )
+        left = memory - staged
+        container.update(mem_limit=left, memswap_limit=left)
+        return None
 
     def _quality(
         self,
@@ -427,3 +509,7 @@ class _Attempt:
     deadline: float
     clock: PhaseClock
     started: float
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1024**2:,.1f} MiB"

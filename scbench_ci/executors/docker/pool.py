@@ -29,7 +29,9 @@ from docker.models.containers import Container
 from scbench_ci.executors.docker.cache_use import Caches
 from scbench_ci.executors.docker.container import Containers, run_name
 from scbench_ci.executors.docker.layout import TestsPlace
+from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import prepare_container
+from scbench_ci.signals import Terminated
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Shape:
     place: TestsPlace
     installs_runner: bool
     """Whether the run installs the test runner itself (no cached one): its uv cache folder."""
+    blocked: tuple[str, ...] = ()
+    """What the container cannot reach on its network (network.routed); none: no routes."""
 
 
 @dataclass(frozen=True)
@@ -75,12 +79,14 @@ def prepare(containers: Containers, shape: Shape) -> Prepared:
             [*volumes, *shape.caches.mounts()],
             limits,
             network_mode=shape.network_mode,
+            **(routed(list(shape.blocked)) if shape.blocked else {}),
         )
         # A volume in memory is there once the container runs, not before.
         container.start()
         prepare_container(container, installs_runner=shape.installs_runner, place=shape.place)
-    except BaseException:
-        containers.remove(name, volumes=True)
+    except BaseException as error:
+        signalled = isinstance(error, KeyboardInterrupt | Terminated)
+        containers.remove(name, volumes=True, after_signal=signalled)
         raise
     return Prepared(name, run_id, container, shape)
 

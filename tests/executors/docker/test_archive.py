@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.docker.archive import add_directory, add_tree, open_writer, read_member
+from scbench_ci.executors.docker.archive import (
+    ENTRY_BYTES,
+    PAGE_BYTES,
+    add_directory,
+    add_tree,
+    in_memory_bytes,
+    open_writer,
+    read_member,
+)
 
 
 def pack(source: Path) -> list[tarfile.TarInfo]:
@@ -150,3 +158,18 @@ def test_read_member_stops_at_the_first_entry() -> None:
 def test_read_member_of_a_broken_archive_says_so() -> None:
     reason = read_member(iter([b"not a tar archive" * 40]), "pytest-report.json", 100)
     assert isinstance(reason, str) and reason.startswith("pytest-report.json could not be read")
+
+
+def test_what_an_archive_takes_in_memory_once_unpacked(tmp_path: Path) -> None:
+    """Each file's pages (a byte takes one, 4,097 two), a long link's page, and each entry's
+    inode and name: what the container's in-memory folders hold, off its memory limit."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "empty").write_bytes(b"")
+    (source / "one").write_bytes(b"x")
+    (source / "two").write_bytes(b"x" * (PAGE_BYTES + 1))
+    (source / "short").symlink_to("one")
+    (source / "long").symlink_to("l" * 200)
+    members = pack(source)  # also the folder itself and tmp/home
+    assert len(members) == 7
+    assert in_memory_bytes(members) == 7 * ENTRY_BYTES + 4 * PAGE_BYTES
