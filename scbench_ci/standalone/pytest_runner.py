@@ -30,6 +30,13 @@ plugins can be imported (never scbench_ci):
 - It prints one seal line: an HMAC, keyed with the run's secret, of the exit code, the number of
   processes killed and both reports' digests. A report changed after it was written, or a forged
   line, does not match.
+- Given `--scbench-ci-shard=<json>` (anywhere among pytest's arguments, which never see it), it runs
+  one shard of a checkpoint's tests: once the whole collection is made and every other plugin
+  has selected and ordered it, it deals the collection's units (a test file, or an outer class of
+  one, never apart what a module- or package-scoped fixture shares) to the shards by their
+  weights, the longest first to the least loaded, and deselects the units not dealt to its own.
+  Every shard collects the same files and deals alike, so each runs its part and the parts are
+  the whole; the report records the collection it dealt from (SHARD_REPORT_KEY).
 """
 
 from __future__ import annotations
@@ -47,7 +54,10 @@ import stat
 import sys
 from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10: the image's may be older
 
 SEAL_KEY_VARIABLE = "SCBENCH_CI_SEAL_KEY"
 SEAL_PREFIX = "[scbench-ci] seal "
@@ -57,6 +67,15 @@ KILL_DESCENDANTS = "--kill-descendants"
 CTRF_OPTION = "--ctrf="
 JSON_REPORT_FILE_OPTION = "--json-report-file="
 JSON_REPORT_FLAG = "--json-report"
+SHARD_OPTION = "--scbench-ci-shard="
+"""`--scbench-ci-shard={"index": K, "count": N, "weights": {UNIT: SECONDS}}`: run shard K (from 1)
+of N; each unit's expected seconds, where known."""
+SHARD_REPORT_KEY = "scbench_ci_shard"
+"""The JSON report's record of a shard: its index and count, and every test of the collection it
+was dealt from (`items`, in the order pytest would run them all)."""
+MAX_SHARDS = 1024
+_WIDER_THAN_A_TEST = ("module", "package")
+"""Fixture scopes whose instance tests of more than one class share: they stay in one shard."""
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
@@ -250,6 +269,91 @@ def split_arguments(args: list[str]) -> tuple[list[str], Path | None, Path | Non
     return [*kept, f"{JSON_REPORT_FILE_OPTION}none"], json_path, ctrf_path
 
 
+def take_shard(args: list[str]) -> tuple[list[str], dict[str, Any] | None]:
+    """pytest's arguments without any SHARD_OPTION, and the first one's shard (None: none given,
+    or not one: the run is then whole)."""
+    kept = [arg for arg in args if not arg.startswith(SHARD_OPTION)]
+    given = next((arg[len(SHARD_OPTION) :] for arg in args if arg.startswith(SHARD_OPTION)), None)
+    try:
+        shard = json.loads(given) if given is not None else None
+    except ValueError:
+        shard = None
+    if not isinstance(shard, dict):
+        return kept, None
+    index, count, weights = shard.get("index"), shard.get("count"), shard.get("weights", {})
+    if not (_whole(index) and _whole(count) and 1 <= index <= count <= MAX_SHARDS):
+        return kept, None
+    if not isinstance(weights, dict):
+        weights = {}
+    seconds = {
+        str(unit): float(value)
+        for unit, value in weights.items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9
+    }
+    return kept, {"index": index, "count": count, "weights": seconds}
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def units_of(facts: list[tuple[str, str | None, str | None]]) -> list[str]:
+    """Each test's unit, from its (file, outer class, widest fixture scope): its folder
+    (`dir/`) when a package-scoped fixture is used there, its file when a module-scoped one is
+    used in the file, else its outer class (`file::Class`) or the file's tests outside any class
+    (`file::`)."""
+    whole_folders = {os.path.dirname(file) for file, _, scope in facts if scope == "package"}
+    whole_files = {file for file, _, scope in facts if scope == "module"}
+    units = []
+    for file, outer, _ in facts:
+        if os.path.dirname(file) in whole_folders:
+            units.append(f"{os.path.dirname(file)}/")
+        elif file in whole_files:
+            units.append(file)
+        else:
+            units.append(f"{file}::{outer or ''}")
+    return units
+
+
+def deal_units(sizes: dict[str, int], weights: dict[str, float], count: int) -> dict[str, int]:
+    """Each unit's shard (from 1): the heaviest first, each to the least loaded shard (of equals,
+    the one with the fewest tests, then the lowest). A unit without a weight weighs its tests at
+    the known units' mean per test; with no weight known (or all zero), each test weighs one.
+    Only the units and their sizes decide, never their order."""
+    known = [unit for unit in sizes if unit in weights]
+    known_tests = sum(sizes[unit] for unit in known)
+    known_s = sum(weights[unit] for unit in known)
+    per_test = known_s / known_tests if known_tests and known_s > 0 else 1.0
+    weight = {
+        unit: weights[unit] if unit in weights and known_s > 0 else sizes[unit] * per_test
+        for unit in sizes
+    }
+    loads = [0.0] * count
+    tests = [0] * count
+    dealt = {}
+    for unit in sorted(sizes, key=lambda unit: (-weight[unit], unit)):
+        shard = min(range(count), key=lambda index: (loads[index], tests[index], index))
+        dealt[unit] = shard + 1
+        loads[shard] += weight[unit]
+        tests[shard] += sizes[unit]
+    return dealt
+
+
+def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str | None]:
+    """An item's file (as its node id names it), outer class (the outermost node of
+    `class_type`, pytest's Class) and widest fixture scope beyond a class's."""
+    outer: str | None = next(
+        (node.name for node in item.listchain() if isinstance(node, class_type)), None
+    )
+    widest = None
+    info = getattr(item, "_fixtureinfo", None)
+    for definitions in getattr(info, "name2fixturedefs", {}).values():
+        scope = getattr(definitions[-1], "scope", None) if definitions else None
+        if scope in _WIDER_THAN_A_TEST and widest != "package":
+            widest = scope
+    return item.nodeid.split("::", 1)[0], outer, widest
+
+
 def reports_folders(*paths: Path | None) -> set[Path]:
     """The folders of the reports that the runner may replace: below the working directory."""
     folders = {path.parent for path in paths if path is not None}
@@ -287,6 +391,7 @@ def main() -> int:
         args = args[1:]
     if mode == KILL_DESCENDANTS and sys.platform.startswith("linux"):
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    args, shard = take_shard(args)
     pytest_args, json_path, ctrf_path = split_arguments(args)
     sys.stdout.write(f"{START_PREFIX}{start_text(key)}\n")
     sys.stdout.flush()
@@ -358,9 +463,43 @@ def main() -> int:
             """pytest-json-report's report, built and about to be saved (it is not: `none`)."""
             self.json_report = json_report
 
+    class Shard:
+        """Deals the whole collection, as every other plugin left it, and keeps this shard's."""
+
+        def __init__(self, shard: dict[str, Any]) -> None:
+            self.shard = shard
+            self.record: dict[str, Any] | None = None
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(
+            self, config: pytest.Config, items: list[pytest.Item]
+        ) -> None:
+            units = units_of([test_facts(item, pytest.Class) for item in items])
+            sizes: dict[str, int] = {}
+            for unit in units:
+                sizes[unit] = sizes.get(unit, 0) + 1
+            dealt = deal_units(sizes, self.shard["weights"], self.shard["count"])
+            index = self.shard["index"]
+            kept: list[pytest.Item] = []
+            left: list[pytest.Item] = []
+            for item, unit in zip(items, units):  # noqa: B905 (the image's Python may be older)
+                (kept if dealt[unit] == index else left).append(item)
+            self.record = {
+                "index": index,
+                "count": self.shard["count"],
+                "items": [item.nodeid for item in items],
+            }
+            if left:
+                config.hook.pytest_deselected(items=left)
+                items[:] = kept
+
     guard = Guard()
-    exit_code = int(pytest.main(pytest_args, plugins=[guard]))
+    sharding = Shard(shard) if shard is not None else None
+    plugins: list[object] = [guard] if sharding is None else [guard, sharding]
+    exit_code = int(pytest.main(pytest_args, plugins=plugins))
     reruns = {node_id: len(attempts) for node_id, attempts in guard.rerun_attempts.items()}
+    if sharding is not None and guard.json_report is not None and sharding.record is not None:
+        guard.json_report[SHARD_REPORT_KEY] = sharding.record
     json_bytes = json_report_bytes(guard.json_report, guard.marks, reruns, guard.rerun_failures)
     if json_path is not None and json_bytes is not None:
         try:
