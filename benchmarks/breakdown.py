@@ -5,6 +5,7 @@ way of running them, beside SCBench's own flow, in the same run.
     python benchmarks/breakdown.py [--repeat 3] [--jobs 2] [--examples all]
                                    [--problems 2] [--checkpoints 2] [--tests 2]
                                    [--modes batch-1,batch-N,api,session,scbench]
+                                   [--shards 2,4] [--long PROBLEM:CHECKPOINT ...]
                                    [--no-quality]
 
 The checkpoints: every checkpoint of the examples (examples/, reference solutions), and a
@@ -30,6 +31,14 @@ wall time minus pytest's duration) and `process's own` (the wall time no phase a
 imports, pre-flight, planning, signing, writing). Then one line per mode: evaluations, wall time,
 evaluations per minute. Exit 1 when a checkpoint's verdict differs between scbench-ci's modes.
 
+Sharding (`--shards 2,4`, `--long`): each count N adds a mode `shards-N`, a `--jobs 1` process
+with `--shards N` over the set, whose results must equal the unsharded warm-up's test by test;
+and each `--long PROBLEM_FOLDER:CHECKPOINT` (a real problem with its reference solution in
+`solutions/<checkpoint>`, say one of SCBench's; never run by the other modes) is evaluated alone,
+unsharded and then with each `--shards N`, each in a process of its own: its wall time, the ratio
+to the unsharded one, and every difference of its results (ids, statuses, groups, messages,
+counts, verdict; zero is the bar). Exit 1 when there is one.
+
 `--no-quality` runs scbench-ci's modes without the code-quality measure (`--no-quality`,
 `quality=False`), as a reward loop would: what is left outside the tests is the floor of the
 evaluation itself. SCBench's flow never measures quality.
@@ -41,6 +50,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -50,6 +60,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -104,6 +115,8 @@ class ModeRun:
     evaluations: tuple[Evaluation, ...]
     serial: bool
     """Whether the evaluations ran one at a time (so the process's wall time is theirs, added)."""
+    output: Path | None = None
+    """The output folder of a mode that runs one `scbench-ci evaluate` process."""
 
 
 @dataclass(frozen=True)
@@ -141,13 +154,33 @@ def write_set(
 # --- the modes -----------------------------------------------------------------------------
 
 
-def batch(context: Context, jobs: int, output: Path) -> ModeRun:
-    """One `scbench-ci evaluate --jobs N` process over every checkpoint."""
+def batch(context: Context, jobs: int, output: Path, shards: int = 1) -> ModeRun:
+    """One `scbench-ci evaluate --jobs N [--shards S]` process over every checkpoint."""
+    wall_s = evaluate_process(
+        context.problems, "all", context.problems, output, context.quality, jobs, shards
+    )
+    evaluations = tuple(_from_results(output))
+    mode = f"batch-{jobs}" if shards == 1 else f"shards-{shards}"
+    return ModeRun(mode, wall_s, evaluations, serial=jobs == 1, output=output)
+
+
+def evaluate_process(
+    problems: Path,
+    checkpoint: str,
+    solutions: Path,
+    output: Path,
+    quality: bool,
+    jobs: int = 1,
+    shards: int = 1,
+) -> float:
+    """`scbench-ci evaluate` of each reference solution (`<solutions>/{problem}/solutions/
+    {checkpoint}`) in a process of its own: its wall time."""
     shutil.rmtree(output, ignore_errors=True)
-    argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(context.problems)]
-    argv += ["--checkpoint", "all", "--jobs", str(jobs), "--output", str(output), "--quiet"]
-    argv += ["--submission", f"{context.problems}/{{problem}}/solutions/{{checkpoint}}"]
-    argv += [] if context.quality else ["--no-quality"]
+    argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problems)]
+    argv += ["--checkpoint", checkpoint, "--jobs", str(jobs), "--output", str(output), "--quiet"]
+    argv += ["--submission", f"{solutions}/{{problem}}/solutions/{{checkpoint}}"]
+    argv += ["--shards", str(shards)] if shards != 1 else []
+    argv += [] if quality else ["--no-quality"]
     started = time.perf_counter()
     run = subprocess.run(
         argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=ROOT, check=False
@@ -155,11 +188,10 @@ def batch(context: Context, jobs: int, output: Path) -> ModeRun:
     wall_s = time.perf_counter() - started
     if run.returncode not in (0, 1) or not (output / "results.json").is_file():
         sys.exit(
-            f"`scbench-ci evaluate --jobs {jobs}` exited {run.returncode}:\n"
+            f"`scbench-ci evaluate --jobs {jobs} --shards {shards}` exited {run.returncode}:\n"
             f"{run.stdout[-OUTPUT_TAIL:]}\n{run.stderr[-OUTPUT_TAIL:]}"
         )
-    evaluations = tuple(_from_results(output))
-    return ModeRun(f"batch-{jobs}", wall_s, evaluations, serial=jobs == 1)
+    return wall_s
 
 
 def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
@@ -216,17 +248,138 @@ def _from_results(output: Path) -> Iterable[Evaluation]:
     results = json.loads((output / "results.json").read_text())
     for problem in results["problems"]:
         for checkpoint in problem["checkpoints"]:
-            report = output / checkpoint["artifacts"] / "pytest-report.json"
+            folder = output / checkpoint["artifacts"]
+            # A sharded checkpoint's pytest: its longest shard's session.
+            whole = folder / "pytest-report.json"
+            reports = [whole] if whole.is_file() else sorted(folder.glob("shard-*/pytest-*.json"))
             yield Evaluation(
                 f"{problem['name']}/{checkpoint['name']}",
                 bool(checkpoint["passed"]),
-                _duration(report),
+                max(_duration(report) for report in reports),
                 {name: float(seconds) for name, seconds in checkpoint["phases"].items()},
             )
 
 
 def _duration(report: Path) -> float:
     return float(json.loads(report.read_text())["duration"])
+
+
+# --- sharding ----------------------------------------------------------------------------
+
+JUDGED = ("passed", "pytest_exit_code", "groups", "totals")
+"""What a checkpoint's result says that sharding must not change, besides its tests."""
+TEST_FIELDS = (
+    "checkpoint",
+    "group",
+    "status",
+    "markers",
+    "message",
+    "details",
+    "file",
+    "line",
+    "reruns",
+)
+_ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
+def as_any_run(value: object) -> object:
+    """A message or traceback as two whole runs of the same tests agree on it: objects'
+    addresses differ from one process to the next, and so does the order of a set's or a dict's
+    items in an assertion's diff (hash randomization)."""
+    return sorted(_ADDRESS.sub("0x?", value).splitlines()) if isinstance(value, str) else value
+
+
+def differences(whole: Path, sharded: Path) -> list[str]:
+    """Every way the checkpoints of the sharded output folder differ from the whole one's: each
+    result's verdict, exit code, failure kind and counts, and each test's outcome."""
+    found = []
+    ours, theirs = _checkpoints(whole), _checkpoints(sharded)
+    for key in sorted(set(ours) | set(theirs)):
+        if key not in ours or key not in theirs:
+            found.append(f"{key}: only in the {'whole' if key in ours else 'sharded'} run")
+            continue
+        (one, one_tests), (other, other_tests) = ours[key], theirs[key]
+        found += [
+            f"{key}: {name} {one[name]!r} != {other[name]!r}"
+            for name in one
+            if one[name] != other[name]
+        ]
+        if [test["id"] for test in one_tests] != [test["id"] for test in other_tests]:
+            missing = {t["id"] for t in one_tests} ^ {t["id"] for t in other_tests}
+            found.append(f"{key}: other tests or order ({', '.join(sorted(missing)[:3])})")
+            continue
+        for test, other_test in zip(one_tests, other_tests, strict=True):
+            found += [
+                f"{key}: {test['id']}: {name} {test.get(name)!r:.300} != "
+                f"{other_test.get(name)!r:.300}"
+                for name in TEST_FIELDS
+                if as_any_run(test.get(name)) != as_any_run(other_test.get(name))
+            ]
+    return found
+
+
+def _checkpoints(output: Path) -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    results = json.loads((output / "results.json").read_text())
+    found = {}
+    for problem in results["problems"]:
+        for checkpoint in problem["checkpoints"]:
+            document = json.loads((output / checkpoint["artifacts"] / "result.json").read_text())
+            judged = {name: checkpoint[name] for name in JUDGED}
+            judged["failure"] = (checkpoint["failure"] or {}).get("kind")
+            found[f"{problem['name']}/{checkpoint['name']}"] = (judged, document["tests"])
+    return found
+
+
+@dataclass(frozen=True)
+class LongRun:
+    """A long checkpoint evaluated alone, whole or sharded."""
+
+    key: str
+    shards: int
+    wall_s: float
+    differences: tuple[str, ...]
+    """Against the whole run (none for the whole run itself)."""
+
+
+def long_checkpoints(
+    given: Sequence[str], counts: Sequence[int], scratch: Path, quality: bool
+) -> list[LongRun]:
+    """Each `PROBLEM_FOLDER:CHECKPOINT` evaluated whole, then with each count of shards."""
+    runs = []
+    for index, one in enumerate(given):
+        problem, _, checkpoint = one.rpartition(":")
+        folder = Path(problem).resolve()
+        key = f"{folder.name}/{checkpoint}"
+        holder = scratch / f"long-{index}"  # the problem alone, as `--problem` takes a folder
+        holder.mkdir(parents=True, exist_ok=True)
+        if not (holder / folder.name).exists():
+            (holder / folder.name).symlink_to(folder)
+        whole = holder / "whole"
+        print(f"long: {key} whole ...", flush=True)
+        wall_s = evaluate_process(holder / folder.name, checkpoint, holder, whole, quality)
+        runs.append(LongRun(key, 1, wall_s, ()))
+        for count in counts:
+            print(f"long: {key} --shards {count} ...", flush=True)
+            output = holder / f"shards-{count}"
+            wall_s = evaluate_process(
+                holder / folder.name, checkpoint, holder, output, quality, shards=count
+            )
+            runs.append(LongRun(key, count, wall_s, tuple(differences(whole, output))))
+    return runs
+
+
+def long_report(runs: Sequence[LongRun]) -> list[str]:
+    lines = ["", "long checkpoints, each alone: wall seconds, ratio to the whole run, differences"]
+    whole = {run.key: run.wall_s for run in runs if run.shards == 1}
+    for run in runs:
+        ratio = run.wall_s / whole[run.key]
+        shown = "whole" if run.shards == 1 else f"--shards {run.shards}"
+        lines.append(
+            f"  {run.key:<32}{shown:>12}{run.wall_s:>9.1f}{ratio:>7.2f}x"
+            f"{len(run.differences):>6} differences"
+        )
+        lines += [f"    {difference}" for difference in run.differences]
+    return lines
 
 
 MODES: dict[str, Callable[[Context, Path], ModeRun]] = {
@@ -401,12 +554,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated")
     parser.add_argument("--root", type=Path, help="where the set and outputs go (kept)")
     parser.add_argument(
+        "--shards", default="", help="comma-separated counts: a mode shards-N for each"
+    )
+    parser.add_argument(
+        "--long",
+        action="append",
+        default=[],
+        metavar="PROBLEM:CHECKPOINT",
+        help="a long real checkpoint, whole and with each --shards count (repeatable)",
+    )
+    parser.add_argument(
         "--no-quality", action="store_true", help="scbench-ci's modes without the quality measure"
     )
     args = parser.parse_args(arguments)
-    modes = args.modes.split(",")
+    modes = [mode for mode in args.modes.split(",") if mode]
     if unknown := [mode for mode in modes if mode not in MODES]:
         parser.error(f"--modes: unknown mode {unknown[0]!r} ({', '.join(MODES)})")
+    shard_counts = [int(count) for count in args.shards.split(",") if count]
     examples = {
         "all": sorted(p.name for p in EXAMPLES.iterdir() if (p / "config.yaml").is_file()),
         "none": [],
@@ -428,21 +592,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(context.checkpoints)} checkpoints, {measure} the quality measure; {_load()}",
             flush=True,
         )
-        batch(context, args.jobs, scratch / "warm")  # untimed: fills the caches
+        warm = batch(context, args.jobs, scratch / "warm")  # untimed: fills the caches
         runs = []
+        sharded: list[str] = []
         for repeat in range(args.repeat):
             for mode in modes:
                 print(f"repeat {repeat + 1}: {mode} ...", flush=True)
                 runs.append(MODES[mode](context, scratch / f"{mode}-{repeat}"))
+            for count in shard_counts:
+                print(f"repeat {repeat + 1}: shards-{count} ...", flush=True)
+                run = batch(context, 1, scratch / f"shards-{count}-{repeat}", shards=count)
+                runs.append(run)
+                assert warm.output is not None and run.output is not None
+                sharded += [f"{run.mode}: {one}" for one in differences(warm.output, run.output)]
+        longs = long_checkpoints(args.long, shard_counts, scratch, not args.no_quality)
         print(f"after: {_load()}\n")
     finally:
         if args.root is None:
             shutil.rmtree(scratch, ignore_errors=True)
     print("\n".join(report(runs)))
+    if shard_counts:
+        print(f"\nsharded against the unsharded warm-up: {len(sharded)} differences")
+        print("\n".join(f"  {one}" for one in sharded))
+    if longs:
+        print("\n".join(long_report(longs)))
+    failed = 0
     if differ := differing_verdicts(runs):
         print(f"\nverdicts that differ between modes or repeats: {', '.join(differ)}")
-        return 1
-    return 0
+        failed = 1
+    return 1 if failed or sharded or any(run.differences for run in longs) else 0
 
 
 def _evaluation_image() -> str:

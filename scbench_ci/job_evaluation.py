@@ -5,6 +5,7 @@ files written into a job folder of the output folder (a result reused instead wh
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import time
@@ -56,6 +57,7 @@ from scbench_ci.shards import (
     shard_argument,
     unit_weights,
     unshardable,
+    warm_up_for,
 )
 from scbench_ci.standalone.pytest_runner import read_regular
 from scbench_ci.trust.files import scratch_folder
@@ -175,7 +177,11 @@ def _evaluate_checkpoint(
                 echo,
                 warnings,
                 artifacts_dir,
-                _Shards(shards, sharding.durations(job.key), Path(scratch)),
+                _Shards(
+                    shards,
+                    sharding.durations(job.key),
+                    warm_up_for(environment.source == "default", entrypoint),
+                ),
             )
     return replace(
         result,
@@ -228,8 +234,8 @@ class _Shards:
     count: int
     durations: Mapping[str, float]
     """The seconds each test took before, by test id (the units' weights)."""
-    scratch: Path
-    """Where each shard's copy of the workspace and its logs go."""
+    warm_up: tuple[str, ...]
+    """What a shard runs first when the collection's first test is another's."""
 
 
 @dataclass(frozen=True)
@@ -270,15 +276,33 @@ def _run_tests(
         default_environment=environment.source == "default",
         quality=_measures_quality(options, job),
     )
-    try:
-        ran = _run_shards(placement, request, shards, options) if shards.count > 1 else None
-        if isinstance(ran, str):
-            warnings = (*warnings, f"{SHARDS_NOT_ONE}: {ran}; its tests ran again in one session")
-        if not isinstance(ran, _Ran):
-            ran = _run_whole(placement, request)
-    except InfrastructureError as error:
-        failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
-        return unrun_result(job.checkpoint, job.include_prior_tests, failure, warnings)
+    with contextlib.ExitStack() as scratches:
+        try:
+            ran = (
+                _run_shards(placement, request, shards, options, scratches)
+                if shards.count > 1
+                else None
+            )
+            if isinstance(ran, str):
+                unsafe = f"{SHARDS_NOT_ONE}: {ran}; its tests ran again in one session"
+                warnings = (*warnings, unsafe)
+            if not isinstance(ran, _Ran):
+                ran = _run_whole(placement, request)
+        except InfrastructureError as error:
+            failure = Failure(FailureKind.INFRASTRUCTURE, str(error))
+            return unrun_result(job.checkpoint, job.include_prior_tests, failure, warnings)
+        return _judged(options, job, staged, ran, warnings, artifacts_dir)
+
+
+def _judged(
+    options: EvaluationOptions,
+    job: Job,
+    staged: _Staged,
+    ran: _Ran,
+    warnings: tuple[str, ...],
+    artifacts_dir: Path,
+) -> CheckpointResult:
+    """The run's result, its reports and logs kept in `artifacts_dir`."""
     merged = ran.merged
     clock = time.monotonic()
     result = judge_checkpoint(
@@ -335,24 +359,28 @@ def _shard_run(sealed: SealedRun, log_dir: Path) -> ShardRun:
 
 
 def _run_shards(
-    placement: Placement, request: ExecutionRequest, shards: _Shards, options: EvaluationOptions
+    placement: Placement,
+    request: ExecutionRequest,
+    shards: _Shards,
+    options: EvaluationOptions,
+    scratches: contextlib.ExitStack,
 ) -> _Ran | str:
-    """The request as `shards.count` runs side by side, each on a copy of the workspace, merged;
+    """The request as `shards.count` runs side by side, each on a copy of the workspace in a
+    scratch folder of its own (a place like the whole run's, removed with `scratches`), merged;
     or why their reports are not one run. The wall time is theirs together."""
     started = time.monotonic()
+    places = [scratches.enter_context(scratch_folder("scbench-run-")) for _ in range(shards.count)]
     weights = unit_weights(shards.durations)
     requests = []
-    for index in range(1, shards.count + 1):
-        place = shards.scratch / f"shard-{index}"
-        workspace = place / "workspace"
-        shutil.copytree(request.workspace, workspace, symlinks=True)
+    for index, place in enumerate(places, start=1):
+        shutil.copytree(request.workspace, place / "workspace", symlinks=True)
         (place / "logs").mkdir()
-        argument = shard_argument(index, shards.count, weights)
+        argument = shard_argument(index, shards.count, weights, shards.warm_up)
         command = replace(request.command, pytest_args=(argument, *request.command.pytest_args))
         requests.append(
             replace(
                 request,
-                workspace=workspace,
+                workspace=place / "workspace",
                 log_dir=place / "logs",
                 command=command,
                 echo=None,

@@ -71,17 +71,37 @@ def fixed_count(count: int) -> Callable[[int], AbstractContextManager[int]]:
     return lambda wanted: contextlib.nullcontext(max(1, min(count, wanted)))
 
 
-def shard_argument(index: int, count: int, weights: Mapping[str, float]) -> str:
-    """The runner's option that makes a run shard `index` (from 1) of `count`."""
+FINISH_PROJECT = ("uv", "run", "/bin/true")
+"""What an earlier test's `uv run` does to the workspace under SCBench's default environment: it
+builds the project (`Building workspace ...` on stderr, where a test reading stderr sees it), so
+every later `uv run` prints nothing. A shard whose first test is not the collection's runs it
+first (`pytest_runner.SHARD_OPTION`), as the cached setup finishes a workspace with a
+requirements.txt (`cache_use._RESTORE_DEPENDENCIES`)."""
+
+
+def shard_argument(
+    index: int, count: int, weights: Mapping[str, float], warm_up: Sequence[str] = ()
+) -> str:
+    """The runner's option that makes a run shard `index` (from 1) of `count`; `warm_up`: what
+    it runs first when the collection's first test is another shard's."""
     if not 1 <= index <= count <= MAX_SHARDS:
         raise ValueError(f"shard {index} of {count}")
-    told = json.dumps({"index": index, "count": count, "weights": dict(weights)})
-    if len(told) > MAX_WEIGHTS_CHARS:
+    told = {"index": index, "count": count, "warm_up": list(warm_up)}
+    text = json.dumps({**told, "weights": dict(weights)})
+    if len(text) > MAX_WEIGHTS_CHARS:
         files = {unit: seconds for unit, seconds in weights.items() if "::" not in unit}
-        told = json.dumps({"index": index, "count": count, "weights": files})
-    if len(told) > MAX_WEIGHTS_CHARS:
-        told = json.dumps({"index": index, "count": count})
-    return f"{SHARD_OPTION}{told}"
+        text = json.dumps({**told, "weights": files})
+    if len(text) > MAX_WEIGHTS_CHARS:
+        text = json.dumps(told)
+    return f"{SHARD_OPTION}{text}"
+
+
+def warm_up_for(default_environment: bool, entrypoint: str) -> tuple[str, ...]:
+    """What a shard runs before its tests when the collection's first test is another shard's:
+    FINISH_PROJECT under SCBench's default environment, where the tests start the submission
+    with `uv run`; else nothing."""
+    words = entrypoint.split()
+    return FINISH_PROJECT if default_environment and words[:2] == ["uv", "run"] else ()
 
 
 def unit_weights(durations: Mapping[str, float]) -> dict[str, float]:

@@ -68,11 +68,15 @@ CTRF_OPTION = "--ctrf="
 JSON_REPORT_FILE_OPTION = "--json-report-file="
 JSON_REPORT_FLAG = "--json-report"
 SHARD_OPTION = "--scbench-ci-shard="
-"""`--scbench-ci-shard={"index": K, "count": N, "weights": {UNIT: SECONDS}}`: run shard K (from 1)
-of N; each unit's expected seconds, where known."""
+"""`--scbench-ci-shard={"index": K, "count": N, "weights": {UNIT: SECONDS}, "warm_up": ARGV}`:
+run shard K (from 1) of N; each unit's expected seconds, where known; and, when the collection's
+first test is another shard's, a command to run before this shard's first test, as an earlier
+test of one whole session would have (the first `uv run` builds the workspace's project, and says
+so: the tests that come later see nothing of it)."""
 SHARD_REPORT_KEY = "scbench_ci_shard"
-"""The JSON report's record of a shard: its index and count, and every test of the collection it
-was dealt from (`items`, in the order pytest would run them all)."""
+"""The JSON report's record of a shard: its index and count, every test of the collection it was
+dealt from (`items`, in the order pytest would run them all), and the warm-up's exit code when it
+ran (`warmed_up`)."""
 MAX_SHARDS = 1024
 _WIDER_THAN_A_TEST = ("module", "package")
 """Fixture scopes whose instance tests of more than one class share: they stay in one shard."""
@@ -290,7 +294,10 @@ def take_shard(args: list[str]) -> tuple[list[str], dict[str, Any] | None]:
         for unit, value in weights.items()
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9
     }
-    return kept, {"index": index, "count": count, "weights": seconds}
+    warm_up = shard.get("warm_up", [])
+    if not isinstance(warm_up, list) or not all(isinstance(arg, str) for arg in warm_up):
+        warm_up = []
+    return kept, {"index": index, "count": count, "weights": seconds, "warm_up": warm_up}
 
 
 def _whole(value: object) -> TypeGuard[int]:
@@ -352,6 +359,18 @@ def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str |
         if scope in _WIDER_THAN_A_TEST and widest != "package":
             widest = scope
     return item.nodeid.split("::", 1)[0], outer, widest
+
+
+def warm_up(argv: list[str]) -> int | None:
+    """Run `argv` as the tests' own processes run (this process's environment and folder), its
+    output thrown away: its exit code (None: it could not start)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    return done.returncode
 
 
 def reports_folders(*paths: Path | None) -> set[Path]:
@@ -489,6 +508,8 @@ def main() -> int:
                 "count": self.shard["count"],
                 "items": [item.nodeid for item in items],
             }
+            if kept and dealt[units[0]] != index and self.shard["warm_up"]:
+                self.record["warmed_up"] = warm_up(self.shard["warm_up"])
             if left:
                 config.hook.pytest_deselected(items=left)
                 items[:] = kept
