@@ -7,7 +7,9 @@ plugins can be imported (never scbench_ci):
 - It makes itself undumpable first, so processes of the same user (the submission) can neither
   attach to it nor open its /proc files (memory, environment, file descriptors).
 - It takes the seal key out of its environment, so no child process inherits it, and prints a
-  start line keyed with it: from then on, the submission's code may run.
+  start line keyed with it: from then on, the submission's code may run. Started ahead of its
+  run (the key `-`), it imports pytest, then reads the key from its stdin, which it then points
+  at /dev/null, as a command started without one has it.
 - Started with `-X pycache_prefix=DIR` (a cached runner environment's compiled bytecode), it
   imports pytest from there, then leaves the prefix before pytest starts: what the tests import
   is compiled and cached as under SCBench, and no module, option or `sys` attribute tells the
@@ -60,6 +62,9 @@ if TYPE_CHECKING:
     from typing import TypeGuard  # Python 3.10: the image's may be older
 
 SEAL_KEY_VARIABLE = "SCBENCH_CI_SEAL_KEY"
+KEY_FROM_STDIN = "-"
+"""SEAL_KEY_VARIABLE's value for a runner started ahead of its run: it imports pytest, then waits
+for the key as the one line of its stdin (nothing: it ends at once)."""
 SEAL_PREFIX = "[scbench-ci] seal "
 START_PREFIX = "[scbench-ci] runner started "
 KILL_OTHERS = "--kill-others"
@@ -361,6 +366,47 @@ def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str |
     return item.nodeid.split("::", 1)[0], outer, widest
 
 
+def preload_plugins(args: list[str]) -> None:
+    """Import the plugins pytest will load from their packages' entry points (`pytest11`), as it
+    would (none blocked by `-p no:NAME`, none when their autoload is turned off); one that
+    fails is left for pytest to report."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or "--disable-plugin-autoload" in args:
+        return
+    blocked = {
+        spec[3:]
+        for spec in (
+            value[2:] if value.startswith("-p") and len(value) > 2 else following
+            for value, following in zip(args, [*args[1:], ""])  # noqa: B905 (the image's Python)
+            if value.startswith("-p")
+        )
+        if spec.startswith("no:")
+    }
+    from importlib.metadata import entry_points
+
+    try:
+        found = entry_points(group="pytest11")
+    except TypeError:  # Python 3.9 or older: pytest loads them itself
+        return
+    for entry in found:
+        if entry.name not in blocked:
+            with contextlib.suppress(Exception):
+                entry.load()
+
+
+def read_key() -> str:
+    """The first line of stdin (empty at its end), then stdin is /dev/null."""
+    data = b""
+    while b"\n" not in data and len(data) < 4096:
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        data += chunk
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
+
+
 def warm_up(argv: list[str]) -> int | None:
     """Run `argv` as the tests' own processes run (this process's environment and folder), its
     output thrown away: its exit code (None: it could not start)."""
@@ -412,6 +458,13 @@ def main() -> int:
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     args, shard = take_shard(args)
     pytest_args, json_path, ctrf_path = split_arguments(args)
+    if key == KEY_FROM_STDIN:
+        import pytest  # ahead of the run, which has not begun
+
+        preload_plugins(pytest_args)
+        key = read_key()
+        if not key:
+            return 0
     sys.stdout.write(f"{START_PREFIX}{start_text(key)}\n")
     sys.stdout.flush()
 

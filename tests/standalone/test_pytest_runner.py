@@ -14,8 +14,11 @@ import pytest
 
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import (
+    KEY_FROM_STDIN,
     KILL_DESCENDANTS,
+    SEAL_KEY_VARIABLE,
     SHARD_OPTION,
+    START_PREFIX,
     as_under_scbench,
     deal_units,
     fresh_folder,
@@ -23,6 +26,7 @@ from scbench_ci.standalone.pytest_runner import (
     read_regular,
     reports_folders,
     split_arguments,
+    start_text,
     take_shard,
     units_of,
     write_new,
@@ -274,7 +278,7 @@ def test_a_shard_is_taken_out_of_pytests_arguments() -> None:
     told = '{"index": 2, "count": 3, "weights": {"t.py": 1.5, "u.py": "x", "v.py": -1}}'
     kept, shard = take_shard(["-q", f"{SHARD_OPTION}{told}", "tests/", f"{SHARD_OPTION}{{}}"])
     assert kept == ["-q", "tests/"]
-    assert shard == {"index": 2, "count": 3, "weights": {"t.py": 1.5}}
+    assert shard == {"index": 2, "count": 3, "weights": {"t.py": 1.5}, "warm_up": []}
     assert take_shard(["-q"]) == (["-q"], None)
 
 
@@ -419,3 +423,43 @@ def test_every_shard_deals_the_same_collection_and_keeps_its_part(tmp_path: Path
     assert len({where[test] for test in whole if "TestY" in test}) == 1
     # The heaviest unit, told: the module-level tests of test_a.py, alone in the first shard.
     assert parts[0] == [test for test in whole if test.startswith("test_a.py::test_")]
+
+
+STDIN_SEEN = """
+import os
+
+def test_stdin():
+    key = os.environ.get("SCBENCH_CI_SEAL_KEY", "none")
+    with open("seen.txt", "w") as file:
+        file.write(os.readlink("/proc/self/fd/0") + "\\n" + key)
+"""
+
+
+def _started_ahead(folder: Path, stdin: bytes) -> subprocess.CompletedProcess[str]:
+    runner = [sys.executable, "-I", pytest_runner.__file__, KILL_DESCENDANTS]
+    return subprocess.run(
+        [*runner, "-q", "-s", "-p", "no:cacheprovider", "test_stdin.py"],
+        cwd=folder,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, SEAL_KEY_VARIABLE: KEY_FROM_STDIN},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_runner_started_ahead_takes_its_key_from_stdin_then_has_none(tmp_path: Path) -> None:
+    (tmp_path / "test_stdin.py").write_text(STDIN_SEEN)
+    done = _started_ahead(tmp_path, b"the-key\n")
+    out = done.stdout.decode()
+    assert done.returncode == 0, out
+    assert out.startswith(f"{START_PREFIX}{start_text('the-key')}\n")
+    # The tests see stdin as a command started without one has it, and no key.
+    assert (tmp_path / "seen.txt").read_text().splitlines() == ["/dev/null", "none"]
+
+
+def test_a_runner_started_ahead_and_never_given_its_key_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / "test_stdin.py").write_text(STDIN_SEEN)
+    done = _started_ahead(tmp_path, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not (tmp_path / "seen.txt").exists()

@@ -278,15 +278,10 @@ def run_checked(
     """Run `argv` (exec.run) once the cached environment says it is complete for its key;
     CacheRejected when it does not. The check says so on the first line and exits with
     _CACHE_CHECK_FAILED; nothing else runs before it."""
-    check = (
-        f'[ "$(cat {complete_file(CACHE_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
-        f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
-        'exec "$@"'
-    )
-    seen = _FirstBytes(log)
+    seen = FirstBytes(log)
     code, left = run(
         container,
-        ["/bin/sh", "-c", check, "sh", *argv],
+        checked(cached, argv),
         env,
         user,
         workdir,
@@ -294,9 +289,24 @@ def run_checked(
         deadline,
         kill_leftovers=kill_leftovers,
     )
+    reject_unchecked(cached, code, seen)
+    return code, left
+
+
+def checked(cached: Cached, argv: list[str]) -> list[str]:
+    """`argv`, run once the cached environment says it is complete for its key."""
+    check = (
+        f'[ "$(cat {complete_file(CACHE_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
+        f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
+        'exec "$@"'
+    )
+    return ["/bin/sh", "-c", check, "sh", *argv]
+
+
+def reject_unchecked(cached: Cached, code: int | None, seen: FirstBytes) -> None:
+    """CacheRejected when the `checked` command's check failed (its exit code, its output)."""
     if code == _CACHE_CHECK_FAILED and seen.first.startswith(_CACHE_CHECK_PREFIX.encode()):
         raise CacheRejected("not whole", cached)
-    return code, left
 
 
 def restore_dependencies(
@@ -307,8 +317,17 @@ def restore_dependencies(
     paths = [f"{CACHED_WORKSPACE}/{name}" for name in cached.names]
     finish = "finish" if cached.finish else "copy"
     argv = ["/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", finish, *paths]
+    # A copy leaves nothing running (and a test runner started ahead waits).
     code, _ = run_checked(
-        container, cached, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline, kill_leftovers=True
+        container,
+        cached,
+        argv,
+        env,
+        TEST_USER,
+        WORKSPACE_DIR,
+        log,
+        deadline,
+        kill_leftovers=cached.finish,
     )
     if code is None:
         raise InfrastructureError("the session timed out while the cached dependencies went in")
@@ -316,7 +335,7 @@ def restore_dependencies(
         raise CacheRejected("restoring it into the workspace failed (see above)", cached)
 
 
-class _FirstBytes:
+class FirstBytes:
     """A log that keeps the first bytes written to it, as they pass."""
 
     def __init__(self, log: Log) -> None:

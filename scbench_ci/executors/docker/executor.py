@@ -60,6 +60,7 @@ from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
+    checked,
     obtain_caches,
     restore_notice,
 )
@@ -84,9 +85,11 @@ from scbench_ci.executors.docker.transfer import (
     copy_workspace,
     write_reports,
 )
+from scbench_ci.executors.docker.warm_runner import WarmStart
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
 from scbench_ci.standalone import pytest_runner
+from scbench_ci.standalone.pytest_runner import KEY_FROM_STDIN, SEAL_KEY_VARIABLE
 
 
 class DockerExecutor:
@@ -261,6 +264,13 @@ class DockerExecutor:
         # Nothing to install: the container never has a network (loopback only).
         online = installs or (self.settings.test_network and not request.cut_network)
         place = TestsPlace(request.tests_user, request.workdir)
+        tests = _TestsStart(
+            *runner_python(caches.runner, request.command.requirements),
+            tests_environment(request.command.variables, containers.path),
+        )
+        test_argv = request.command.runner_argv(
+            tests.python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS
+        )
         shape = Shape(
             image=containers.image,
             image_id=attempt.image_id,
@@ -269,6 +279,7 @@ class DockerExecutor:
             network_mode=(request.network if online else "none"),
             place=place,
             installs_runner=caches.runner is None,
+            warm=_warm_start(caches, request, test_argv, tests.env, place),
         )
         pool = self._pool
         prepared: Prepared | None = None
@@ -287,7 +298,9 @@ class DockerExecutor:
                 if caches.quality is not None
                 else "scb-check was not installed: the run stopped before"
             ]
-            plan = self._plan(container, attempt, caches, online, place, collected, quality_env)
+            plan = self._plan(
+                prepared, attempt, caches, online, tests, test_argv, collected, quality_env
+            )
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
@@ -342,29 +355,30 @@ class DockerExecutor:
 
     def _plan(
         self,
-        container: Container,
+        prepared: Prepared,
         attempt: _Attempt,
         caches: Caches,
         online: bool,
-        place: TestsPlace,
+        tests: _TestsStart,
+        test_argv: list[str],
         collected: list[Collected],
         quality_env: list[Cached | str],
     ) -> Plan:
         request = attempt.request
         steps = ContainerSteps(
-            container,
+            prepared.container,
             caches,
-            place,
-            tests_environment(request.command.variables, attempt.containers.path),
+            prepared.shape.place,
+            tests.env,
             runner_environment(),
             attempt.setup_log,
             attempt.deadline,
             cut_network=online and (request.cut_network or not self.settings.test_network),
             collected=collected,
             quality_env=quality_env,
+            warm=prepared.warm,
         )
-        python, install = runner_python(caches.runner, request.command.requirements)
-        test_argv = request.command.runner_argv(python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
+        install = tests.install
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
         return Plan(
@@ -401,6 +415,40 @@ class DockerExecutor:
             )
             hit.append(f"the disk limit ({limit}) was reached: {' and '.join(full)} full")
         return tuple(hit)
+
+
+@dataclass(frozen=True)
+class _TestsStart:
+    """How the tests' process of a run starts: the runner's Python, the steps that install it
+    first (none when cached), and the tests' variables."""
+
+    python: list[str]
+    install: tuple[list[str], ...]
+    env: dict[str, str]
+
+
+def _warm_start(
+    caches: Caches,
+    request: ExecutionRequest,
+    test_argv: list[str],
+    env: dict[str, str],
+    place: TestsPlace,
+) -> WarmStart | None:
+    """How the tests' process starts, when it may be started with its container
+    (`warm_runner.py`): the runner is cached, and nothing runs in the container before the
+    tests but the evaluator's own copies (no setup, or the cached dependencies copied in
+    without finishing the project)."""
+    dependencies = caches.dependencies
+    if caches.runner is None or (request.setup_commands and dependencies is None):
+        return None
+    if dependencies is not None and dependencies.finish:
+        return None
+    return WarmStart(
+        tuple(checked(caches.runner, test_argv)),
+        tuple({**env, SEAL_KEY_VARIABLE: KEY_FROM_STDIN}.items()),
+        place.user,
+        place.workdir,
+    )
 
 
 @dataclass(frozen=True)
