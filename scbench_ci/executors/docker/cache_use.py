@@ -15,6 +15,7 @@ from docker.types import Mount
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
+from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Cached
 from scbench_ci.executors.docker.cache_build import (
@@ -35,6 +36,7 @@ from scbench_ci.executors.docker.layout import (
     CACHED_WORKSPACE,
     TEST_USER,
     WORKSPACE_DIR,
+    TestsPlace,
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock
@@ -333,6 +335,26 @@ def restore_dependencies(
         raise InfrastructureError("the session timed out while the cached dependencies went in")
     if code != 0:
         raise CacheRejected("restoring it into the workspace failed (see above)", cached)
+
+
+MAX_RESTORED_BYTES = 16 * 1024 * 1024
+"""What the dependency environment of a workspace without requirements.txt brings is small (a
+project and an empty virtual environment); more than this is restored by copying."""
+
+
+def restored_entries(container: Container, cached: Cached, place: TestsPlace) -> bytes | str:
+    """What restoring `cached` without finishing it (`cp -a` of its entries, as the tests user)
+    puts into the workspace, as an archive to go in with the workspace's: taken from the run's
+    container, where the environment is mounted, once it says it is complete for its key
+    (CacheRejected when it does not); else why it cannot be had this way."""
+    mount = CACHE_MOUNTS[cached.kind]
+    chunks, _ = container.get_archive(complete_file(mount))
+    complete = archive.read_member(chunks, "complete", 1024)
+    if not isinstance(complete, bytes) or complete.decode(errors="replace").strip() != cached.key:
+        raise CacheRejected("not whole", cached)
+    folder = CACHED_WORKSPACE.rsplit("/", 1)[1]
+    chunks, _ = container.get_archive(CACHED_WORKSPACE)
+    return archive.entries_of(chunks, folder, cached.names, *place.ids, MAX_RESTORED_BYTES)
 
 
 class FirstBytes:

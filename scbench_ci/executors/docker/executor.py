@@ -63,6 +63,7 @@ from scbench_ci.executors.docker.cache_use import (
     checked,
     obtain_caches,
     restore_notice,
+    restored_entries,
 )
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
@@ -113,6 +114,9 @@ class DockerExecutor:
         """The client of the pool's runs, kept until `close` (made when first used)."""
         self._checked: set[str | None] = set()
         """The images whose pre-flight passed: not checked again while this executor lives."""
+        self._restores: dict[tuple[str, str], bytes] = {}
+        """What restoring a dependency environment without finishing it puts into the
+        workspace (`cache_use.restored_entries`), by its volume and key, as read once."""
 
     def cancel(self) -> None:
         """Kill every container this process made (its runs, the prepared ones and cache
@@ -287,7 +291,18 @@ class DockerExecutor:
             with clock.timing("container"):
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
-                copy_workspace(container, request.workspace, place, quality_source=request.quality)
+            restored = None
+            if caches.dependencies is not None and not caches.dependencies.finish:
+                with clock.timing("setup"):
+                    restored = self._restored(container, caches.dependencies, place)
+            with clock.timing("container"):
+                copy_workspace(
+                    container,
+                    request.workspace,
+                    place,
+                    quality_source=request.quality,
+                    restored=restored,
+                )
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -299,7 +314,13 @@ class DockerExecutor:
                 else "scb-check was not installed: the run stopped before"
             ]
             plan = self._plan(
-                prepared, attempt, caches, online, tests, test_argv, collected, quality_env
+                prepared,
+                attempt,
+                caches,
+                online,
+                tests,
+                test_argv,
+                _Collecting(collected, quality_env, restored is not None),
             )
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
@@ -361,8 +382,7 @@ class DockerExecutor:
         online: bool,
         tests: _TestsStart,
         test_argv: list[str],
-        collected: list[Collected],
-        quality_env: list[Cached | str],
+        collecting: _Collecting,
     ) -> Plan:
         request = attempt.request
         steps = ContainerSteps(
@@ -374,18 +394,20 @@ class DockerExecutor:
             attempt.setup_log,
             attempt.deadline,
             cut_network=online and (request.cut_network or not self.settings.test_network),
-            collected=collected,
-            quality_env=quality_env,
+            collected=collecting.collected,
+            quality_env=collecting.quality_env,
             warm=prepared.warm,
+            restored=collecting.restored,
         )
         install = tests.install
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
+        before_tests = (restores and not collecting.restored) or steps.cut_network
         return Plan(
             steps.run_step,
             install,
             test_argv,
-            before_tests=steps.before_tests if restores or steps.cut_network else None,
+            before_tests=steps.before_tests if before_tests else None,
             install_quality=steps.install_quality if installs_quality else None,
             after_tests=steps.after_tests_ran,
             setup_commands=() if restores else None,
@@ -393,6 +415,26 @@ class DockerExecutor:
             deadline=attempt.deadline,
             clock=attempt.clock,
         )
+
+    def _restored(self, container: Container, cached: Cached, place: TestsPlace) -> bytes | None:
+        """What restoring `cached` without finishing it puts into the workspace, to go in with
+        it (read once per environment); None when it is restored by copying in the container
+        (it cannot be read so)."""
+        with self._lock:
+            known = self._restores.get((cached.data_volume, cached.key))
+        if known is not None:
+            return known
+        try:
+            entries = restored_entries(container, cached, place)
+        except (DockerException, requests.RequestException):
+            return None
+        if isinstance(entries, str):
+            return None
+        with self._lock:
+            if len(self._restores) >= _KEPT_RESTORES:
+                del self._restores[next(iter(self._restores))]
+            self._restores[(cached.data_volume, cached.key)] = entries
+        return entries
 
     def _limits_hit(self, counters: Mapping[str, int], workdir: str) -> tuple[str, ...]:
         hit = []
@@ -415,6 +457,18 @@ class DockerExecutor:
             )
             hit.append(f"the disk limit ({limit}) was reached: {' and '.join(full)} full")
         return tuple(hit)
+
+
+_KEPT_RESTORES = 8
+
+
+@dataclass(frozen=True)
+class _Collecting:
+    """What a run's steps fill in, and whether its dependencies went in with its workspace."""
+
+    collected: list[Collected]
+    quality_env: list[Cached | str]
+    restored: bool
 
 
 @dataclass(frozen=True)

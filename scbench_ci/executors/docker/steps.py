@@ -85,6 +85,9 @@ class ContainerSteps:
     """One item: the measure's environment, or why there is none; `install_quality` sets it."""
     warm: WarmRunner | None = None
     """The tests' process, started with the container and waiting for its key."""
+    restored: bool = False
+    """Whether the cached dependencies went in with the workspace (else `before_tests` copies
+    them)."""
 
     def run_step(self, step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
         if step.user == "runner":
@@ -125,7 +128,7 @@ class ContainerSteps:
         )
 
     def before_tests(self) -> None:
-        if self.caches.dependencies is not None:
+        if self.caches.dependencies is not None and not self.restored:
             restore_dependencies(
                 self.container,
                 self.caches.dependencies,

@@ -75,13 +75,25 @@ def copy_in(
 
 
 def copy_workspace(
-    container: Container, workspace: Path, place: TestsPlace, *, quality_source: bool = False
+    container: Container,
+    workspace: Path,
+    place: TestsPlace,
+    *,
+    quality_source: bool = False,
+    restored: bytes | None = None,
 ) -> None:
-    """The workspace into its volume (the submission's files the tests user's); with
+    """The workspace into its volume (the submission's files the tests user's), then, in the
+    same archive, the `restored` entries (`cache_use.restored_entries`); with
     `quality_source`, the submission's files as staged for the quality measure too, into the
     run's volume (after `prepare_container`)."""
     uid, gid = place.ids
-    _put_archive(container, place.workdir, lambda tar: _add_workspace(tar, workspace, uid, gid))
+
+    def fill(tar: tarfile.TarFile) -> None:
+        _add_workspace(tar, workspace, uid, gid)
+        if restored is not None:
+            archive.add_archive(tar, restored)
+
+    _put_archive(container, place.workdir, fill)
     if quality_source:
         _put_archive(container, RUN_DIR, lambda tar: _add_quality_source(tar, workspace))
 
