@@ -4,9 +4,9 @@ way of running them, beside SCBench's own flow, in the same run.
 
     python benchmarks/breakdown.py [--repeat 3] [--jobs 2] [--examples all]
                                    [--problems 2] [--checkpoints 2] [--tests 2]
-                                   [--modes batch-1,batch-N,api,session,scbench]
+                                   [--modes batch-1,batch-N,api,session,reward,scbench]
                                    [--shards 2,4] [--long PROBLEM:CHECKPOINT ...]
-                                   [--no-quality]
+                                   [--no-quality] [--no-requirements]
 
 The checkpoints: every checkpoint of the examples (examples/, reference solutions), and a
 generated set (benchmarks/problem_set.py: P problems x C checkpoints x T tests, each test one
@@ -19,6 +19,10 @@ the other:
 - `api`: one Python process calling `scbench_ci.evaluate([target])` once per checkpoint, in a
   loop;
 - `session`: the same loop through one `scbench_ci.Session` (`session.evaluate([target])`);
+- `reward`: one `scbench_ci.Session` that evaluates each checkpoint REWARD_CALLS times in a row,
+  as a reward loop scores one task's submissions one at a time; only the calls after each
+  checkpoint's first are counted (the warm calls: their container and their tests' process were
+  made ahead, for this checkpoint);
 - `scbench`: SCBench's own flow, re-created (benchmarks/against_scbench.py): per checkpoint, the
   workspace staged, then one `docker run` of the same evaluation image running SCBench's setup
   (`uv init`, `uv add -r requirements.txt`) and `uvx ... pytest`.
@@ -38,6 +42,9 @@ and each `--long PROBLEM_FOLDER:CHECKPOINT` (a real problem with its reference s
 unsharded and then with each `--shards N`, each in a process of its own: its wall time, the ratio
 to the unsharded one, and every difference of its results (ids, statuses, groups, messages,
 counts, verdict; zero is the bar). Exit 1 when there is one.
+
+`--no-requirements` generates the solutions without a requirements.txt (PLAIN_SOLUTION): the
+workspace SCBench's setup makes is then the same for every submission.
 
 `--no-quality` runs scbench-ci's modes without the code-quality measure (`--no-quality`,
 `quality=False`), as a reward loop would: what is left outside the tests is the floor of the
@@ -142,10 +149,15 @@ def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
 
 
 def write_set(
-    folder: Path, examples: Sequence[str], problems: int, checkpoints: int, tests: int
+    folder: Path,
+    examples: Sequence[str],
+    problems: int,
+    checkpoints: int,
+    tests: int,
+    requirements: bool = True,
 ) -> Path:
     """The examples named (copied) and the generated problems, side by side in one folder."""
-    target = generate(folder, problems, checkpoints, tests)
+    target = generate(folder, problems, checkpoints, tests, requirements)
     for name in examples:
         shutil.copytree(EXAMPLES / name, target / name)
     return target
@@ -194,8 +206,10 @@ def evaluate_process(
     return wall_s
 
 
-def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
-    """A loop of single calls (LOOPS[kind]) in one Python process of its own."""
+def loop(kind: str, calls: int = 1) -> Callable[[Context, Path], ModeRun]:
+    """A loop of single calls (LOOPS[kind]) in one Python process of its own; with `calls`, each
+    checkpoint `calls` times in a row, and only the calls after its first are timed (the first
+    takes the container made ahead for the checkpoint before)."""
 
     def run_loop(context: Context, output: Path) -> ModeRun:
         shutil.rmtree(output, ignore_errors=True)
@@ -203,6 +217,7 @@ def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
         targets = [
             {"problem": str(c.problem), "checkpoint": c.name, "submission": str(c.submission)}
             for c in context.checkpoints
+            for _ in range(calls)
         ]
         (output / "targets.json").write_text(json.dumps(targets))
         argv = [sys.executable, str(Path(__file__).resolve()), "loop", kind, str(output)]
@@ -220,9 +235,13 @@ def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
         walls = json.loads((output / "walls.json").read_text())
         evaluations = []
         for index, call_s in enumerate(walls):
+            if calls > 1 and index % calls == 0:
+                continue
             [one] = _from_results(output / f"call-{index}")
             evaluations.append(Evaluation(one.key, one.passed, one.pytest_s, one.phases, call_s))
-        return ModeRun(kind, wall_s, tuple(evaluations), serial=True)
+        if calls > 1:
+            wall_s = sum(evaluation.wall_s or 0.0 for evaluation in evaluations)
+        return ModeRun(kind if calls == 1 else "reward", wall_s, tuple(evaluations), serial=True)
 
     return run_loop
 
@@ -382,11 +401,15 @@ def long_report(runs: Sequence[LongRun]) -> list[str]:
     return lines
 
 
+REWARD_CALLS = 4
+"""`reward`: each checkpoint this many times in a row in one session, as a reward loop scores
+one task's submissions."""
 MODES: dict[str, Callable[[Context, Path], ModeRun]] = {
     "batch-1": lambda context, output: batch(context, 1, output),
     "batch-N": lambda context, output: batch(context, context.jobs, output),
     "api": loop("api"),
     "session": loop("session"),
+    "reward": loop("session", REWARD_CALLS),
     "scbench": scbench,
 }
 """Each way of evaluating the set, by name (`--modes`)."""
@@ -566,6 +589,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-quality", action="store_true", help="scbench-ci's modes without the quality measure"
     )
+    parser.add_argument(
+        "--no-requirements",
+        action="store_true",
+        help="the generated solutions without requirements.txt (every workspace's setup alike)",
+    )
     args = parser.parse_args(arguments)
     modes = [mode for mode in args.modes.split(",") if mode]
     if unknown := [mode for mode in modes if mode not in MODES]:
@@ -578,7 +606,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     scratch = args.root or Path(tempfile.mkdtemp(prefix="scbench-breakdown-"))
     try:
-        problems = write_set(scratch / "set", examples, args.problems, args.checkpoints, args.tests)
+        problems = write_set(
+            scratch / "set",
+            examples,
+            args.problems,
+            args.checkpoints,
+            args.tests,
+            requirements=not args.no_requirements,
+        )
         context = Context(
             checkpoint_set(problems),
             problems,
