@@ -149,7 +149,7 @@ def test_the_runner_reads_what_a_shard_is_told() -> None:
     argument = shard_argument(2, 3, {".evaluation_tests/a.py": 1.5})
     assert take_shard([argument]) == (
         [],
-        {"index": 2, "count": 3, "weights": {".evaluation_tests/a.py": 1.5}},
+        {"index": 2, "count": 3, "weights": {".evaluation_tests/a.py": 1.5}, "warm_up": []},
     )
     with pytest.raises(ValueError):
         shard_argument(3, 2, {})
