@@ -142,7 +142,8 @@ class Context:
 def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
     """Every checkpoint of every problem under `problems`, in order."""
     found = []
-    for problem in sorted(path for path in problems.iterdir() if (path / "config.yaml").is_file()):
+    folders = problems.iterdir() if problems.is_dir() else ()
+    for problem in sorted(path for path in folders if (path / "config.yaml").is_file()):
         config = yaml.safe_load((problem / "config.yaml").read_text())
         found += [Checkpoint(problem, name) for name in _ordered(config)]
     return tuple(found)
@@ -627,18 +628,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(context.checkpoints)} checkpoints, {measure} the quality measure; {_load()}",
             flush=True,
         )
-        warm = batch(context, args.jobs, scratch / "warm")  # untimed: fills the caches
+        # Untimed: fills the caches (nothing to do for a set of none, `--problems 0`).
+        warm = batch(context, args.jobs, scratch / "warm") if context.checkpoints else None
         runs = []
         sharded: list[str] = []
         for repeat in range(args.repeat):
             for mode in modes:
                 print(f"repeat {repeat + 1}: {mode} ...", flush=True)
                 runs.append(MODES[mode](context, scratch / f"{mode}-{repeat}"))
-            for count in shard_counts:
+            for count in shard_counts if context.checkpoints else []:
                 print(f"repeat {repeat + 1}: shards-{count} ...", flush=True)
                 run = batch(context, 1, scratch / f"shards-{count}-{repeat}", shards=count)
                 runs.append(run)
-                assert warm.output is not None and run.output is not None
+                assert warm is not None and warm.output is not None and run.output is not None
                 sharded += [f"{run.mode}: {one}" for one in differences(warm.output, run.output)]
         longs = long_checkpoints(args.long, shard_counts, scratch, not args.no_quality)
         print(f"after: {_load()}\n")
@@ -646,7 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.root is None:
             shutil.rmtree(scratch, ignore_errors=True)
     print("\n".join(report(runs)))
-    if shard_counts:
+    if shard_counts and runs:
         print(f"\nsharded against the unsharded warm-up: {len(sharded)} differences")
         print("\n".join(f"  {one}" for one in sharded))
     if longs:

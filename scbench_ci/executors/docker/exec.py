@@ -65,7 +65,7 @@ def run(
     code = ended(container, exec_id, exec_output.frames(client, exec_id), log, deadline)
     if code is None:
         return None, 0
-    return code, _kill_leftovers(container, user) if kill_leftovers else 0
+    return code, kill_left_running(container, user) if kill_leftovers else 0
 
 
 def ended(
@@ -119,7 +119,7 @@ def run_captured(
     reader.join(timeout_s)
     finished = not reader.is_alive()
     code = _exit_code(client, exec_id, time.monotonic() + 5) if finished else None
-    _kill_leftovers(container, user)
+    kill_left_running(container, user)
     reader.join(5)
     return code, bytes(stdout), bytes(stderr)
 
@@ -184,7 +184,7 @@ def _exit_code(client: docker.APIClient, exec_id: str, deadline: float) -> int |
         time.sleep(_EXIT_POLL_S)
 
 
-def _kill_leftovers(container: Container, user: str) -> int:
+def kill_left_running(container: Container, user: str) -> int:
     """Kill what the command left running (any process of its user), and count it."""
     client = api(container)
     exec_id = client.exec_create(container.id, ["/bin/sh", "-c", KILL_LEFTOVERS], user=user)

@@ -74,10 +74,16 @@ class Prepared:
     """Its tests' process, started and waiting for its key (`shape.warm`)."""
 
     def cold(self) -> Prepared:
-        """The same container, its tests to be started as usual."""
+        """The same container, its tests to be started as usual (what was started of them is
+        gone)."""
+        if self.warm is not None:
+            self.warm.stop_before_another()
+        return replace(self, warm=None)
+
+    def discard(self) -> None:
+        """It is removed: what was started of its tests ends with it."""
         if self.warm is not None:
             self.warm.stop()
-        return replace(self, warm=None)
 
 
 def prepare(containers: Containers, shape: Shape) -> Prepared:
@@ -163,7 +169,7 @@ class ContainerPool:
 
     def remove(self, prepared: Prepared) -> None:
         """Remove a container taken from this pool (and its volumes), off the caller's path."""
-        prepared.cold()
+        prepared.discard()
         self._removals.put((self._containers(prepared.shape), prepared.name))
 
     def drop(self, shape: Shape) -> None:
@@ -173,7 +179,7 @@ class ContainerPool:
             dropped = [one for one in self._ready if one.shape.container == shape.container]
             self._ready = [one for one in self._ready if one not in dropped]
         for one in dropped:
-            one.cold()
+            one.discard()
             self._containers(one.shape).remove(one.name, volumes=True)
 
     def close(self) -> None:
@@ -225,7 +231,7 @@ class ContainerPool:
                     made = None
             if made is not None:  # closed meanwhile: removed before close can return
                 with contextlib.suppress(Exception):
-                    made.cold()
+                    made.discard()
                     self._containers(shape).remove(made.name, volumes=True)
             with self._changed:
                 self._preparing -= 1

@@ -101,7 +101,7 @@ class ContainerSteps:
                 code = self.warm.go(step.extra_env[SEAL_KEY_VARIABLE], seen, deadline)
                 reject_unchecked(self.caches.runner, code, seen)
                 return code, 0
-            self.warm.stop()  # gone (the memory limit, say): started now, as usual
+            self.warm.stop_before_another()  # ended (the memory limit, say): started as usual
         if step.tests and self.caches.runner is not None:
             # Only the check could print first: the runner's start line comes before anything
             # of the submission's.

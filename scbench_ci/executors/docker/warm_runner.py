@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import time
 from dataclasses import dataclass
 
+from docker.errors import DockerException
 from docker.models.containers import Container
 
 from scbench_ci.executors.docker import exec_output
-from scbench_ci.executors.docker.exec import ONE_STREAM, Log, api, ended
+from scbench_ci.executors.docker.exec import ONE_STREAM, Log, api, ended, kill_left_running
+
+_ENDS_WITHIN_S = 10.0
+"""A runner told it will not run ends as it finishes importing; past this, it is killed."""
+_POLL_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -68,3 +74,15 @@ class WarmRunner:
         """It will not run: its stdin ends, and it with it, printing nothing."""
         with contextlib.suppress(OSError):
             self._attached.close()
+
+    def stop_before_another(self) -> None:
+        """It will not run, and is gone when this returns, so that nothing of it is alive when
+        the run's tests start in its place (they would count it as left running)."""
+        self.stop()
+        deadline = time.monotonic() + _ENDS_WITHIN_S
+        with contextlib.suppress(DockerException):
+            while self.waiting():
+                if time.monotonic() >= deadline:
+                    kill_left_running(self.container, self.start.user)
+                    return
+                time.sleep(_POLL_S)

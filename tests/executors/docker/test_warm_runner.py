@@ -70,6 +70,8 @@ def _seen(executor: DockerExecutor, folder: Path, setup: tuple[str, ...]) -> dic
         )
     )
     assert result.exit_code == 0, (logs / "pytest.log").read_text()
+    # Nothing was left running: not the runner started ahead that a run did not use.
+    assert result.leftover_processes == 0
     seen: dict[str, Any] = json.loads((workspace / PROBE_OUTPUT).read_text())
     return seen
 
