@@ -359,6 +359,9 @@ class LongRun:
     wall_s: float
     differences: tuple[str, ...]
     """Against the whole run (none for the whole run itself)."""
+    also_whole: tuple[str, ...] = ()
+    """Of `differences`, those a second whole run also has against the first: the tests' own
+    (a flaky test), not the shards'."""
 
 
 def long_checkpoints(
@@ -378,13 +381,21 @@ def long_checkpoints(
         print(f"long: {key} whole ...", flush=True)
         wall_s = evaluate_process(holder / folder.name, checkpoint, holder, whole, quality)
         runs.append(LongRun(key, 1, wall_s, ()))
+        again: set[str] | None = None
         for count in counts:
             print(f"long: {key} --shards {count} ...", flush=True)
             output = holder / f"shards-{count}"
             wall_s = evaluate_process(
                 holder / folder.name, checkpoint, holder, output, quality, shards=count
             )
-            runs.append(LongRun(key, count, wall_s, tuple(differences(whole, output))))
+            found = differences(whole, output)
+            if found and again is None:
+                print(f"long: {key} whole again (the shards differ) ...", flush=True)
+                second = holder / "again"
+                evaluate_process(holder / folder.name, checkpoint, holder, second, quality)
+                again = set(differences(whole, second))
+            flaky = tuple(one for one in found if again is not None and one in again)
+            runs.append(LongRun(key, count, wall_s, tuple(found), flaky))
     return runs
 
 
@@ -396,9 +407,12 @@ def long_report(runs: Sequence[LongRun]) -> list[str]:
         shown = "whole" if run.shards == 1 else f"--shards {run.shards}"
         lines.append(
             f"  {run.key:<32}{shown:>12}{run.wall_s:>9.1f}{ratio:>7.2f}x"
-            f"{len(run.differences):>6} differences"
+            f"{len(run.differences):>6} differences ({len(run.also_whole)} also whole)"
         )
-        lines += [f"    {difference}" for difference in run.differences]
+        lines += [
+            f"    {difference}{' (also between two whole runs)' * (difference in run.also_whole)}"
+            for difference in run.differences
+        ]
     return lines
 
 
