@@ -39,9 +39,11 @@ Sharding (`--shards 2,4`, `--long`): each count N adds a mode `shards-N`, a `--j
 with `--shards N` over the set, whose results must equal the unsharded warm-up's test by test;
 and each `--long PROBLEM_FOLDER:CHECKPOINT` (a real problem with its reference solution in
 `solutions/<checkpoint>`, say one of SCBench's; never run by the other modes) is evaluated alone,
-unsharded and then with each `--shards N`, each in a process of its own: its wall time, the ratio
-to the unsharded one, and every difference of its results (ids, statuses, groups, messages,
-counts, verdict; zero is the bar). Exit 1 when there is one.
+unsharded and then with each `--shards N` (the unsharded run its `--baseline`, whose tests'
+seconds balance the shards, as a scheduled job's last run would), each in a process of its own:
+its wall time, the ratio to the unsharded one, and every difference of its results (ids,
+statuses, groups, messages, counts, verdict; zero is the bar), those a second whole run also has
+named. Exit 1 when there is one.
 
 `--no-requirements` generates the solutions without a requirements.txt (PLAIN_SOLUTION): the
 workspace SCBench's setup makes is then the same for every submission.
@@ -185,14 +187,17 @@ def evaluate_process(
     quality: bool,
     jobs: int = 1,
     shards: int = 1,
+    baseline: Path | None = None,
 ) -> float:
     """`scbench-ci evaluate` of each reference solution (`<solutions>/{problem}/solutions/
-    {checkpoint}`) in a process of its own: its wall time."""
+    {checkpoint}`) in a process of its own: its wall time. `baseline`: an earlier results.json,
+    whose tests' seconds balance the shards."""
     shutil.rmtree(output, ignore_errors=True)
     argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problems)]
     argv += ["--checkpoint", checkpoint, "--jobs", str(jobs), "--output", str(output), "--quiet"]
     argv += ["--submission", f"{solutions}/{{problem}}/solutions/{{checkpoint}}"]
     argv += ["--shards", str(shards)] if shards != 1 else []
+    argv += ["--baseline", str(baseline)] if baseline is not None else []
     argv += [] if quality else ["--no-quality"]
     started = time.perf_counter()
     run = subprocess.run(
@@ -299,14 +304,16 @@ TEST_FIELDS = (
     "line",
     "reruns",
 )
-_ADDRESS = re.compile(r"0x[0-9a-f]+")
+_PER_PROCESS = re.compile(r"0x[0-9a-f]+|((?:127\.0\.0\.1|localhost|0\.0\.0\.0):)[0-9]+")
 
 
 def as_any_run(value: object) -> object:
     """A message or traceback as two whole runs of the same tests agree on it: objects'
-    addresses differ from one process to the next, and so does the order of a set's or a dict's
-    items in an assertion's diff (hash randomization)."""
-    return sorted(_ADDRESS.sub("0x?", value).splitlines()) if isinstance(value, str) else value
+    addresses differ from one process to the next, and so do the order of a set's or a dict's
+    items in an assertion's diff (hash randomization) and the free port a test's server got."""
+    if not isinstance(value, str):
+        return value
+    return sorted(_PER_PROCESS.sub(lambda found: f"{found[1] or '0x'}?", value).splitlines())
 
 
 def differences(whole: Path, sharded: Path) -> list[str]:
@@ -386,7 +393,13 @@ def long_checkpoints(
             print(f"long: {key} --shards {count} ...", flush=True)
             output = holder / f"shards-{count}"
             wall_s = evaluate_process(
-                holder / folder.name, checkpoint, holder, output, quality, shards=count
+                holder / folder.name,
+                checkpoint,
+                holder,
+                output,
+                quality,
+                shards=count,
+                baseline=whole / "results.json",
             )
             found = differences(whole, output)
             if found and again is None:
