@@ -51,6 +51,7 @@ from scbench_ci.options.declared import (
     RERUNS,
     SCBENCH,
     SESSION_TIMEOUT,
+    TEST_SHARDS,
     TEST_TIMEOUT,
 )
 from scbench_ci.plan import Target
@@ -113,6 +114,7 @@ def evaluate(
     entrypoint: str | None = ENTRYPOINT.default,
     environment: StrPath | None = ENVIRONMENT.default,
     jobs: int | str = CONCURRENCY.default,
+    test_shards: int | str = TEST_SHARDS.default,
     policy: str = POLICY.default,
     fail_on: str = FAIL_ON.default,
     include_prior_tests: bool | None = INCLUDE_PRIOR_TESTS.default,

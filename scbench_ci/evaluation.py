@@ -8,12 +8,13 @@ import io
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.command import per_test_timeout
-from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission
+from scbench_ci.engines.admission import AUTO, NEAR_TIMEOUT, TIMED_OUT, Admission, IdleCores
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import load_environment
 from scbench_ci.errors import InfrastructureError
@@ -36,6 +37,7 @@ from scbench_ci.results.scbench_format import (
     write_checkpoint_results,
 )
 from scbench_ci.scbench_runner import ScbenchRunner, scbench_runner
+from scbench_ci.shards import Sharding, TestTimes, fixed_count
 from scbench_ci.trust.output_folder import make_folder, prepare_output, remove
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
@@ -78,15 +80,19 @@ def evaluate(
     placement: Placement,
     echo: TextIO | None,
     durations: Mapping[str, float] | None = None,
+    test_times: TestTimes | None = None,
 ) -> RunResult:
     """Run every job of the plan, the longest first when `durations` are known; `echo` gets the
-    output as it comes with one job at a time, and progress lines with several."""
+    output as it comes with one job at a time, and progress lines with several. `test_times`:
+    each checkpoint's tests' earlier seconds, which balance its shards."""
     started_at = now()
     started = time.monotonic()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
-    evaluations = run_evaluations(options, plan.jobs, placement, echo, durations=durations)
+    evaluations = run_evaluations(
+        options, plan.jobs, placement, echo, durations=durations, test_times=test_times
+    )
     for job, result in evaluations.results:
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
@@ -135,13 +141,15 @@ def run_evaluations(
     stream: bool = True,
     durations: Mapping[str, float] | None = None,
     admission: Admission | None = None,
+    test_times: TestTimes | None = None,
 ) -> Evaluations:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
     side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
     `stream` says so, else progress lines. `admission`: instead of the one `options.concurrency`
-    makes."""
+    makes. `test_times`: each checkpoint's tests' earlier seconds, which balance its shards
+    (`--shards`)."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
@@ -158,7 +166,9 @@ def run_evaluations(
     if jobs and not options.skip_existing:
         preflight()
     admission = admission or placement.admission(options.concurrency, len(jobs))
-    placement.expect(len(jobs), admission.base)
+    sharding = _sharding(options, placement, admission, len(jobs), test_times)
+    shards = 1 if options.test_shards == AUTO else options.test_shards
+    placement.expect(len(jobs) * shards, admission.base * shards)
     streamed = echo if admission.most == 1 and stream else None
     order = start_order(jobs, durations or {})
     progress = _progress(echo, streamed is not None, jobs, options.policy, durations)
@@ -167,7 +177,15 @@ def run_evaluations(
         job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
     ) -> CheckpointResult:
         return evaluate_job(
-            run_options, job, output_dir, environment_file, placement, preflight, streamed, notices
+            run_options,
+            job,
+            output_dir,
+            environment_file,
+            placement,
+            preflight,
+            streamed,
+            notices,
+            sharding,
         )
 
     def work(job: Job, slot: Slot) -> CheckpointResult:
@@ -205,6 +223,22 @@ def run_evaluations(
         for folder, job in firsts.items()
     ]
     return Evaluations(results, max(1, ran.most_side_by_side))
+
+
+def _sharding(
+    options: EvaluationOptions,
+    placement: Placement,
+    admission: Admission,
+    jobs: int,
+    test_times: TestTimes | None,
+) -> Sharding:
+    """How many runs each job's tests are split over (`--shards`), and what balances them."""
+    lease: Callable[[int], AbstractContextManager[int]] = (
+        IdleCores(placement.cores(), admission.base, jobs).lease
+        if options.test_shards == AUTO
+        else fixed_count(options.test_shards)
+    )
+    return Sharding(lease, test_times or Sharding().durations)
 
 
 def _timeout_used(result: CheckpointResult, timeout_s: float) -> float | None:

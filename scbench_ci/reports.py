@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any, TypeGuard
 
 from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.standalone.pytest_runner import MAX_SHARDS, SHARD_REPORT_KEY
 from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
@@ -91,6 +92,18 @@ class CollectionError:
 
 
 @dataclass(frozen=True)
+class ShardRecord:
+    """What a shard's runner says it was dealt from (`pytest_runner.SHARD_REPORT_KEY`)."""
+
+    index: int
+    """From 1."""
+    count: int
+    items: tuple[str, ...]
+    """Every test of the collection it dealt, in the order pytest would run them all (node ids
+    as the tests' own are named)."""
+
+
+@dataclass(frozen=True)
 class Reports:
     tests: tuple[TestOutcome, ...]
     exit_code: int | None
@@ -98,6 +111,8 @@ class Reports:
     collection_errors: tuple[CollectionError, ...]
     problems: tuple[str, ...]
     """What was missing, unreadable or inconsistent in the reports (empty when both were fine)."""
+    shard: ShardRecord | None = None
+    """The shard the run was, when it was one."""
 
 
 def read_reports(files: ReportFiles) -> Reports | str:
@@ -116,7 +131,20 @@ def read_reports(files: ReportFiles) -> Reports | str:
         exit_code=exit_code if _is_int(exit_code) and 0 <= exit_code < 256 else None,
         collection_errors=tuple(_collection_errors(detailed)),
         problems=tuple(problems),
+        shard=_shard(detailed.get(SHARD_REPORT_KEY)),
     )
+
+
+def _shard(record: object) -> ShardRecord | None:
+    """The runner's record of a shard; None when there is none, or it is not one."""
+    if not isinstance(record, dict):
+        return None
+    index, count, items = record.get("index"), record.get("count"), record.get("items")
+    if not (_is_int(index) and _is_int(count) and 1 <= index <= count <= MAX_SHARDS):
+        return None
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        return None
+    return ShardRecord(index, count, tuple(shown_test_id(problem_node_id(i)) for i in items))
 
 
 def _load_json(data: bytes | None, name: str, problems: list[str]) -> dict[str, Any] | None:

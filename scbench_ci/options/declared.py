@@ -266,6 +266,19 @@ CONCURRENCY = Option(
     field="concurrency",
     metavar="N|auto",
 )
+TEST_SHARDS = Option(
+    "test_shards",
+    1,
+    job_count,
+    "split each checkpoint's tests over N runs side by side, each a whole run of its own in "
+    "its own container (by test file or class, what shares a module-scoped fixture together, "
+    "balanced by the baseline's durations), their reports merged into the checkpoint's one "
+    "result: a number, or auto (as many as the cores no other evaluation uses; default: "
+    "%(default)s)",
+    flag="--shards",
+    input="test_shards",
+    metavar="N|auto",
+)
 PYTEST_ARGS = Option(
     "pytest_args",
     (),
@@ -694,6 +707,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     FLAKY_PASSES,
     PYTEST_ARGS,
     CONCURRENCY,
+    TEST_SHARDS,
     SKIP_EXISTING,
     RESULTS,
     SHARDS,
@@ -730,6 +744,7 @@ EVALUATE = (
     SUBMISSION,
     SAME_SUBMISSION,
     CONCURRENCY,
+    TEST_SHARDS,
     SKIP_EXISTING,
     SELECT,
     INCLUDE_PRIOR_TESTS,

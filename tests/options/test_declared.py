@@ -80,6 +80,7 @@ BAD_TEXT = {
     "checkpoint": "../c",
     "submission": "x/{problems}",
     "shards": "0",
+    "test_shards": "none",
     "pytest_args": "-k 'open",
     "command": "check-all",
     "comment": "loud",

@@ -60,8 +60,10 @@ from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
+    checked,
     obtain_caches,
     restore_notice,
+    restored_entries,
 )
 from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.docker.container import Containers, confinement
@@ -87,11 +89,13 @@ from scbench_ci.executors.docker.transfer import (
     copy_workspace,
     write_reports,
 )
+from scbench_ci.executors.docker.warm_runner import WarmStart
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
 from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
+from scbench_ci.standalone.pytest_runner import KEY_FROM_STDIN, SEAL_KEY_VARIABLE
 
 MIN_RUN_MEMORY_BYTES = 64 * 1024**2
 """What a run keeps of its memory limit for its processes, whatever its files take: less, and
@@ -119,6 +123,9 @@ class DockerExecutor:
         """The client of the pool's runs, kept until `close` (made when first used)."""
         self._checked: set[tuple[str | None, str]] = set()
         """The images whose pre-flight passed: not checked again while this executor lives."""
+        self._restores: dict[tuple[str, str], bytes] = {}
+        """What restoring a dependency environment without finishing it puts into the
+        workspace (`cache_use.restored_entries`), by its volume and key, as read once."""
 
     def cancel(self) -> None:
         """Kill every container this process made (its runs, the prepared ones and cache
@@ -317,6 +324,13 @@ class DockerExecutor:
         # Nothing to install: the container never has a network (loopback only).
         online = installs or (self.settings.test_network and not request.cut_network)
         place = TestsPlace(request.tests_user, request.workdir)
+        tests = _TestsStart(
+            *runner_python(caches.runner, request.command.requirements),
+            tests_environment(request.command.variables, containers.path),
+        )
+        test_argv = request.command.runner_argv(
+            tests.python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS
+        )
         shape = Shape(
             image=containers.image,
             image_id=attempt.image_id,
@@ -326,6 +340,7 @@ class DockerExecutor:
             place=place,
             installs_runner=caches.runner is None,
             blocked=containers.blocked if online else (),
+            warm=_warm_start(caches, request, test_argv, tests.env, place),
         )
         pool = self._pool
         prepared: Prepared | None = None
@@ -333,7 +348,12 @@ class DockerExecutor:
             with clock.timing("container"):
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
-                refused = self._stage(container, request, place)
+            restored = None
+            if caches.dependencies is not None and not caches.dependencies.finish:
+                with clock.timing("setup"):
+                    restored = self._restored(container, caches.dependencies, place)
+            with clock.timing("container"):
+                refused = self._stage(container, request, place, restored)
             if refused is not None:
                 nothing_ran = ExecutionResult(None, None, None, 0.0, refused=refused)
                 return with_phases(nothing_ran, clock, attempt.started)
@@ -351,7 +371,15 @@ class DockerExecutor:
                 if caches.quality is not None
                 else "scb-check was not installed: the run stopped before"
             ]
-            plan = self._plan(container, attempt, caches, online, place, collected, quality_env)
+            plan = self._plan(
+                prepared,
+                attempt,
+                caches,
+                online,
+                tests,
+                test_argv,
+                _Collecting(collected, quality_env, restored is not None),
+            )
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
@@ -384,9 +412,14 @@ class DockerExecutor:
         return with_phases(result, clock, attempt.started)
 
     def _stage(
-        self, container: Container, request: ExecutionRequest, place: TestsPlace
+        self,
+        container: Container,
+        request: ExecutionRequest,
+        place: TestsPlace,
+        restored: bytes | None,
     ) -> str | None:
-        """The workspace (and the quality measure's copy) into the container, and its memory
+        """The workspace (the `restored` dependency environment's entries with it, and the
+        quality measure's copy) into the container, and its memory
         limit lowered by what they take: the daemon unpacks them into the run's in-memory
         folders, so its cgroup, not the container's, would be charged for them. Why the run
         cannot start, when they leave less than MIN_RUN_MEMORY_BYTES of the limit."""
@@ -398,6 +431,7 @@ class DockerExecutor:
                 place,
                 quality_source=request.quality,
                 room=memory - MIN_RUN_MEMORY_BYTES,
+                restored=restored,
             )
         except StagedTooLarge as too_large:
             copies = "twice: for the tests and the quality measure" if request.quality else "once"
@@ -437,36 +471,38 @@ class DockerExecutor:
 
     def _plan(
         self,
-        container: Container,
+        prepared: Prepared,
         attempt: _Attempt,
         caches: Caches,
         online: bool,
-        place: TestsPlace,
-        collected: list[Collected],
-        quality_env: list[Cached | str],
+        tests: _TestsStart,
+        test_argv: list[str],
+        collecting: _Collecting,
     ) -> Plan:
         request = attempt.request
         steps = ContainerSteps(
-            container,
+            prepared.container,
             caches,
-            place,
-            tests_environment(request.command.variables, attempt.containers.path),
+            prepared.shape.place,
+            tests.env,
             runner_environment(),
             attempt.setup_log,
             attempt.deadline,
             cut_network=online and (request.cut_network or not self.settings.test_network),
-            collected=collected,
-            quality_env=quality_env,
+            collected=collecting.collected,
+            quality_env=collecting.quality_env,
+            warm=prepared.warm,
+            restored=collecting.restored,
         )
-        python, install = runner_python(caches.runner, request.command.requirements)
-        test_argv = request.command.runner_argv(python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
+        install = tests.install
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
+        before_tests = (restores and not collecting.restored) or steps.cut_network
         return Plan(
             steps.run_step,
             install,
             test_argv,
-            before_tests=steps.before_tests if restores or steps.cut_network else None,
+            before_tests=steps.before_tests if before_tests else None,
             install_quality=steps.install_quality if installs_quality else None,
             after_tests=steps.after_tests_ran,
             setup_commands=() if restores else None,
@@ -474,6 +510,26 @@ class DockerExecutor:
             deadline=attempt.deadline,
             clock=attempt.clock,
         )
+
+    def _restored(self, container: Container, cached: Cached, place: TestsPlace) -> bytes | None:
+        """What restoring `cached` without finishing it puts into the workspace, to go in with
+        it (read once per environment); None when it is restored by copying in the container
+        (it cannot be read so)."""
+        with self._lock:
+            known = self._restores.get((cached.data_volume, cached.key))
+        if known is not None:
+            return known
+        try:
+            entries = restored_entries(container, cached, place)
+        except (DockerException, requests.RequestException):
+            return None
+        if isinstance(entries, str):
+            return None
+        with self._lock:
+            if len(self._restores) >= _KEPT_RESTORES:
+                del self._restores[next(iter(self._restores))]
+            self._restores[(cached.data_volume, cached.key)] = entries
+        return entries
 
     def _limits_hit(self, counters: Mapping[str, int], workdir: str) -> tuple[str, ...]:
         hit = []
@@ -496,6 +552,52 @@ class DockerExecutor:
             )
             hit.append(f"the disk limit ({limit}) was reached: {' and '.join(full)} full")
         return tuple(hit)
+
+
+_KEPT_RESTORES = 8
+
+
+@dataclass(frozen=True)
+class _Collecting:
+    """What a run's steps fill in, and whether its dependencies went in with its workspace."""
+
+    collected: list[Collected]
+    quality_env: list[Cached | str]
+    restored: bool
+
+
+@dataclass(frozen=True)
+class _TestsStart:
+    """How the tests' process of a run starts: the runner's Python, the steps that install it
+    first (none when cached), and the tests' variables."""
+
+    python: list[str]
+    install: tuple[list[str], ...]
+    env: dict[str, str]
+
+
+def _warm_start(
+    caches: Caches,
+    request: ExecutionRequest,
+    test_argv: list[str],
+    env: dict[str, str],
+    place: TestsPlace,
+) -> WarmStart | None:
+    """How the tests' process starts, when it may be started with its container
+    (`warm_runner.py`): the runner is cached, and nothing runs in the container before the
+    tests but the evaluator's own copies (no setup, or the cached dependencies copied in
+    without finishing the project)."""
+    dependencies = caches.dependencies
+    if caches.runner is None or (request.setup_commands and dependencies is None):
+        return None
+    if dependencies is not None and dependencies.finish:
+        return None
+    return WarmStart(
+        tuple(checked(caches.runner, test_argv)),
+        tuple({**env, SEAL_KEY_VARIABLE: KEY_FROM_STDIN}.items()),
+        place.user,
+        place.workdir,
+    )
 
 
 @dataclass(frozen=True)

@@ -91,21 +91,24 @@ def copy_workspace(
     *,
     quality_source: bool = False,
     room: int | None = None,
+    restored: bytes | None = None,
 ) -> int:
-    """The workspace into its volume (the submission's files the tests user's); with
+    """The workspace into its volume (the submission's files the tests user's), then, in the
+    same archive, the `restored` entries (`cache_use.restored_entries`); with
     `quality_source`, the submission's files as staged for the quality measure too, into the
     run's volume (after `prepare_container`). What they take of the container's folders, which
     are memory (archive.in_memory_bytes); StagedTooLarge, and nothing copied, when that is more
     than `room`. The daemon unpacks them, so the container's memory limit does not count them:
     the caller lowers it by that much."""
     uid, gid = place.ids
+
+    def fill(tar: tarfile.TarFile) -> None:
+        _add_workspace(tar, workspace, uid, gid)
+        if restored is not None:
+            archive.add_archive(tar, restored)
+
     with contextlib.ExitStack() as stack:
-        archives = [
-            (
-                place.workdir,
-                stack.enter_context(_archive(lambda tar: _add_workspace(tar, workspace, uid, gid))),
-            )
-        ]
+        archives = [(place.workdir, stack.enter_context(_archive(fill)))]
         if quality_source:
             made = _archive(lambda tar: _add_quality_source(tar, workspace))
             archives.append((RUN_DIR, stack.enter_context(made)))

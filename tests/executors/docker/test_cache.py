@@ -560,6 +560,17 @@ facts = {
     ),
     "venv": sorted(os.listdir(".venv")),
     "uv run": [first, second],
+    # Each entry as the setup leaves it (but its times): its kind, mode, owner, size, link
+    # (uv_cache.json, which the first `uv run` writes, holds the files' times).
+    "tree": sorted(
+        [path, oct(info.st_mode), info.st_uid, info.st_gid, info.st_size, os.readlink(path)]
+        if os.path.islink(path)
+        else [path, oct(info.st_mode), info.st_uid, info.st_gid,
+              0 if os.path.isdir(path) or path.endswith("uv_cache.json") else info.st_size, None]
+        for path in glob.glob("**", recursive=True, include_hidden=True)
+        for info in [os.lstat(path)]
+        if not path.startswith((".evaluation_tests", ".scbench"))
+    ),
 }
 json.dump(facts, open(PROBE_OUTPUT, "w"))
 """
