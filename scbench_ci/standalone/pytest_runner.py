@@ -442,14 +442,15 @@ class InventoryTaker:
     def pytest_collection_finish(self, session: Any) -> None:
         if self.found is None and self.selections is not None:
             kept = {id(item) for item in session.items}
-            self.found = [
-                _pass_found(
-                    one,
-                    2 if self.collection_failed else (4 if chosen is None else 0),
-                    [] if chosen is None else [i.nodeid for i in chosen if id(i) in kept],
+            self.found = []
+            for one, chosen in zip(self.passes, self.selections, strict=True):
+                node_ids = [i.nodeid for i in chosen or () if id(i) in kept]
+                # pytest's exit codes: interrupted by collection errors, a usage error (the
+                # expression), no tests collected.
+                code = (
+                    2 if self.collection_failed else 4 if chosen is None else 0 if node_ids else 5
                 )
-                for one, chosen in zip(self.passes, self.selections, strict=True)
-            ]
+                self.found.append(_pass_found(one, code, node_ids))
 
     def must_run_passes(self) -> str | None:
         """Why the session's inventory may not be SCBench's, if it may not."""
