@@ -661,7 +661,8 @@ def main() -> int:
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_sessionfinish(self) -> Iterator[None]:
             self.killed = kill_leftovers()
-            for folder in reports_folders(json_path, ctrf_path):
+            inventory_path = taker.path if taker is not None else None
+            for folder in reports_folders(json_path, ctrf_path, inventory_path):
                 try:
                     fresh_folder(folder)
                 except OSError as error:  # a full disk: the reports cannot be written
