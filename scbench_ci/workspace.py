@@ -32,7 +32,10 @@ from scbench_ci.trust.untrusted_tree import (
 ASSETS_DIR = f"{WORKSPACE_TESTS_DIR}/assets"
 """Where static assets land, each under its name, as SCBench's runner materializes them for the
 tests (`Workspace.materialize_static_assets_for_tests`)."""
-SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
+VCS_NAMES = frozenset({".git", ".hg", ".svn"})
+"""Version control folders, left out however the submission is copied: a checkout's `.git`
+holds the workflow's token (`actions/checkout`), which the submission's code could read."""
+SKIPPED_NAMES = frozenset({*VCS_NAMES, "__pycache__", ".pytest_cache", ".venv", "venv"})
 _LISTED = 5
 
 
@@ -107,8 +110,9 @@ def _copy_submission(
     submission: Path, root: Path, exclude: Path | None, problem_root: Path, ignores: tuple[str, ...]
 ) -> tuple[tuple[str, ...], list[str]]:
     """The notices and the warnings of copying the submission into `root`: with `ignores`, as
-    SCBench's snapshot copies it (its files only, what the patterns match left out), else as
-    scbench-ci copied it before SCBench 1.0 (SKIPPED_NAMES, virtual environments left out)."""
+    SCBench's snapshot copies it (its files only, what the patterns match left out, and its
+    version control folders, VCS_NAMES, which SCBench copies), else as scbench-ci copied it
+    before SCBench 1.0 (SKIPPED_NAMES, virtual environments left out)."""
     excluded = _below(exclude, submission) if exclude is not None else None
     with UntrustedTree.opened(submission, within=problem_root) as tree:
         notices = tuple(
@@ -121,7 +125,7 @@ def _copy_submission(
         def skip(entry: Entry) -> bool:
             if entry.depth == 1 and entry.path.name in EVALUATOR_NAMES:
                 return True
-            if entry.path == excluded or entry.kind is Kind.OTHER:
+            if entry.path == excluded or entry.kind is Kind.OTHER or entry.path.name in VCS_NAMES:
                 return True
             return _ignored(entry, ignores) if ignores else _skipped(tree, entry)
 
