@@ -28,6 +28,7 @@ from scbench_ci.plan import Job
 from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
 
 DYNAMIC_STAGES = frozenset(Stage) - {Stage.STATIC}
@@ -90,6 +91,7 @@ def _judged(
 ) -> CheckReport:
     place = Place(problem, problem.root.parent)
     output_dir = real_path(options.output_dir)
+    scbench = scbench_runner(options.scbench)
     infrastructure: list[str] = []
 
     def usable(job: Job, result: CheckpointResult) -> bool:
@@ -117,7 +119,7 @@ def _judged(
             found += oracle_findings(
                 place, run.checkpoint, result, known, options.policy, run_failures
             )
-            found += inventory_findings(place, run.checkpoint, result)
+            found += inventory_findings(place, run.checkpoint, result, scbench)
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)

@@ -33,6 +33,7 @@ from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
+from scbench_ci.scbench_runner import ScbenchRunner
 from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5
@@ -216,12 +217,14 @@ def network_findings(
 
 
 def inventory_findings(
-    place: Place, checkpoint: Checkpoint, result: CheckpointResult
+    place: Place, checkpoint: Checkpoint, result: CheckpointResult, scbench: ScbenchRunner
 ) -> list[Finding]:
     """Where SCBench 1.0's inventory of the checkpoint's tests surprises, from the reference
     solution's run: a test of the checkpoint whose node id holds a space (its `--collect-only
-    -q` lines with a space are never taken), and each test collected but never reported (under
-    `--scbench 1.0`)."""
+    -q` lines with a space are never taken), and each test collected but never reported. None
+    when the runner `scbench` takes no inventory (the paper's counts what the run reports)."""
+    if not scbench.collection_inventory:
+        return []
     findings = [
         Finding(
             Stage.ORACLE,
