@@ -64,7 +64,7 @@ from scbench_ci.standalone.pytest_runner import read_regular
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import fresh_folder, write_file
 from scbench_ci.trust.reuse import check_signature, sign
-from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles, Seal
+from scbench_ci.trust.seal import CTRF_REPORT, INVENTORY, PYTEST_REPORT, ReportFiles, Seal
 from scbench_ci.trust.terminal import inert
 from scbench_ci.version import __version__
 from scbench_ci.workspace import Workspace, stage_workspace
@@ -116,12 +116,17 @@ def evaluate_job(
         notices=(*result.notices, *notices),
     )
     artifacts_dir = output_dir / job.artifacts
+    scbench = scbench_runner(options.scbench)
     evaluation = evaluation_json(
-        job.problem, result, entrypoint=entrypoint, flaky_passes=options.flaky_passes
+        job.problem,
+        result,
+        entrypoint=entrypoint,
+        scbench=scbench,
+        flaky_passes=options.flaky_passes,
     )
     if evaluation is not None:
         stdout, report = session_output(artifacts_dir)
-        write_evaluation(artifacts_dir, evaluation, stdout=stdout, report=report)
+        write_evaluation(artifacts_dir, evaluation, scbench=scbench, stdout=stdout, report=report)
     result = write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
     if result.fingerprint is not None and not result.infrastructure_failure:
         sign(output_dir, job.artifacts, result.fingerprint)
@@ -201,6 +206,7 @@ def _stage(
     scratch: Path,
 ) -> _Staged:
     """The job's workspace and logs' folder made in `scratch`, and its command."""
+    scbench = scbench_runner(options.scbench)
     workspace = stage_workspace(
         job.problem,
         job.checkpoint,
@@ -208,6 +214,7 @@ def _stage(
         submission=job.submission,
         root=scratch / "workspace",
         exclude=real_path(options.output_dir),
+        ignores=scbench.snapshot_ignores,
     )
     log_dir = scratch / "logs"
     log_dir.mkdir()
@@ -219,6 +226,10 @@ def _stage(
         test_timeout_s=options.test_timeout_s,
         pytest_args=(*options.pytest_args, *job.pytest_args),
         reruns=options.reruns,
+        # Not for `check`'s collection (its own `--collect-only`): an evaluation's inventory.
+        inventory=workspace.tested_checkpoints[:-1]
+        if scbench.collection_inventory and not job.pytest_args
+        else None,
     )
     return _Staged(
         workspace,
@@ -262,6 +273,7 @@ def _run_tests(
     """The staged job run where the placement puts it (whole, or in shards merged into one run)
     and judged, its reports and logs kept in `artifacts_dir`; its phases are the executor's
     and reading the reports."""
+    scbench = scbench_runner(options.scbench)
     request = ExecutionRequest(
         workspace=staged.workspace.root,
         log_dir=staged.log_dir,
@@ -276,7 +288,7 @@ def _run_tests(
         cut_network=job.cut_network,
         default_environment=environment.source == "default",
         quality=_measures_quality(options, job),
-        scbench=scbench_runner(options.scbench),
+        scbench=scbench,
     )
     with contextlib.ExitStack() as scratches:
         try:
@@ -319,7 +331,10 @@ def _judged(
         policy_name=options.policy,
         session_timeout_s=options.session_timeout_s,
         warnings=warnings,
+        scbench=scbench_runner(options.scbench),
         flaky_passes=options.flaky_passes,
+        inventory=merged.inventory,
+        inventory_expected=bool(staged.command.runner_options),
     )
     if merged.deciding is not None and result.failure is not None:
         failure = named_failure(result.failure, merged.deciding, len(ran.kept))
@@ -328,6 +343,8 @@ def _judged(
         _collect_artifacts(files, log_dir, artifacts_dir / folder if folder else artifacts_dir)
     if len(ran.kept) > 1:
         write_file(artifacts_dir, PYTEST_LOG, _joined_logs(ran.kept))
+        if merged.inventory is not None:
+            write_file(artifacts_dir, INVENTORY, merged.inventory)
         result = replace(result, notices=(_sharded_notice(ran),))
     return replace(result, phases={**merged.execution.phases, "reports": time.monotonic() - clock})
 
@@ -347,7 +364,7 @@ SHARDS_NOT_ONE = "the shards' reports did not add up to the checkpoint's one col
 def _run_whole(placement: Placement, request: ExecutionRequest) -> _Ran:
     sealed = placement.run(request)
     run = _shard_run(sealed, request.log_dir)
-    merged = MergedRun(run.execution, run.seal, run.reports, run.log_dir, None)
+    merged = MergedRun(run.execution, run.seal, run.reports, run.log_dir, None, run.inventory)
     return _Ran(merged, (("", sealed.files, request.log_dir),))
 
 
@@ -357,7 +374,7 @@ def _shard_run(sealed: SealedRun, log_dir: Path) -> ShardRun:
     if isinstance(seal, Seal):
         killed = execution.leftover_processes + seal.killed
         execution = replace(execution, leftover_processes=killed)
-    return ShardRun(execution, seal, read_reports(sealed.files), log_dir)
+    return ShardRun(execution, seal, read_reports(sealed.files), log_dir, sealed.inventory)
 
 
 def _run_shards(
@@ -474,7 +491,7 @@ def _earlier_result(
         return f"{job.artifacts}: the earlier result is not reused, {unsigned.reason}; run again"
     path = output_dir / job.artifacts / CHECKPOINT_RESULT_FILE
     try:
-        earlier = read_checkpoint(path, options.policy, options.flaky_passes)
+        earlier = read_checkpoint(path, options.policy, options.flaky_passes, options.scbench)
     except ResultsError as error:
         return f"{job.artifacts}: the earlier result is not reused ({error}); run again"
     if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
@@ -525,7 +542,12 @@ def _fingerprint(
 
 def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     """The reports as they were read, and the logs (the evaluator's own files)."""
-    for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
+    reports = (
+        (CTRF_REPORT, files.ctrf),
+        (PYTEST_REPORT, files.pytest),
+        (INVENTORY, files.inventory),
+    )
+    for name, data in reports:
         if data is not None:
             write_file(target, name, data)
     for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG, log_dir / QUALITY_LOG):

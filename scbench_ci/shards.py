@@ -154,6 +154,8 @@ class ShardRun:
     reports: Reports | str
     log_dir: Path
     """Its logs' folder (the failure's log tail is read from it)."""
+    inventory: bytes | None = None
+    """SCBench 1.0's inventory its runner took (of the whole collection, as every shard's)."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,8 @@ class MergedRun:
     """The shard (from 1) whose failure is the checkpoint's, when one failed: the run is then
     that shard's (a session that failed counts no test of the others either, as one session
     would not)."""
+    inventory: bytes | None = None
+    """The checkpoint's inventory: the shards', which are one."""
 
 
 def merge_shards(runs: Sequence[ShardRun], session_timeout_s: float) -> MergedRun | str:
@@ -177,7 +181,9 @@ def merge_shards(runs: Sequence[ShardRun], session_timeout_s: float) -> MergedRu
     failing = _failing_shard(runs, session_timeout_s)
     if failing is not None:
         run = runs[failing]
-        return MergedRun(run.execution, run.seal, run.reports, run.log_dir, failing + 1)
+        return MergedRun(
+            run.execution, run.seal, run.reports, run.log_dir, failing + 1, run.inventory
+        )
     every = [run.reports for run in runs]
     reports = [one for one in every if isinstance(one, Reports)]
     if len(reports) != len(runs):  # a failure, found above
@@ -185,6 +191,9 @@ def merge_shards(runs: Sequence[ShardRun], session_timeout_s: float) -> MergedRu
     ordered = _ordered_tests(reports, len(runs))
     if isinstance(ordered, str):
         return ordered
+    inventory = _one_inventory([run.inventory for run in runs])
+    if isinstance(inventory, str):
+        return inventory
     ran = [run for run, one in zip(runs, reports, strict=True) if not _empty(one)]
     executions = [run.execution for run in ran] or [runs[0].execution]
     codes = [one.exit_code for one in reports if not _empty(one)]
@@ -203,7 +212,27 @@ def merge_shards(runs: Sequence[ShardRun], session_timeout_s: float) -> MergedRu
         merged,
         runs[0].log_dir,
         None,
+        inventory,
     )
+
+
+def _one_inventory(inventories: Sequence[bytes | None]) -> bytes | str | None:
+    """The shards' inventory, when each took the same passes over the same collection (how each
+    took them, in its session or by running them, may differ); else why they are not one."""
+    if all(each is None for each in inventories):
+        return None
+    found = []
+    for each in inventories:
+        try:
+            document = json.loads(each) if each is not None else None
+        except ValueError:
+            document = None
+        if not isinstance(document, dict):
+            return "a shard's inventory of the tests is missing or unreadable"
+        found.append((document.get("collected"), document.get("passes")))
+    if any(one != found[0] for one in found[1:]):
+        return "the shards' inventories of the tests differ"
+    return inventories[0]
 
 
 def named_failure(failure: Failure, shard: int, count: int) -> Failure:

@@ -14,6 +14,7 @@ from scbench_ci.check.stages import (
     collection_findings,
     empty_findings,
     flaky_findings,
+    inventory_findings,
     known_list_findings,
     network_findings,
     oracle_findings,
@@ -27,6 +28,7 @@ from scbench_ci.plan import Job
 from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
 from scbench_ci.trust.terminal import quoted
 
@@ -92,6 +94,7 @@ def _judged(
 ) -> CheckReport:
     place = Place(problem, problem.root.parent)
     output_dir = real_path(options.output_dir)
+    scbench = scbench_runner(options.scbench)
     infrastructure: list[str] = []
 
     def usable(job: Job, result: CheckpointResult) -> bool:
@@ -119,6 +122,7 @@ def _judged(
             found += oracle_findings(
                 place, run.checkpoint, result, known, options.policy, run_failures
             )
+            found += inventory_findings(place, run.checkpoint, result, scbench)
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)

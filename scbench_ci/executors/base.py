@@ -72,10 +72,12 @@ class TestCommand:
     """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
     the minimal base (PATH, HOME, locale) for the place it runs in."""
     test_timeout_s: float
+    runner_options: tuple[str, ...] = ()
+    """The runner's own options besides the executor's (`--scbench-inventory=SPEC`)."""
 
     def runner_argv(self, python: list[str], runner_script: str, *options: str) -> list[str]:
         """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
-        return [*python, "-I", runner_script, *options, *self.pytest_args]
+        return [*python, "-I", runner_script, *options, *self.runner_options, *self.pytest_args]
 
     def uvx_argv(self, runner_script: str, *options: str) -> list[str]:
         """The command that builds the runner's environment and runs the tests in one go."""

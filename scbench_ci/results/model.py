@@ -43,6 +43,9 @@ class FailureKind(StrEnum):
     """pytest's runner sealed a report that cannot be used (too large, malformed)."""
     MISSING = "missing"
     """The submission folder for the checkpoint does not exist."""
+    UNREPORTED = "unreported"
+    """Tests were collected that the run never reported (SCBench 1.0's rules make that an
+    infrastructure failure): the session ended early, or deselected them."""
 
 
 INFRASTRUCTURE_KINDS = frozenset({FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL})
@@ -53,6 +56,25 @@ class Failure:
     kind: FailureKind
     message: str
     log_tail: str | None = None
+
+
+@dataclass(frozen=True)
+class ScbenchRecord:
+    """What SCBench 1.0 records of a checkpoint besides its tests (`CorrectnessResults`), as its
+    rules compute it from this run (`--scbench 1.0`)."""
+
+    infrastructure_failure: bool
+    """SCBench's `infrastructure_failure`: a pytest exit code other than 0 and 1, more tests
+    collected than reported, a `--collect-only` pass that failed, or a collected test never
+    reported. Beside the checkpoint's own failure kind, which says what happened."""
+    pytest_collected: int
+    """SCBench's `pytest_collected`: the inventory's tests, or pytest's `collected N items`."""
+    collection_hash: str | None
+    """SCBench's `test_collection_hash` (None without an inventory)."""
+    inventory: bool
+    """The inventory was applied: groups from it, tests collected and never reported failed,
+    every test counted in its group's total. Without one (a `-k` filter), skipped tests are not
+    in the totals."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +151,8 @@ class CheckpointResult:
     network: NetworkFailures | None = None
     """Its failing tests that could not reach the network, derived from its tests; None when
     none."""
+    scbench: ScbenchRecord | None = None
+    """What SCBench 1.0 records beside its tests, when its rules decided and pytest ran."""
 
     @property
     def counts(self) -> GroupCounts:

@@ -1,7 +1,7 @@
-"""What the console shows during and after real runs of examples/marks under `any-core-cases`
-(its checkpoint_2 has no Core test, so that policy fails it): the tests' output without the test
-runner's own lines, progress lines that say why a checkpoint failed, a recap of what failed before
-the verdict, and `check`'s progress instead of its runs' output."""
+"""What the console shows during and after real runs of examples/marks under `any-core-cases` by
+the paper's rules (its checkpoint_2 has no Core test there, so that policy fails it): the tests'
+output without the test runner's own lines, progress lines that say why a checkpoint failed, a
+recap of what failed before the verdict, and `check`'s progress instead of its runs' output."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from testing.examples import EXECUTOR
 from testing.paths import EXAMPLES
 
 MARKS = EXAMPLES / "marks"
-POLICY = ("--policy", "any-core-cases")
+POLICY = ("--policy", "any-core-cases", "--scbench", "paper")
 NO_CORE = "no Core test passed (policy any-core-cases needs at least one)"
 RECAP = [
     "1 checkpoint failed:",
@@ -30,7 +30,7 @@ RECAP = [
     "directory: 'WORKSPACE/.evaluation_tests/data/names.csv'",
     "    e.g. tests/test_checkpoint_1.py::test_names_table_first_user",
     "    and 1 more cause, in the summary",
-    rules_line("1.0"),
+    rules_line("paper"),
     "Verdict: FAILED (1 of 2 checkpoints pass the policy any-core-cases, which asks that at least "
     "one Core test passes)",
 ]
@@ -104,7 +104,9 @@ def test_a_run_side_by_side_says_why_on_its_progress_line_and_recaps(
 def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
     # The reference solutions' code quality (tests/outputs/test_check_console.py) would depend on
     # a Python 3.12 on this machine (the local executor's measure).
-    run = scbench("check", MARKS, "--jobs", "1", "--no-quality", "--output", tmp_path)
+    run = scbench(
+        "check", MARKS, "--jobs", "1", "--no-quality", "--scbench", "paper", "--output", tmp_path
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert timeless(run.stdout) == [
         "[1/8] marks / checkpoint_1, tests collected only: done, T s",
@@ -122,7 +124,7 @@ def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
         "marks  passed",
         "",
         "Oracle policy all-cases: every test passes; 2 oracle runs of each checkpoint; T s",
-        rules_line("1.0"),
+        rules_line("paper"),
         "Verdict: PASSED (1 of 1 problem sound)",
         f"Results: {tmp_path}/results.json",
     ]

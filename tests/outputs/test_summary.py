@@ -25,6 +25,7 @@ from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, RunResult
+from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.cli import run_cli
 from testing.paths import EXAMPLES
@@ -82,6 +83,7 @@ def checkpoint_result(
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=warnings,
+        scbench=PAPER,
     )
 
 
@@ -314,6 +316,7 @@ def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=(),
+        scbench=PAPER,
     )
     markdown = render_summary(document(problem, checkpoint))
     assert (

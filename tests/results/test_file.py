@@ -226,7 +226,7 @@ def test_a_checkpoint_result_of_version_3_is_read_without_notices(tmp_path: Path
     document = json.loads(path.read_text())
     del document["notices"]
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "core-cases", False).notices == ()
+    assert read_checkpoint(path, "core-cases", False, "1.0").notices == ()
 
 
 def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
@@ -261,6 +261,7 @@ def _version_7(document: dict[str, Any]) -> dict[str, Any]:
     for problem in document["problems"]:
         for each in problem["checkpoints"]:
             del each["network"]
+            each.pop("scbench", None)
     document["schema_version"] = 7
     jsonschema.validate(document, schema(7))
     return document
@@ -497,7 +498,7 @@ def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) ->
     assert len(stored.tests) == 5
     assert tuple(stored.tests) == result.tests
     assert stored.tests[2] == result.tests[2]
-    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", flaky_passes=False)
+    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", False, "1.0")
     assert replace(loaded, tests=stored.tests) == stored
 
 
@@ -613,10 +614,10 @@ def test_a_checkpoints_result_is_judged_again_by_the_policy_it_is_read_for(tmp_p
     document = json.loads(path.read_text())
     document["passed"] = False
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "core-cases", flaky_passes=False).passed is True
+    assert read_checkpoint(path, "core-cases", False, "1.0").passed is True
     document["passed"] = True
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "all-cases", flaky_passes=False).passed is False
+    assert read_checkpoint(path, "all-cases", False, "1.0").passed is False
 
 
 def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:

@@ -134,7 +134,8 @@ def test_links_out_of_the_submission_are_neither_followed_nor_measured(threat: T
 
     checkpoint = evaluated(threat)
 
-    assert any("point outside it and were left out" in w for w in checkpoint["warnings"])
+    # SCBench 1.0's snapshot leaves every link out; it is said, with the names.
+    assert any("symlink(s) of the submission were left out" in w for w in checkpoint["warnings"])
     measures = checkpoint["quality"]["measures"]
     assert measures is not None, checkpoint["quality"]
     assert (measures["files_scanned"], measures["total_loc"]) == (1, 1)  # main.py alone
