@@ -76,6 +76,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.job_evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
+    ("scbench_ci.job_evaluation", "shutil.copytree"): "a shard's copy of the staged workspace, "
+    "which the evaluator made through the guard (links inside it kept as links, never followed) "
+    "before any of the submission's code ran",
     ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
     "on the node",
     ("scbench_ci.executors.shipped", "tarfile.open"): "the workspace archive `ship` packed "

@@ -439,6 +439,7 @@ def test_every_input_set(
         "pids_limit": "512",
         "disk": "1g",
         "cache": "false",
+        "cache_size": "20g",
         "test_network": "true",
         "timeout": "25",
         "session_timeout": "900",

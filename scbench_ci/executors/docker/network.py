@@ -2,11 +2,14 @@
 daemon's other containers than that needs.
 
 On the default bridge every container reaches every other one (the evaluations beside it, a Ray
-node, another user's), and the host's services on its bridge address. So each scbench-ci process
-makes a bridge network of its own (labelled as its runs are, removed as it exits, found by
-`cleanup` otherwise) with inter-container traffic off: its containers reach neither each other nor
-the containers of other networks (Docker isolates bridge networks from each other), and reach the
-internet as before, through the host.
+node, another user's), and the host's services on its bridge address. So the runs' containers are
+on a bridge network of their own, ISOLATED_NETWORK, with inter-container traffic off: they reach
+neither each other nor the containers of other networks (Docker isolates bridge networks from each
+other), and reach the internet as before, through the host. It is one network for every run of
+the daemon, made by the first that needs it and never removed by a run: a network per process ran
+out of the daemon's address pools (31 networks by default) once processes that were killed left
+theirs behind. A network of that name without inter-container traffic off, or not made by
+scbench-ci, is refused: the runs would not be apart.
 
 What goes to the host itself is not forwarded but delivered, so no network setting stops it.
 The container's own routing table does: before anything else runs in it, its first process (as
@@ -24,24 +27,23 @@ the run's own and no routes.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ipaddress
-import threading
-import uuid
 from typing import Any
 
 import docker
 import requests
-from docker.errors import DockerException
+from docker.errors import APIError, DockerException
 from docker.models.containers import Container
+from docker.models.networks import Network
 
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.docker.container import labels
-from scbench_ci.executors.docker.daemon import connect
 from scbench_ci.executors.docker.layout import IDLE_USER
 
-NETWORK_PREFIX = "scbench-ci-net-"
+ISOLATED_NETWORK = "scbench-ci-isolated"
+ISOLATED_LABEL = "dev.scbench-ci.network"
+NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
+"""Inter-container traffic off: the containers on it do not reach each other."""
 ALWAYS_CUT = ("172.16.0.0/12", "169.254.0.0/16")
 """Where Docker puts its bridge networks by default (one made after the run's container among
 them), and link-local addresses (a cloud's metadata service)."""
@@ -74,55 +76,53 @@ os.execvp("sleep", ["sleep", "infinity"])
 """
 
 
-class RunNetwork:
-    """The network of this process's runs (RUN_NETWORK), made when first needed and removed as
-    the process exits (`close`): every executor of the process shares it (the CLI's one, a Python
-    session's, the tests' many)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._name: str | None = None
-        self._cut: tuple[str, ...] = ()
-
-    def made(self, client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
-        """Its name, and what its containers are cut from (`host_addresses` when it was made:
-        every run of the executor's is alike, so a container made ahead serves any of them)."""
-        with self._lock:
-            if self._name is None:
-                network_id = uuid.uuid4().hex
-                name = f"{NETWORK_PREFIX}{network_id[:16]}"
-                client.networks.create(
-                    name,
-                    driver="bridge",
-                    labels=labels(network_id),
-                    options={"com.docker.network.bridge.enable_icc": "false"},
-                    check_duplicate=True,
-                )
-                self._name = name
-                self._cut = tuple(host_addresses(client, name))
-                atexit.register(self.close)
-            return self._name, self._cut
-
-    def close(self) -> None:
-        """Remove it (once every container of the run has gone); what cannot be removed is left
-        to `scbench-ci cleanup`, by its labels."""
-        with self._lock:
-            name, self._name = self._name, None
-        if name is None:
-            return
-        atexit.unregister(self.close)
-        with (
-            contextlib.suppress(DockerException, requests.RequestException, InfrastructureError),
-            contextlib.closing(connect()) as client,
-        ):
-            client.networks.get(name).remove()
+def run_network(client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
+    """The runs' network (its id: the name may be two networks for a moment), looked up or made
+    for each run, and what its containers are cut from (`host_addresses`)."""
+    network = isolated_network(client)
+    return str(network.id), tuple(host_addresses(client, str(network.id)))
 
 
-RUN_NETWORK = RunNetwork()
+def isolated_network(client: docker.DockerClient, name: str = ISOLATED_NETWORK) -> Network:
+    """The network `name`, made when it is not there, and checked. Processes that make it at the
+    same moment may each make one (Docker's duplicate check is not atomic): all are alike, and
+    once they are there every run takes the first by id (a run that saw only its own keeps that
+    one: removing the others could take one from under a run)."""
+    found = _named(client, name)
+    if not found:
+        try:
+            client.networks.create(
+                name,
+                driver="bridge",
+                labels={ISOLATED_LABEL: "isolated"},
+                options=NO_ICC,
+                check_duplicate=True,
+            )
+        except APIError as error:
+            if error.status_code != 409:  # 409: made by another process
+                raise
+        found = _named(client, name)
+    if not found:
+        raise InfrastructureError(f"the Docker network {name!r} was made, then gone")
+    network = found[0]
+    options = network.attrs.get("Options") or {}
+    labelled = (network.attrs.get("Labels") or {}).get(ISOLATED_LABEL) == "isolated"
+    if not labelled or any(options.get(option) != value for option, value in NO_ICC.items()):
+        raise InfrastructureError(
+            f"the Docker network {name!r} is not scbench-ci's, or lets its containers reach "
+            f"each other: remove it (`docker network rm {name}`) and scbench-ci makes it again"
+        )
+    return network
+
+
+def _named(client: docker.DockerClient, name: str) -> list[Network]:
+    """The networks called `name` exactly (Docker's filter matches parts of names), by id."""
+    found = [one for one in client.networks.list(names=[name]) if one.name == name]
+    return sorted(found, key=lambda one: str(one.id))
 
 
 def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
-    """What a container on the network `own` is cut from: the host's address on it (its
+    """What a container on the network whose id is `own` is cut from: the host's address on it (its
     gateway), every other network of the daemon whole (the host's address there, which the
     default bridge does not list, and containers Docker keeps apart anyway), and ALWAYS_CUT.
     The routes to its own network's other addresses stay (the kernel's, more specific)."""
@@ -134,7 +134,7 @@ def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
                     subnet = ipaddress.ip_network(str(config.get("Subnet")), strict=False)
                     if subnet.version != 4:
                         continue
-                    if network.name != own:
+                    if network.id != own:
                         found.append(str(subnet))
                     else:
                         found.append(f"{config.get('Gateway') or subnet[1]}/32")
