@@ -55,21 +55,18 @@ ALLOWED: dict[tuple[str, str], str] = {
         "os.open",
     ): "write_new and read_regular: the evaluator's own "
     "files, created O_EXCL|O_NOFOLLOW and read O_NOFOLLOW from a folder descriptor",
-    ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
-    ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find the tests' processes",
-    ("scbench_ci.executors.processes", "open"): "/proc/<pid>/stat",
+    ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat: the one reader of the "
+    "process table, the runner's, the subreaper's and the host's (executors.processes)",
+    ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find every process",
     ("scbench_ci.executors.docker.image_recipe", ".read_bytes"): "the evaluation image's "
     "Dockerfile, a resource of the installed package",
     ("scbench_ci.executors.docker.image_build", "tarfile.open"): "the build context made in "
     "memory from that Dockerfile (fileobj, no path)",
-    ("scbench_ci.executors.processes", ".read_text"): "/proc/<pid>/stat and /proc/stat",
+    ("scbench_ci.executors.processes", ".read_text"): "/proc/stat (the boot time)",
     (
         "scbench_ci.executors.processes",
         ".read_bytes",
     ): "/proc/<pid>/environ, to find a run's processes",
-    ("scbench_ci.executors.processes", "os.scandir"): "/proc",
-    ("scbench_ci.standalone.subreaper", "open"): "/proc/<pid>/stat",
-    ("scbench_ci.standalone.subreaper", "os.scandir"): "/proc",
     ("scbench_ci.trust.seal", "os.open"): "the reports folder the evaluator made, O_NOFOLLOW",
     ("scbench_ci.trust.seal", ".open"): "the run's log, written by the evaluator itself",
     ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
