@@ -22,7 +22,7 @@ from scbench_ci.cli.main import parse_arguments
 from scbench_ci.commands import cleanup
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.container import RUN_LABEL
-from scbench_ci.executors.docker.network import ISOLATED_NETWORK, NO_ICC
+from scbench_ci.executors.docker.network import NO_ICC, isolated_network
 from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, owner, this_host
 from tests.executors.docker.test_executor import execute
 
@@ -226,5 +226,5 @@ def test_what_the_docker_executor_makes_names_its_owner(
     assert {kind.split()[0] for kind in seen} == {"container", "volume"}
     assert owner() == f"{this_host()}/{os.getpid()}"
     assert docker_client.networks.list(filters={"label": f"{OWNER_LABEL}={owner()}"}) == []
-    (network,) = docker_client.networks.list(names=[ISOLATED_NETWORK])
+    network = isolated_network(docker_client)  # the one the run took
     assert network.attrs["Options"] == NO_ICC

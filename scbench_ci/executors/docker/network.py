@@ -3,13 +3,13 @@ daemon's other containers than that needs.
 
 On the default bridge every container reaches every other one (the evaluations beside it, a Ray
 node, another user's), and the host's services on its bridge address. So the runs' containers are
-on a bridge network of their own, ISOLATED_NETWORK, with inter-container traffic off: they reach
-neither each other nor the containers of other networks (Docker isolates bridge networks from each
-other), and reach the internet as before, through the host. It is one network for every run of
-the daemon, made by the first that needs it and never removed by a run: a network per process ran
-out of the daemon's address pools (31 networks by default) once processes that were killed left
-theirs behind. A network of that name without inter-container traffic off, or not made by
-scbench-ci, is refused: the runs would not be apart.
+on a bridge network of their own (`scbench-ci-isolated-...`, labelled ISOLATED_LABEL) with
+inter-container traffic off: they reach neither each other nor the containers of other networks
+(Docker isolates bridge networks from each other), and reach the internet as before, through the
+host. It is one network for every run of the daemon, made by the first that needs it and never
+removed by a run: a network per process ran out of the daemon's address pools (31 networks by
+default) once processes that were killed left theirs behind. A labelled network that lets its
+containers reach each other is never taken.
 
 What goes to the host itself is not forwarded but delivered, so no network setting stops it.
 The container's own routing table does: before anything else runs in it, its first process (as
@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import uuid
 from typing import Any
 
 import docker
 import requests
-from docker.errors import APIError, DockerException
+from docker.errors import DockerException
 from docker.models.containers import Container
 from docker.models.networks import Network
 
@@ -41,7 +42,9 @@ from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.layout import IDLE_USER
 
 ISOLATED_NETWORK = "scbench-ci-isolated"
+"""Its name's prefix."""
 ISOLATED_LABEL = "dev.scbench-ci.network"
+ISOLATED = "isolated"
 NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
 """Inter-container traffic off: the containers on it do not reach each other."""
 ALWAYS_CUT = ("172.16.0.0/12", "169.254.0.0/16")
@@ -77,52 +80,44 @@ os.execvp("sleep", ["sleep", "infinity"])
 
 
 def run_network(client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
-    """The runs' network (its id: the name may be two networks for a moment), looked up or made
-    for each run, and what its containers are cut from (`host_addresses`)."""
+    """The runs' network (its name), looked up or made for each run, and what its containers
+    are cut from (`host_addresses`)."""
     network = isolated_network(client)
-    return str(network.id), tuple(host_addresses(client, str(network.id)))
+    return str(network.name), tuple(host_addresses(client, str(network.name)))
 
 
-def isolated_network(client: docker.DockerClient, name: str = ISOLATED_NETWORK) -> Network:
-    """The network `name`, made when it is not there, and checked. Processes that make it at the
-    same moment may each make one (Docker's duplicate check is not atomic): all are alike, and
-    once they are there every run takes the first by id (a run that saw only its own keeps that
-    one: removing the others could take one from under a run)."""
-    found = _named(client, name)
+def isolated_network(client: docker.DockerClient, kind: str = ISOLATED) -> Network:
+    """The first, by id, of the networks labelled `kind` with inter-container traffic off; made
+    when there is none. Each is named apart (Docker resolves a container's network by name when
+    it starts it, and refuses a name two networks have): processes that make one at the same
+    moment each have their own, alike, and later runs all take the first."""
+    found = _isolated(client, kind)
     if not found:
-        try:
-            client.networks.create(
-                name,
-                driver="bridge",
-                labels={ISOLATED_LABEL: "isolated"},
-                options=NO_ICC,
-                check_duplicate=True,
-            )
-        except APIError as error:
-            if error.status_code != 409:  # 409: made by another process
-                raise
-        found = _named(client, name)
-    if not found:
-        raise InfrastructureError(f"the Docker network {name!r} was made, then gone")
-    network = found[0]
-    options = network.attrs.get("Options") or {}
-    labelled = (network.attrs.get("Labels") or {}).get(ISOLATED_LABEL) == "isolated"
-    if not labelled or any(options.get(option) != value for option, value in NO_ICC.items()):
-        raise InfrastructureError(
-            f"the Docker network {name!r} is not scbench-ci's, or lets its containers reach "
-            f"each other: remove it (`docker network rm {name}`) and scbench-ci makes it again"
+        client.networks.create(
+            f"{ISOLATED_NETWORK}-{uuid.uuid4().hex[:12]}",
+            driver="bridge",
+            labels={ISOLATED_LABEL: kind},
+            options=NO_ICC,
         )
-    return network
+        found = _isolated(client, kind)
+    if not found:
+        raise InfrastructureError("the tests' network was made, then gone")
+    return found[0]
 
 
-def _named(client: docker.DockerClient, name: str) -> list[Network]:
-    """The networks called `name` exactly (Docker's filter matches parts of names), by id."""
-    found = [one for one in client.networks.list(names=[name]) if one.name == name]
-    return sorted(found, key=lambda one: str(one.id))
+def _isolated(client: docker.DockerClient, kind: str) -> list[Network]:
+    """The networks labelled `kind` whose containers do not reach each other, by id (one
+    labelled so that lets them is not taken)."""
+    found = [
+        network
+        for network in client.networks.list(filters={"label": f"{ISOLATED_LABEL}={kind}"})
+        if all((network.attrs.get("Options") or {}).get(k) == v for k, v in NO_ICC.items())
+    ]
+    return sorted(found, key=lambda network: str(network.id))
 
 
 def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
-    """What a container on the network whose id is `own` is cut from: the host's address on it (its
+    """What a container on the network `own` is cut from: the host's address on it (its
     gateway), every other network of the daemon whole (the host's address there, which the
     default bridge does not list, and containers Docker keeps apart anyway), and ALWAYS_CUT.
     The routes to its own network's other addresses stay (the kernel's, more specific)."""
@@ -134,7 +129,7 @@ def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
                     subnet = ipaddress.ip_network(str(config.get("Subnet")), strict=False)
                     if subnet.version != 4:
                         continue
-                    if network.id != own:
+                    if network.name != own:
                         found.append(str(subnet))
                     else:
                         found.append(f"{config.get('Gateway') or subnet[1]}/32")

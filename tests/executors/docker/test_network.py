@@ -1,6 +1,7 @@
-"""The runs' one network: made once with inter-container traffic off, found again by every run,
-and refused when one of its name is not scbench-ci's or lets its containers reach each other.
-Each test uses a name of its own, so the runs of other tests are not disturbed."""
+"""The runs' one network: made once with inter-container traffic off, found again by every run
+(the first by id when processes made one each at the same moment), each named apart so Docker
+never finds a name ambiguous, and never one that lets its containers reach each other. Each test
+uses a label value of its own, so the runs of other tests are not disturbed."""
 
 from __future__ import annotations
 
@@ -11,43 +12,44 @@ from concurrent.futures import ThreadPoolExecutor
 import docker
 import pytest
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.network import ISOLATED_LABEL, NO_ICC, isolated_network
 
 pytestmark = pytest.mark.docker
 
 
 @pytest.fixture
-def name(docker_client: docker.DockerClient) -> Iterator[str]:
-    made = f"scbench-ci-test-isolated-{uuid.uuid4().hex[:12]}"
+def kind(docker_client: docker.DockerClient) -> Iterator[str]:
+    made = f"test-{uuid.uuid4().hex[:12]}"
     yield made
-    for network in docker_client.networks.list(names=[made]):
+    for network in docker_client.networks.list(filters={"label": f"{ISOLATED_LABEL}={made}"}):
         network.remove()
 
 
-def test_made_once_with_the_containers_apart_and_found_again(
-    docker_client: docker.DockerClient, name: str
+def test_made_with_the_containers_apart_and_the_first_taken_by_every_run(
+    docker_client: docker.DockerClient, kind: str, test_image: str
 ) -> None:
     with ThreadPoolExecutor(4) as pool:
-        found = set(pool.map(lambda _: isolated_network(docker_client, name).id, range(4)))
-    # Made at the same moment, there may be more than one, each alike; then the first by id.
-    made = docker_client.networks.list(names=[name])
-    assert found <= {network.id for network in made}
+        found = set(pool.map(lambda _: isolated_network(docker_client, kind).name, range(4)))
+    made = docker_client.networks.list(filters={"label": f"{ISOLATED_LABEL}={kind}"})
+    assert found <= {network.name for network in made}
+    assert len({network.name for network in made}) == len(made)  # never a name twice
     for network in made:
         assert network.attrs["Options"] == NO_ICC
-        assert network.attrs["Labels"] == {ISOLATED_LABEL: "isolated"}
-    first = min(str(network.id) for network in made)
-    assert {isolated_network(docker_client, name).id for _ in range(3)} == {first}
+    first = min(made, key=lambda network: str(network.id))
+    assert {isolated_network(docker_client, kind).name for _ in range(3)} == {first.name}
+    # A container starts on it (Docker resolves it by its name then).
+    output = docker_client.containers.run(
+        test_image, ["true"], network_mode=first.name, remove=True
+    )
+    assert output == b""
 
 
-@pytest.mark.parametrize(
-    ("options", "labels"),
-    [({}, {ISOLATED_LABEL: "isolated"}), (NO_ICC, {}), (NO_ICC, {ISOLATED_LABEL: "other"})],
-    ids=["containers reach each other", "not labelled", "labelled otherwise"],
-)
-def test_a_network_of_the_name_that_is_not_ours_is_refused(
-    docker_client: docker.DockerClient, name: str, options: dict, labels: dict
+def test_a_labelled_network_whose_containers_reach_each_other_is_not_taken(
+    docker_client: docker.DockerClient, kind: str
 ) -> None:
-    docker_client.networks.create(name, driver="bridge", options=options, labels=labels)
-    with pytest.raises(InfrastructureError, match=f"the Docker network '{name}' is not"):
-        isolated_network(docker_client, name)
+    open_one = docker_client.networks.create(
+        f"scbench-ci-test-{kind}", driver="bridge", labels={ISOLATED_LABEL: kind}
+    )
+    taken = isolated_network(docker_client, kind)
+    assert taken.id != open_one.id
+    assert taken.attrs["Options"] == NO_ICC
