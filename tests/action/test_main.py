@@ -460,6 +460,7 @@ def test_every_input_set(
         "skip_existing": "true",
         "results": "only/read/by/merge",
         "shards": "2",
+        "test_shards": "1",
         "changed_since": "origin/main",
         "oracle_policy": "all-cases",
         "comment": "false",
