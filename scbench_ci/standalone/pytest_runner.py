@@ -416,33 +416,6 @@ def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str |
     return item.nodeid.split("::", 1)[0], outer, widest
 
 
-def preload_plugins(args: list[str]) -> None:
-    """Import the plugins pytest will load from their packages' entry points (`pytest11`), as it
-    would (none blocked by `-p no:NAME`, none when their autoload is turned off); one that
-    fails is left for pytest to report."""
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or "--disable-plugin-autoload" in args:
-        return
-    blocked = {
-        spec[3:]
-        for spec in (
-            value[2:] if value.startswith("-p") and len(value) > 2 else following
-            for value, following in zip(args, [*args[1:], ""])  # noqa: B905 (the image's Python)
-            if value.startswith("-p")
-        )
-        if spec.startswith("no:")
-    }
-    from importlib.metadata import entry_points
-
-    try:
-        found = entry_points(group="pytest11")
-    except TypeError:  # Python 3.9 or older: pytest loads them itself
-        return
-    for entry in found:
-        if entry.name not in blocked:
-            with contextlib.suppress(Exception):
-                entry.load()
-
-
 def read_key() -> str:
     """The first line of stdin (empty at its end), then stdin is /dev/null."""
     data = b""
@@ -789,9 +762,12 @@ def main() -> int:
         args = args[1:]
     pytest_args, json_path, ctrf_path = split_arguments(args)
     if key == KEY_FROM_STDIN:
-        import pytest  # ahead of the run, which has not begun
+        # Ahead of the run, which has not begun: pytest, never a plugin of another package's
+        # (entry point `pytest11`). pytest marks those for assertion rewriting as it starts, and
+        # one imported before is not rewritten and is warned of in the tests' output (a
+        # PytestAssertRewriteWarning each), which a run started at its time does not show.
+        import pytest
 
-        preload_plugins(pytest_args)
         key = read_key()
         if not key:
             return 0
