@@ -12,7 +12,7 @@ from typing import Any
 
 import docker
 import requests
-from docker.errors import DockerException, NotFound
+from docker.errors import APIError, DockerException
 from docker.models.containers import Container
 from docker.types import Mount
 
@@ -72,6 +72,8 @@ def helper_container(client: docker.DockerClient, name: str, **options: Any) -> 
 
 
 _CREATION_WAIT_S = 2.0
+_REMOVAL_WAIT_S = 10.0
+_NOT_FOUND, _CONFLICT = 404, 409
 
 
 def remove_named(
@@ -81,12 +83,15 @@ def remove_named(
     fine). The first Ctrl-C or SIGTERM while they are removed cuts nothing short (signals.py
     ignores the later ones): what it stopped is done again, and it is raised after. After a
     signal (`after_signal`, or one that comes now), what is not found is looked for again for
-    a moment: the daemon may still be finishing a creation the client gave up on."""
+    a moment: the daemon may still be finishing a creation the client gave up on. A signal that
+    cuts a removal short leaves the daemon removing: asked again, it answers that the removal is
+    under way (and a volume of the container's, that it is in use) until it ends, so both are
+    asked again until then, for a while."""
     steps: list[Callable[[], object]] = [
         partial(client.api.remove_container, container, force=True, v=True),
         *(partial(client.api.remove_volume, volume, force=True) for volume in volumes),
     ]
-    deadline = time.monotonic() + (_CREATION_WAIT_S if after_signal else 0.0)
+    waits = {_NOT_FOUND: time.monotonic() + (_CREATION_WAIT_S if after_signal else 0.0)}
     interrupted: BaseException | None = None
     for step in steps:
         while True:
@@ -94,13 +99,17 @@ def remove_named(
                 try:
                     step()
                     break
-                except NotFound:
-                    if time.monotonic() >= deadline:
-                        break
+                except APIError as error:
+                    if error.status_code == _CONFLICT:
+                        # It was made (and the volumes before it): once not found, it is removed.
+                        waits[_NOT_FOUND] = 0.0
+                    if time.monotonic() >= waits.get(error.status_code or 0, 0.0):
+                        break  # missing is fine; anything else is left to `scbench-ci cleanup`
                     time.sleep(0.1)
             except (KeyboardInterrupt, Terminated) as signal:
                 interrupted = interrupted or signal
-                deadline = time.monotonic() + _CREATION_WAIT_S
+                now = time.monotonic()
+                waits = {_NOT_FOUND: now + _CREATION_WAIT_S, _CONFLICT: now + _REMOVAL_WAIT_S}
             except (DockerException, requests.RequestException):
                 break  # left to `scbench-ci cleanup`, by its labels
     if interrupted is not None:
