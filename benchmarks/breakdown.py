@@ -18,7 +18,7 @@ the other:
 - `api`: one Python process calling `scbench_ci.evaluate([target])` once per checkpoint, in a
   loop;
 - `session`: the same loop through one `scbench_ci.Session` (`session.evaluate([target])`);
-- `scbench`: SCBench's own flow, re-created (benchmarks/against_scbench.py): per checkpoint, the
+- `scbench`: SCBench's own flow, re-created (testing/fidelity/scbench_flow.py): per checkpoint, the
   workspace staged, then one `docker run` of the same evaluation image running SCBench's setup
   (`uv init`, `uv add -r requirements.txt`) and `uvx ... pytest`.
 
@@ -56,10 +56,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's scbench_ci, also when it is a copy of another commit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from against_scbench import _ordered, scbench_report  # noqa: E402
 from problem_set import generate  # noqa: E402
 
 from scbench_ci.plan import Target  # noqa: E402
+from testing.fidelity.scbench_flow import ordered_checkpoints, reference_report  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 OUTPUT_TAIL = 3000
@@ -124,7 +124,7 @@ def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
     found = []
     for problem in sorted(path for path in problems.iterdir() if (path / "config.yaml").is_file()):
         config = yaml.safe_load((problem / "config.yaml").read_text())
-        found += [Checkpoint(problem, name) for name in _ordered(config)]
+        found += [Checkpoint(problem, name) for name in ordered_checkpoints(config)]
     return tuple(found)
 
 
@@ -204,7 +204,7 @@ def scbench(context: Context, output: Path) -> ModeRun:
         config = yaml.safe_load((checkpoint.problem / "config.yaml").read_text())
         workspace = output / checkpoint.problem.name / checkpoint.name
         one_started = time.perf_counter()
-        report = scbench_report(
+        report = reference_report(
             checkpoint.problem, config, checkpoint.name, workspace, context.image
         )
         wall_s = time.perf_counter() - one_started
