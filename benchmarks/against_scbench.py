@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import broken_submissions  # noqa: E402
 import scbench_package  # noqa: E402
+from scbench_package import NotCompared  # noqa: E402
 
 from testing.scbench_verdicts import Verdict, differences, from_scbench, from_scbench_ci  # noqa: E402
 
@@ -87,6 +89,8 @@ class Compared:
     scbench_wall_s: float
     scbench_evaluation_s: float
     scbench_ci_wall_s: float
+    load: float
+    """The machine's load average (1 minute) when the case started."""
 
 
 def ordered_checkpoints(problem: Path) -> list[str]:
@@ -133,7 +137,7 @@ def under_scbench_ci(case: Case, choice: str | None, output: Path) -> tuple[Verd
     folder: scbench-ci would reuse what an earlier run signed there)."""
     shutil.rmtree(output, ignore_errors=True)
     started = time.monotonic()
-    subprocess.run(
+    run = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -152,13 +156,17 @@ def under_scbench_ci(case: Case, choice: str | None, output: Path) -> tuple[Verd
         ],
         check=False,
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     wall_s = time.monotonic() - started
+    if not (output / "results.json").is_file():
+        raise NotCompared(f"scbench-ci exited with {run.returncode}: {run.stderr.strip()[-500:]}")
     results = json.loads((output / "results.json").read_text())
     (entry,) = results["problems"][0]["checkpoints"]
     image = (entry.get("image") or {}).get("id")
     if not image:
-        raise SystemExit(f"{output}: scbench-ci ran in no image ({entry.get('failure')})")
+        raise NotCompared(f"{output}: scbench-ci ran in no image ({entry.get('failure')})")
     return from_scbench_ci(output, case.problem.name, case.checkpoint), image, wall_s
 
 
@@ -192,6 +200,7 @@ def compare(
     reuse: bool,
 ) -> Compared:
     """One case under scbench-ci, then under SCBench in the image scbench-ci ran in."""
+    load = os.getloadavg()[0]
     where = folder / environment.choice / case.problem.name / case.checkpoint
     where = where / case.label.replace("/", "-").replace(":", "-")
     choice = environment.choice if with_choice else None
@@ -219,6 +228,7 @@ def compare(
         evaluated.wall_s,
         float(evaluated.checkpoint["wall_s"]),
         ours_wall,
+        load,
     )
 
 
@@ -236,7 +246,10 @@ def counts(verdict: Verdict) -> str:
 
 def printed(compared: Compared) -> None:
     case, scbench, ours = compared.case, compared.scbench, compared.ours
-    print(f"{case.problem.name}/{case.checkpoint} {case.label} [{compared.choice}]")
+    print(
+        f"{case.problem.name}/{case.checkpoint} {case.label} [{compared.choice}] "
+        f"(load average {compared.load:.1f} at its start)"
+    )
     tests = [d for d in compared.differences if d.startswith("tests/")]
     print(
         f"  tests       SCBench {len(scbench.tests)}; scbench-ci {len(ours.tests)}; "
@@ -263,9 +276,9 @@ def printed(compared: Compared) -> None:
 def table(rows: list[Compared]) -> None:
     print(
         "\n| choice | checkpoint | submission | tests | differ | verdict SCBench / ours | "
-        "infra | hash | SCBench s | scbench-ci s |"
+        "infra | hash | SCBench s | scbench-ci s | load |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         verdicts = f"{_pass(row.scbench.core_cases)} / {_pass(row.ours.core_cases)}"
         infra = f"{row.scbench.infrastructure_failure} / {row.ours.infrastructure_failure}"
@@ -274,7 +287,8 @@ def table(rows: list[Compared]) -> None:
         print(
             f"| {row.choice} | {row.case.problem.name}/{row.case.checkpoint} | {row.case.label} "
             f"| {len(row.scbench.tests)} | {len(row.differences)} | {verdicts} | {infra} "
-            f"| {same_hash} | {row.scbench_wall_s:.0f} | {row.scbench_ci_wall_s:.0f} |"
+            f"| {same_hash} | {row.scbench_wall_s:.0f} | {row.scbench_ci_wall_s:.0f} "
+            f"| {row.load:.1f} |"
         )
 
 
@@ -344,10 +358,18 @@ def main() -> int:
         print("scbench-ci here has no --scbench: it runs with the paper's rules only")
     image = ScbenchImage(folder / "image")
     rows: list[Compared] = []
+    not_compared = 0
     try:
         for environment in environments:
             for case in cases(problems, args.checkpoint, args.broken, folder):
-                compared = compare(environment, case, with_choice, image, folder, args.reuse)
+                try:
+                    compared = compare(environment, case, with_choice, image, folder, args.reuse)
+                except NotCompared as reason:
+                    print(
+                        f"{case.problem.name}/{case.checkpoint} {case.label} not compared: {reason}"
+                    )
+                    not_compared += 1
+                    continue
                 printed(compared)
                 rows.append(compared)
     finally:
@@ -356,7 +378,7 @@ def main() -> int:
         recorded(args.record, rows)
     table(rows)
     print(f"\nfiles: {folder}")
-    return 1 if any(row.differences for row in rows) else 0
+    return 1 if not_compared or any(row.differences for row in rows) else 0
 
 
 if __name__ == "__main__":

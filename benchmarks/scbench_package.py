@@ -39,6 +39,10 @@ SCBENCH_TIMEOUT_S = 3600
 """SCBench sets no session timeout; a checkpoint it has not finished after this is stopped."""
 
 
+class NotCompared(Exception):
+    """A case one side could not evaluate (the message says which, and where its log is)."""
+
+
 @dataclass(frozen=True)
 class Environment:
     """An SCBench checkout and the environment synced from its uv.lock."""
@@ -213,9 +217,9 @@ def _run_script(
             if image is not None:
                 _stop_containers_of(image)
             message = f"SCBench did not finish in {SCBENCH_TIMEOUT_S} s; its log: {log}"
-            raise SystemExit(message) from timeout
+            raise NotCompared(message) from timeout
     if code != 0:
-        raise SystemExit(f"SCBench's {arguments[0]} exited with {code}; its log: {log}")
+        raise NotCompared(f"SCBench's {arguments[0]} exited with {code}; its log: {log}")
 
 
 def _stop_containers_of(image: str) -> None:
