@@ -49,6 +49,7 @@ from scbench_ci.options.declared import (
     RAY_ADDRESS,
     REPEAT,
     RERUNS,
+    SCBENCH,
     SESSION_TIMEOUT,
     TEST_TIMEOUT,
 )
@@ -117,6 +118,7 @@ def evaluate(
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
     quality: bool = QUALITY.default,
+    scbench: str = SCBENCH.default,
     reruns: int = RERUNS.default,
     repeat: int = REPEAT.default,
     flaky_passes: bool = FLAKY_PASSES.default,
@@ -240,6 +242,7 @@ def check_problems(
     test_timeout: float | None = TEST_TIMEOUT.default,
     session_timeout: float = SESSION_TIMEOUT.default,
     quality: bool = QUALITY.default,
+    scbench: str = SCBENCH.default,
     pytest_args: Sequence[str] = PYTEST_ARGS.default,
     echo: TextIO | None = None,
 ) -> CheckResult:

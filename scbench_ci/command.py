@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR, TestCommand
 from scbench_ci.problem.model import Checkpoint, Problem
-from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT
+from scbench_ci.standalone.pytest_runner import INVENTORY_OPTION
+from scbench_ci.trust.seal import CTRF_REPORT, INVENTORY, PYTEST_REPORT
 from scbench_ci.workspace import ASSETS_DIR
 
 PYTEST_PLUGINS = (
@@ -15,6 +19,11 @@ PYTEST_PLUGINS = (
     "jsonschema",
     "deepdiff",
 )
+MARKER_PASSES = ("error", "functionality", "regression", None)
+"""SCBench 1.0's `--collect-only` passes of the evaluated checkpoint, by marker, in its order."""
+_OWN_CONFIG = ("-c", PYTEST_INI, "-p", "no:cacheprovider")
+"""What every session of the run's is given first: the generated ini file (none of the
+submission's), no cache."""
 RERUN_PLUGIN = "pytest-rerunfailures"
 """Only in the runner's environment of a run with reruns: without them, the environment (and the
 Docker executor's cache key for it) is what it always was."""
@@ -29,20 +38,19 @@ def build_command(
     test_timeout_s: float | None = None,
     pytest_args: tuple[str, ...] = (),
     reruns: int = 0,
+    inventory: tuple[Checkpoint, ...] | None = None,
 ) -> TestCommand:
     """`reruns`: how many times a failing test is run again in the same session
     (pytest-rerunfailures); the runner records each rerun test's first failure in the JSON
-    report."""
+    report. `inventory`: take SCBench 1.0's inventory of the tests (`--scbench 1.0`), these being
+    the prior checkpoints whose tests are included; None: none is taken."""
     if reruns < 0:
         raise ValueError(f"reruns must be 0 or more, not {reruns}")
     timeout = per_test_timeout(checkpoint, test_timeout_s)
     # An explicit ini file: none of the submission's (pytest.ini, tox.ini, setup.cfg,
     # pyproject.toml) is ever looked for. No cache: nothing of an earlier run steers this one.
     args = [
-        "-c",
-        PYTEST_INI,
-        "-p",
-        "no:cacheprovider",
+        *_OWN_CONFIG,
         WORKSPACE_TESTS_DIR,
         f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
@@ -70,7 +78,73 @@ def build_command(
         pytest_args=tuple(args),
         variables=variables,
         test_timeout_s=timeout,
+        runner_options=()
+        if inventory is None
+        else (
+            INVENTORY_OPTION
+            + json.dumps(inventory_spec(checkpoint, inventory, entrypoint, pytest_args)),
+        ),
     )
+
+
+def inventory_spec(
+    checkpoint: Checkpoint,
+    prior: tuple[Checkpoint, ...],
+    entrypoint: str,
+    pytest_args: tuple[str, ...],
+) -> dict[str, Any]:
+    """What the runner needs to take SCBench 1.0's inventory (`collection.py`
+    `collect_checkpoint_tc`): its file, and each `--collect-only -q` pass with its command line
+    as SCBench builds it (`_build_collect_cmd`: `-m <marker>` for each marker and once without,
+    `-k <checkpoint>`, then one pass `-k <prior>` for each prior checkpoint), after the run's own
+    configuration. With a `-k` among the pytest arguments, SCBench collects nothing
+    (`_has_k_filter`): no pass, the runner only counts what it collects. With other pytest
+    arguments, the runner runs the passes rather than reading them from its own session."""
+    passes = (
+        []
+        if has_k_filter(pytest_args)
+        else [
+            *((marker, checkpoint.name) for marker in MARKER_PASSES),
+            *((None, earlier.name) for earlier in prior),
+        ]
+    )
+    return {
+        "file": f"{REPORTS_DIR}/{INVENTORY}",
+        "passes": [
+            {
+                "marker": marker,
+                "keyword": name,
+                "argv": [
+                    *_OWN_CONFIG,
+                    "--collect-only",
+                    "-q",
+                    f"--entrypoint={entrypoint}",
+                    f"--checkpoint={name}",
+                    *(["-m", marker] if marker is not None else []),
+                    "-k",
+                    name,
+                    *pytest_args,
+                    WORKSPACE_TESTS_DIR,
+                ],
+            }
+            for marker, name in passes
+        ],
+        "passes_because": "pytest arguments were given, which may change what a pass prints "
+        "or keeps"
+        if passes and pytest_args
+        else None,
+    }
+
+
+def has_k_filter(pytest_args: tuple[str, ...]) -> bool:
+    """SCBench 1.0's `_has_k_filter`: the first argument that starts with `-k` is a filter (a
+    bare `-k` only when a value follows)."""
+    for index, arg in enumerate(pytest_args):
+        if arg == "-k":
+            return index + 1 < len(pytest_args)
+        if arg.startswith("-k"):
+            return True
+    return False
 
 
 def per_test_timeout(checkpoint: Checkpoint, override: float | None) -> float:

@@ -35,6 +35,7 @@ from scbench_ci.results.scbench_format import (
     checkpoint_results_row,
     write_checkpoint_results,
 )
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.output_folder import make_folder, prepare_output, remove
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
@@ -85,11 +86,22 @@ def evaluate(
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
+    scbench = scbench_runner(options.scbench)
     evaluations = run_evaluations(options, plan.jobs, placement, echo, durations=durations)
+    evaluated = {(job.problem.root, job.checkpoint.name) for job, _ in evaluations.results}
     for job, result in evaluations.results:
         by_problem.setdefault(job.problem.root, []).append(result)
         problem_folder = str(output_dir / job.problem.root.name)
-        rows.append(checkpoint_results_row(job.problem, result, path=problem_folder))
+        earlier = job.problem.prior_checkpoints(job.checkpoint)
+        rows.append(
+            checkpoint_results_row(
+                job.problem,
+                result,
+                path=problem_folder,
+                scbench=scbench,
+                after_another=any((job.problem.root, c.name) in evaluated for c in earlier),
+            )
+        )
     # SCBench's metrics read our output folder as one of its run folders.
     write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
     return RunResult(
@@ -113,6 +125,7 @@ def evaluate(
         reruns=options.reruns,
         repeat=options.repeat,
         flaky_passes=options.flaky_passes,
+        scbench=options.scbench,
     )
 
 

@@ -41,10 +41,11 @@ from scbench_ci.results.judge import judge_checkpoint, unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind
 from scbench_ci.results.provenance import now
 from scbench_ci.results.scbench_format import evaluation_json, session_output, write_evaluation
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import fresh_folder, write_file
 from scbench_ci.trust.reuse import check_signature, sign
-from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles, Seal
+from scbench_ci.trust.seal import CTRF_REPORT, INVENTORY, PYTEST_REPORT, ReportFiles, Seal
 from scbench_ci.trust.terminal import terminal_text
 from scbench_ci.version import __version__
 from scbench_ci.workspace import Workspace, stage_workspace
@@ -87,12 +88,17 @@ def evaluate_job(
         notices=(*result.notices, *notices),
     )
     artifacts_dir = output_dir / job.artifacts
+    scbench = scbench_runner(options.scbench)
     evaluation = evaluation_json(
-        job.problem, result, entrypoint=entrypoint, flaky_passes=options.flaky_passes
+        job.problem,
+        result,
+        entrypoint=entrypoint,
+        scbench=scbench,
+        flaky_passes=options.flaky_passes,
     )
     if evaluation is not None:
         stdout, report = session_output(artifacts_dir)
-        write_evaluation(artifacts_dir, evaluation, stdout=stdout, report=report)
+        write_evaluation(artifacts_dir, evaluation, scbench=scbench, stdout=stdout, report=report)
     result = write_checkpoint(result, artifacts_dir / CHECKPOINT_RESULT_FILE)
     if result.fingerprint is not None and not result.infrastructure_failure:
         sign(output_dir, job.artifacts, result.fingerprint)
@@ -158,6 +164,7 @@ def _stage(
     scratch: Path,
 ) -> _Staged:
     """The job's workspace and logs' folder made in `scratch`, and its command."""
+    scbench = scbench_runner(options.scbench)
     workspace = stage_workspace(
         job.problem,
         job.checkpoint,
@@ -165,6 +172,7 @@ def _stage(
         submission=job.submission,
         root=scratch / "workspace",
         exclude=real_path(options.output_dir),
+        ignores=scbench.snapshot_ignores,
     )
     log_dir = scratch / "logs"
     log_dir.mkdir()
@@ -176,6 +184,10 @@ def _stage(
         test_timeout_s=options.test_timeout_s,
         pytest_args=(*options.pytest_args, *job.pytest_args),
         reruns=options.reruns,
+        # Not for `check`'s collection (its own `--collect-only`): an evaluation's inventory.
+        inventory=workspace.tested_checkpoints[:-1]
+        if scbench.collection_inventory and not job.pytest_args
+        else None,
     )
     return _Staged(
         workspace,
@@ -197,6 +209,7 @@ def _run_tests(
 ) -> CheckpointResult:
     """The staged job run where the placement puts it and judged, its reports and logs kept in
     `artifacts_dir`; its phases are the executor's and reading the reports."""
+    scbench = scbench_runner(options.scbench)
     try:
         sealed = placement.run(
             ExecutionRequest(
@@ -213,6 +226,7 @@ def _run_tests(
                 cut_network=job.cut_network,
                 default_environment=environment.source == "default",
                 quality=_measures_quality(options, job),
+                scbench=scbench,
             )
         )
     except InfrastructureError as error:
@@ -236,7 +250,10 @@ def _run_tests(
         policy_name=options.policy,
         session_timeout_s=options.session_timeout_s,
         warnings=warnings,
+        scbench=scbench,
         flaky_passes=options.flaky_passes,
+        inventory=sealed.inventory,
+        inventory_expected=bool(staged.command.runner_options),
     )
     _collect_artifacts(files, staged.log_dir, artifacts_dir)
     return replace(result, phases={**execution.phases, "reports": time.monotonic() - clock})
@@ -260,7 +277,7 @@ def _earlier_result(
         return f"{job.artifacts}: the earlier result is not reused, {unsigned.reason}; run again"
     path = output_dir / job.artifacts / CHECKPOINT_RESULT_FILE
     try:
-        earlier = read_checkpoint(path, options.policy, options.flaky_passes)
+        earlier = read_checkpoint(path, options.policy, options.flaky_passes, options.scbench)
     except ResultsError as error:
         return f"{job.artifacts}: the earlier result is not reused ({error}); run again"
     if earlier.fingerprint != fingerprint or earlier.infrastructure_failure:
@@ -286,6 +303,7 @@ def _fingerprint(
         "executor": options.executor_settings(executor.name),
         "policy": options.policy,
         "flaky_passes": options.flaky_passes,
+        "scbench": options.scbench,
         "session_timeout_s": options.session_timeout_s,
         "include_prior_tests": job.include_prior_tests,
         "reruns": options.reruns,
@@ -310,7 +328,12 @@ def _fingerprint(
 
 def _collect_artifacts(files: ReportFiles, log_dir: Path, target: Path) -> None:
     """The reports as they were read, and the logs (the evaluator's own files)."""
-    for name, data in ((CTRF_REPORT, files.ctrf), (PYTEST_REPORT, files.pytest)):
+    reports = (
+        (CTRF_REPORT, files.ctrf),
+        (PYTEST_REPORT, files.pytest),
+        (INVENTORY, files.inventory),
+    )
+    for name, data in reports:
         if data is not None:
             write_file(target, name, data)
     for log in (log_dir / PYTEST_LOG, log_dir / SETUP_LOG, log_dir / QUALITY_LOG):

@@ -2,8 +2,9 @@
 
 Each problem's checkpoints are put back in the problem's order, problems in name order (as a
 folder of problems is evaluated); two shards that both evaluated one checkpoint, or that were
-judged by different rules (policy, reruns, repeat, flaky tests passing), cannot be merged, nor can
-a `check` run's results (its verdict is the problem's findings, not its checkpoints').
+judged by different rules (policy, reruns, repeat, flaky tests passing, SCBench's runner), cannot
+be merged, nor can a `check` run's results (its verdict is the problem's findings, not its
+checkpoints').
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def merge_runs(shards: Sequence[Shard]) -> RunResult:
             )
     first = shards[0]
     for shard in shards[1:]:
-        for rule in ("policy", "reruns", "repeat", "flaky_passes"):
+        for rule in ("policy", "reruns", "repeat", "flaky_passes", "scbench"):
             if getattr(shard.run, rule) != getattr(first.run, rule):
                 raise UsageError(
                     f"merge: {shard.source} was judged with {rule} "
@@ -113,6 +114,7 @@ def merge_runs(shards: Sequence[Shard]) -> RunResult:
         reruns=first.run.reruns,
         repeat=first.run.repeat,
         flaky_passes=first.run.flaky_passes,
+        scbench=first.run.scbench,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,10 +62,13 @@ def stage_workspace(
     submission: Path,
     root: Path,
     exclude: Path | None = None,
+    ignores: tuple[str, ...] = (),
 ) -> Workspace:
     """Fill the empty folder `root`. Only reads from `submission` and the problem.
 
     `exclude` is a folder inside the submission that is not part of it (the output folder).
+    `ignores`: the submission is copied as SCBench's snapshot copies it
+    (`ScbenchRunner.snapshot_ignores`); empty: as scbench-ci copied it before SCBench 1.0.
     """
     if not submission.is_dir():
         raise UsageError(f"{submission}: submission folder does not exist")
@@ -78,7 +82,9 @@ def stage_workspace(
             )
 
     root.parent.mkdir(parents=True, exist_ok=True)
-    notices, warnings = _copy_submission(submission, root, exclude, problem.root)
+    if ignores:
+        ignores = (*ignores, *_asset_ignores(problem))
+    notices, warnings = _copy_submission(submission, root, exclude, problem.root, ignores)
     _copy_tests(problem, {c.test_file for c in checkpoints}, root / WORKSPACE_TESTS_DIR)
     _materialize_assets(problem, root)
     write_new(root / PYTEST_INI, render_pytest_ini(problem).encode())
@@ -98,9 +104,11 @@ def render_pytest_ini(problem: Problem) -> str:
 
 
 def _copy_submission(
-    submission: Path, root: Path, exclude: Path | None, problem_root: Path
+    submission: Path, root: Path, exclude: Path | None, problem_root: Path, ignores: tuple[str, ...]
 ) -> tuple[tuple[str, ...], list[str]]:
-    """The notices and the warnings of copying the submission into `root`."""
+    """The notices and the warnings of copying the submission into `root`: with `ignores`, as
+    SCBench's snapshot copies it (its files only, what the patterns match left out), else as
+    scbench-ci copied it before SCBench 1.0 (SKIPPED_NAMES, virtual environments left out)."""
     excluded = _below(exclude, submission) if exclude is not None else None
     with UntrustedTree.opened(submission, within=problem_root) as tree:
         notices = tuple(
@@ -113,10 +121,34 @@ def _copy_submission(
         def skip(entry: Entry) -> bool:
             if entry.depth == 1 and entry.path.name in EVALUATOR_NAMES:
                 return True
-            return entry.path == excluded or _skipped(tree, entry)
+            if entry.path == excluded or entry.kind is Kind.OTHER:
+                return True
+            return _ignored(entry, ignores) if ignores else _skipped(tree, entry)
 
-        report = copy_tree(tree, "", root, skip=skip)
+        report = copy_tree(tree, "", root, skip=skip, files_only=bool(ignores))
     return notices, _left_out_warnings(report)
+
+
+def _ignored(entry: Entry, patterns: tuple[str, ...]) -> bool:
+    """SCBench's snapshot's `_matches_any`: fnmatch (whose `*` also matches `/`) of the path
+    relative to the submission, as it is and with `./` before it; a folder's with `/` after it,
+    and a folder matched is not entered."""
+    path = entry.path.as_posix() + ("/" if entry.kind is Kind.FOLDER else "")
+    return any(
+        fnmatch.fnmatchcase(candidate, pattern)
+        for pattern in patterns
+        for candidate in (path, f"./{path}")
+    )
+
+
+def _asset_ignores(problem: Problem) -> tuple[str, ...]:
+    """What SCBench's `get_ignore_globs` adds for the problem's static assets: each one's place
+    in an agent's workspace (and what is below it, for a folder)."""
+    patterns: list[str] = []
+    for asset in problem.static_assets:
+        place = asset.save_path.as_posix().rstrip("/")
+        patterns += [place, f"{place}/*"] if asset.source.is_dir() else [place]
+    return tuple(patterns)
 
 
 def _below(path: Path, folder: Path) -> PurePosixPath | None:
@@ -135,6 +167,11 @@ def _skipped(tree: UntrustedTree, entry: Entry) -> bool:
 def _left_out_warnings(report: CopyReport) -> list[str]:
     said = (
         (report.escaping, "symlink(s) of the submission point outside it and were left out"),
+        (
+            report.links,
+            "symlink(s) of the submission were left out, as SCBench's snapshot leaves out every "
+            "link",
+        ),
         (
             report.too_deep,
             f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",

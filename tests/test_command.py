@@ -1,8 +1,11 @@
+import json
+
 import pytest
 
-from scbench_ci.command import build_command
+from scbench_ci.command import build_command, has_k_filter, inventory_spec
 from scbench_ci.executors.base import TestCommand
 from scbench_ci.problem.load import load_problem
+from scbench_ci.standalone.pytest_runner import INVENTORY_OPTION
 from testing.problems import ProblemFolder
 
 
@@ -117,3 +120,62 @@ def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
     assert (rerun.variables, rerun.test_timeout_s) == (plain.variables, plain.test_timeout_s)
     with pytest.raises(ValueError, match="reruns must be 0 or more"):
         command(reruns=-1)
+
+
+def test_the_inventory_s_passes_are_scbench_1_0_s(problem_folder: ProblemFolder) -> None:
+    """`--scbench 1.0`: a pass per marker and once without, `-k` the checkpoint, then one per
+    prior checkpoint; each with its command line as SCBench builds it, after the run's own ini
+    file; the runner gets them as its own option."""
+    problem = load_problem(problem_folder.root)
+    cp1, cp2 = problem.checkpoint("checkpoint_1"), problem.checkpoint("checkpoint_2")
+    command = build_command(
+        problem, cp2, entrypoint="uv run main.py", environment_env={}, inventory=(cp1,)
+    )
+    (option,) = command.runner_options
+    assert option.startswith(INVENTORY_OPTION)
+    spec = json.loads(option.removeprefix(INVENTORY_OPTION))
+    assert spec["file"] == ".scbench/inventory.json" and spec["passes_because"] is None
+    assert [(p["marker"], p["keyword"]) for p in spec["passes"]] == [
+        ("error", "checkpoint_2"),
+        ("functionality", "checkpoint_2"),
+        ("regression", "checkpoint_2"),
+        (None, "checkpoint_2"),
+        (None, "checkpoint_1"),
+    ]
+    assert spec["passes"][0]["argv"] == [
+        *("-c", "pytest.ini", "-p", "no:cacheprovider", "--collect-only", "-q"),
+        "--entrypoint=uv run main.py",
+        "--checkpoint=checkpoint_2",
+        *("-m", "error", "-k", "checkpoint_2", ".evaluation_tests"),
+    ]
+    assert spec["passes"][4]["argv"][6:] == [
+        "--entrypoint=uv run main.py",
+        "--checkpoint=checkpoint_1",
+        *("-k", "checkpoint_1", ".evaluation_tests"),
+    ]
+    runner = command.runner_argv(["python"], "runner.py", "--kill-others")
+    assert runner[:5] == ["python", "-I", "runner.py", "--kill-others", option]
+    plain = build_command(problem, cp2, entrypoint="uv run main.py", environment_env={})
+    assert plain.runner_options == ()
+
+
+@pytest.mark.parametrize(
+    ("pytest_args", "passes", "because"),
+    [
+        (("-x",), 4, True),
+        (("-k", "parse"), 0, False),
+        (("-kparse",), 0, False),
+        (("-k",), 4, True),  # `-k` with nothing after it is no filter (SCBench's `_has_k_filter`)
+        (("-x", "-k", "a"), 0, False),
+    ],
+)
+def test_pytest_arguments_run_the_passes_and_a_k_filter_takes_no_inventory(
+    problem_folder: ProblemFolder, pytest_args: tuple[str, ...], passes: int, because: bool
+) -> None:
+    problem = load_problem(problem_folder.root)
+    cp1 = problem.checkpoint("checkpoint_1")
+    spec = inventory_spec(cp1, (), "python main.py", pytest_args)
+    assert len(spec["passes"]) == passes
+    assert (spec["passes_because"] is not None) is because
+    assert all(p["argv"][-1 - len(pytest_args) : -1] == list(pytest_args) for p in spec["passes"])
+    assert has_k_filter(pytest_args) is (passes == 0)

@@ -190,7 +190,7 @@ def test_the_checkpoint_reader_raises_only_its_own_error(
     path = scratch / "result.json"
     path.write_bytes(data.draw(mutated(checkpoint_to_json(checkpoint("checkpoint_1", 4)))))
     try:
-        read_checkpoint(path, "core-cases", flaky_passes=False)
+        read_checkpoint(path, "core-cases", False, "1.0")
     except ResultsError as error:
         assert "\n" not in str(error)
 

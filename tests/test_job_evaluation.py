@@ -100,6 +100,10 @@ def test_a_signed_result_is_reused_for_the_same_inputs_only(tmp_path: Path) -> N
     assert again.reused and again.fingerprint == first.fingerprint
     assert [test.id for test in again.tests] == [test.id for test in first.tests]
 
+    other_rules = replace(options, scbench="paper")
+    judged = evaluate_job(other_rules, job, output, None, placement, _preflight, None)
+    assert not judged.reused and judged.fingerprint != first.fingerprint
+
     other_policy = replace(options, policy="all-cases")
     changed = evaluate_job(other_policy, job, output, None, placement, _preflight, None)
     assert not changed.reused and changed.fingerprint != first.fingerprint

@@ -48,6 +48,8 @@ def test_one_checkpoint_in_two_shards_or_different_rules_cannot_be_merged() -> N
     other = _shard("a", "checkpoint_2", started_at="2026-01-01T00:00:00+00:00", duration_s=1)
     with pytest.raises(UsageError, match="was judged with policy 'any'"):
         merge_runs([one, replace(other, run=replace(other.run, policy="any"))])
+    with pytest.raises(UsageError, match="was judged with scbench 'paper'"):
+        merge_runs([one, replace(other, run=replace(other.run, scbench="paper"))])
 
 
 def test_a_check_runs_results_are_refused() -> None:

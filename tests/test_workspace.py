@@ -5,6 +5,7 @@ import pytest
 
 from scbench_ci.errors import ProblemError, UsageError
 from scbench_ci.problem.load import load_problem
+from scbench_ci.scbench_runner import V1_0
 from scbench_ci.workspace import MAX_DEPTH, render_pytest_ini, stage_workspace
 from testing.problems import ProblemFolder
 
@@ -232,3 +233,97 @@ def test_what_is_too_deep_or_cannot_be_copied_is_left_out_with_a_warning(
         "1 entries of the submission could not be copied and were left out: xxx"
     )
     assert unreadable.endswith("(File name too long)")
+
+
+def test_as_scbench_s_snapshot_copies_it_files_only_without_what_its_globs_match(
+    problem_folder: ProblemFolder, tmp_path: Path
+) -> None:
+    """`--scbench 1.0`: SCBench 1.0's snapshot (`SnapshotConfig.ignore_globs`, fnmatch on the
+    relative path, whose `*` matches `/` too) of the submission's regular files, each written anew
+    with mode 0644; no link and no empty folder; nothing else left out (a `.git`, a nested
+    `.venv`, a nested `node_modules` are copied as SCBench copies them)."""
+    submission = tmp_path / "sub"
+    kept = (
+        "main.py",
+        "run.sh",
+        "pkg/util.py",
+        ".git/HEAD",
+        "pkg/.venv/lib/x.py",
+        "pkg/node_modules/m.js",
+        "pkg/__pycache__/notes.txt",
+        "pkg/.claude/settings.json",
+        "tests/test_fake.py",
+        "tests/assetsy.txt",
+    )
+    left_out = (
+        "__pycache__/m.txt",
+        "pkg/__pycache__/x.cpython-312.pyc",
+        "m.pyc",
+        ".venv/bin/python",
+        "venv/lib/y.py",
+        ".ruff_cache/x",
+        ".pytest_cache/v",
+        ".mypy_cache/x",
+        ".opencode/x",
+        ".claude/x",
+        "node_modules/a/b.js",
+        "tests/assets/big.bin",
+        ".evaluation_tests/test_fake.py",
+    )
+    for relative in (*kept, *left_out):
+        (submission / relative).parent.mkdir(parents=True, exist_ok=True)
+        (submission / relative).write_text("x")
+    (submission / "run.sh").chmod(0o755)
+    (submission / "empty").mkdir()
+    os.symlink("pkg/util.py", submission / "link")
+    before = _snapshot(submission)
+
+    problem = load_problem(problem_folder.root)
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_1"),
+        include_prior_tests=True,
+        submission=submission,
+        root=tmp_path / "ws",
+        ignores=V1_0.snapshot_ignores,
+    )
+
+    copied = _files(workspace.root) - {"pytest.ini"}
+    assert {name for name in copied if not name.startswith(".evaluation_tests/")} == set(kept)
+    assert not (workspace.root / "empty").exists() and not (workspace.root / "link").exists()
+    for name in kept:
+        assert (workspace.root / name).stat().st_mode & 0o777 == 0o644, name
+    assert (workspace.root / "pkg").stat().st_mode & 0o777 == 0o755
+    assert workspace.warnings == (
+        "1 symlink(s) of the submission were left out, as SCBench's snapshot leaves out every "
+        "link: link",
+    )
+    assert _snapshot(submission) == before
+
+
+def test_as_scbench_s_snapshot_a_static_asset_s_place_is_left_out(
+    problem_folder: ProblemFolder, tmp_path: Path
+) -> None:
+    """SCBench's `get_ignore_globs` adds each static asset's `save_path`."""
+    problem_folder.write("data/words.txt", "x")
+    problem_folder.write("data/corpus/a.txt", "x")
+    problem_folder.config["static_assets"] = {
+        "words": {"path": "data/words.txt", "save_path": "words.txt"},
+        "corpus": {"path": "data/corpus", "save_path": "input/corpus"},
+    }
+    problem_folder.save()
+    submission = tmp_path / "sub"
+    for relative in ("words.txt", "input/corpus/a.txt", "input/other.txt", "main.py"):
+        (submission / relative).parent.mkdir(parents=True, exist_ok=True)
+        (submission / relative).write_text("x")
+    problem = load_problem(problem_folder.root)
+    workspace = stage_workspace(
+        problem,
+        problem.checkpoint("checkpoint_1"),
+        include_prior_tests=True,
+        submission=submission,
+        root=tmp_path / "ws",
+        ignores=V1_0.snapshot_ignores,
+    )
+    copied = {n for n in _files(workspace.root) if not n.startswith(".evaluation_tests/")}
+    assert copied == {"main.py", "input/other.txt", "pytest.ini"}

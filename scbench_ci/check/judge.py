@@ -14,6 +14,7 @@ from scbench_ci.check.stages import (
     collection_findings,
     empty_findings,
     flaky_findings,
+    inventory_findings,
     known_list_findings,
     network_findings,
     oracle_findings,
@@ -116,6 +117,7 @@ def _judged(
             found += oracle_findings(
                 place, run.checkpoint, result, known, options.policy, run_failures
             )
+            found += inventory_findings(place, run.checkpoint, result)
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)

@@ -30,6 +30,7 @@ from scbench_ci.reports import (
 )
 from scbench_ci.results import policy
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
+from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
 from scbench_ci.trust.seal import read_report_files
@@ -211,6 +212,46 @@ def network_findings(
                 test=test.id,
             )
         )
+    return findings
+
+
+def inventory_findings(
+    place: Place, checkpoint: Checkpoint, result: CheckpointResult
+) -> list[Finding]:
+    """Where SCBench 1.0's inventory of the checkpoint's tests surprises, from the reference
+    solution's run: a test of the checkpoint whose node id holds a space (its `--collect-only
+    -q` lines with a space are never taken), and each test collected but never reported (under
+    `--scbench 1.0`)."""
+    findings = [
+        Finding(
+            Stage.ORACLE,
+            Severity.WARNING,
+            place.file(test.file),
+            test.line,
+            f"{test.id}: its node id holds a space, which SCBench 1.0's inventory never takes: "
+            "the test counts only when the run reports it, in the run's group (a marker of the "
+            "problem's own included), and not at all if the run ends first",
+            checkpoint=checkpoint.name,
+            test=test.id,
+        )
+        for test in result.tests
+        if test.checkpoint == result.name and " " in test.id.split("::", 1)[-1]
+    ]
+    findings += [
+        Finding(
+            Stage.ORACLE,
+            Severity.WARNING,
+            place.file(test.file),
+            test.line,
+            f"{test.id} was collected (SCBench 1.0's inventory) and never reported by the "
+            "reference solution's run: SCBench 1.0 counts it as failed, and the checkpoint as an "
+            "infrastructure failure",
+            checkpoint=checkpoint.name,
+            test=test.id,
+        )
+        for test in result.tests
+        if test.message == UNREPORTED
+    ]
     return findings
 
 

@@ -21,6 +21,7 @@ from scbench_ci.problem.model import (
     BUILTIN_MARKERS,
     CONFIG_NAME,
     CONFTEST,
+    Group,
     Problem,
     real_path,
 )
@@ -120,7 +121,9 @@ def static_findings(
     problem = check.problem
     if problem is not None:
         findings += _checkpoint_findings(problem, check, base)
+        findings += _keyword_findings(problem, check, base)
         findings += _marker_findings(problem, modules, conftest)
+        findings += _marker_group_findings(problem, modules)
         findings += _stray_test_files(problem, tests, base)
         findings += read_known_failures(problem, relative_to=base)[1]
     return sorted(findings, key=lambda finding: (finding.file, finding.line or 0)), problem
@@ -380,6 +383,59 @@ def _checkpoint_findings(problem: Problem, check: ProblemCheck, base: Path) -> l
             for what, path, exists in wanted
             if not exists(path)
         ]
+    return findings
+
+
+def _keyword_findings(problem: Problem, check: ProblemCheck, base: Path) -> list[Finding]:
+    """A checkpoint whose name is part of another's: SCBench 1.0 collects a checkpoint's tests
+    with `-k <name>`, pytest's case-insensitive substring match."""
+    config = finding_path(problem.root / CONFIG_NAME, base)
+    findings = []
+    for checkpoint in problem.checkpoints:
+        others = [
+            other.name
+            for other in problem.checkpoints
+            if other is not checkpoint and checkpoint.name.lower() in other.name.lower()
+        ]
+        if others:
+            findings.append(
+                _warning(
+                    config,
+                    check.line("checkpoints", checkpoint.name),
+                    f"`-k {checkpoint.name}`, with which SCBench 1.0 collects checkpoint "
+                    f"{checkpoint.name!r}'s tests for its inventory, also matches "
+                    f"{', '.join(repr(name) for name in others)} (a substring, whatever the "
+                    "case): its passes take their tests too, and any test whose name holds it; "
+                    "names that are no part of one another avoid it",
+                )
+            )
+    return findings
+
+
+def _marker_group_findings(problem: Problem, modules: list[_Module]) -> list[Finding]:
+    """Each use of a marker of the problem's own that gives a group other than Core: SCBench
+    1.0's inventory decides the groups from `-m error`, `-m functionality` and `-m regression`
+    alone, so under it such a test is Core."""
+    grouped = {marker.name: marker.group for marker in problem.markers}
+    builtin = {marker.name for marker in BUILTIN_MARKERS}
+    findings = []
+    for module in modules:
+        for node in ast.walk(module.tree):
+            if not (isinstance(node, ast.Attribute) and module.names.is_pytest(node.value, "mark")):
+                continue
+            group = grouped.get(node.attr)
+            if group is None or node.attr in builtin or group is Group.CORE:
+                continue
+            findings.append(
+                _warning(
+                    module.file,
+                    node.lineno,
+                    f"marker {node.attr!r} puts its tests in {group} ({CONFIG_NAME}), but SCBench "
+                    "1.0's inventory, which decides the groups, reads only error, functionality "
+                    "and regression: under SCBench 1.0 they are Core, unless marked with one of "
+                    "those too",
+                )
+            )
     return findings
 
 

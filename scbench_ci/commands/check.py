@@ -95,4 +95,5 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
         reruns=runs.reruns,
         repeat=runs.repeat,
         flaky_passes=runs.flaky_passes,
+        scbench=runs.scbench,
     )

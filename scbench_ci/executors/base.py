@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+
 TESTS_DIR = "tests"
 """The problem's folder of tests; test ids and files in results.json name them under it."""
 WORKSPACE_TESTS_DIR = ".evaluation_tests"
@@ -69,10 +71,12 @@ class TestCommand:
     """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
     the minimal base (PATH, HOME, locale) for the place it runs in."""
     test_timeout_s: float
+    runner_options: tuple[str, ...] = ()
+    """The runner's own options besides the executor's (`--scbench-inventory=SPEC`)."""
 
     def runner_argv(self, python: list[str], runner_script: str, *options: str) -> list[str]:
         """pytest through our runner script (`pytest_runner`), `python` being the runner's."""
-        return [*python, "-I", runner_script, *options, *self.pytest_args]
+        return [*python, "-I", runner_script, *options, *self.runner_options, *self.pytest_args]
 
     def uvx_argv(self, runner_script: str, *options: str) -> list[str]:
         """The command that builds the runner's environment and runs the tests in one go."""
@@ -113,6 +117,9 @@ class ExecutionRequest:
     staged (copied before any of its code ran), in the same place and as the same user."""
     quality_timeout_s: float = QUALITY_TIMEOUT_S
     """The measure's own time limit."""
+    scbench: ScbenchRunner = V1_0
+    """Whose rules decide the run (`--scbench`): a container executor builds the default image
+    from its recipe (`ScbenchRunner.image_recipe`)."""
     seal_key: str = ""
     """The secret the test runner seals its reports with; only the test process gets it. Set by
     `sealed.run_sealed` on the machine that runs the request, never before."""

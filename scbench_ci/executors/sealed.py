@@ -17,7 +17,14 @@ from scbench_ci.executors.base import (
     ExecutionResult,
     Executor,
 )
-from scbench_ci.trust.seal import Broken, ReportFiles, Seal, check_seal, read_report_files
+from scbench_ci.trust.seal import (
+    Broken,
+    ReportFiles,
+    Seal,
+    check_seal,
+    read_report_files,
+    sealed_inventory,
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,9 @@ class SealedRun:
     files: ReportFiles
     """The reports as they were read, once: the bytes the seal covers are the bytes parsed."""
     seal: Seal | Broken
+    inventory: bytes | None = None
+    """The runner's inventory of the tests (SCBench 1.0's rules), when sealed: by the seal, or
+    for a run that ended unsealed by the line printed once the tests were collected."""
 
 
 def run_sealed(executor: Executor, request: ExecutionRequest) -> SealedRun:
@@ -37,5 +47,6 @@ def run_sealed(executor: Executor, request: ExecutionRequest) -> SealedRun:
     execution = executor.execute(replace(request, seal_key=seal_key))
     # Read once, never through a link.
     files = read_report_files(request.workspace / REPORTS_DIR)
-    seal = check_seal(request.log_dir / PYTEST_LOG, files, seal_key, execution.exit_code)
-    return SealedRun(execution, files, seal)
+    log = request.log_dir / PYTEST_LOG
+    seal = check_seal(log, files, seal_key, execution.exit_code)
+    return SealedRun(execution, files, seal, sealed_inventory(log, files, seal_key, seal))

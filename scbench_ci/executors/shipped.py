@@ -61,7 +61,7 @@ class ShippedRun:
     def size(self) -> int:
         """The bytes of the reports and logs sent back."""
         files = self.sealed.files if self.sealed else None
-        reports = (files.ctrf, files.pytest) if files else ()
+        reports = (files.ctrf, files.pytest, files.inventory) if files else ()
         return sum(map(len, self.logs.values())) + sum(len(r) for r in reports if r)
 
 

@@ -32,6 +32,7 @@ from scbench_ci.options.declared import (
     RAY_ADDRESS,
     REPEAT,
     RERUNS,
+    SCBENCH,
     SESSION_TIMEOUT,
     SUBMISSION,
     checkpoint_choice,
@@ -160,6 +161,8 @@ class EvaluationOptions:
     """Count flaky tests as passed for the policy (else as failed)."""
     quality: bool = QUALITY.default
     """Measure each checkpoint's code quality (scb-check) after its tests."""
+    scbench: str = SCBENCH.default
+    """Whose rules decide: the name of an SCBench runner (`scbench_runner.RUNNERS`)."""
     select: tuple[str, ...] = ()
     """Only these `<problem>/<checkpoint>`: a shard of `scbench-ci plan`."""
     own_output: bool = False

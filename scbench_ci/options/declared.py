@@ -40,6 +40,7 @@ from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
+from scbench_ci.scbench_runner import DEFAULT_SCBENCH, SCBENCH_NAMES
 
 ENGINES = ("local", "ray")
 DEFAULT_RAY_ADDRESS = "auto"
@@ -348,6 +349,17 @@ BASELINE_BRANCH = Option(
     absent="only the action downloads a baseline artifact of a branch's runs",
 )
 
+SCBENCH = Option(
+    "scbench",
+    DEFAULT_SCBENCH,
+    _one_of(SCBENCH_NAMES),
+    "whose rules decide: 1.0 (SCBench 1.0, what its users run now: the tests' inventory from "
+    "--collect-only, its infrastructure rules and files) or paper (SCBench as the paper "
+    "released it, January 2026) (default: %(default)s)",
+    flag="--scbench",
+    input="scbench",
+    choices=SCBENCH_NAMES,
+)
 QUALITY = Option(
     "quality",
     True,
@@ -633,6 +645,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    SCBENCH,
     QUALITY,
     POLICY,
     FAIL_ON_POLICY,
@@ -670,6 +683,7 @@ RUN = (
     *DOCKER,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
+    SCBENCH,
     QUALITY,
 )
 """How the tests run: the options `evaluate` and `check` share, in every front end."""

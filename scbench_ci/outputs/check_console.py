@@ -15,6 +15,7 @@ from scbench_ci.results import policy
 from scbench_ci.results.findings import CheckReport, Finding, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from scbench_ci.results.policy import counted
+from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 
@@ -39,6 +40,7 @@ def render_check_report(run: RunResult, results_path: Path | None, *, fail_on: s
             f"Oracle policy {run.policy}: {policy.describe(run.policy)}; "
             f"{counted(run.repeat, 'oracle run')} of each checkpoint; {run.duration_s:.1f} s"
         )
+        lines.append(rules_line(run.scbench))
         lines.append(f"Verdict: {run_headline(run, fail_on).text}")
     if results_path is not None:
         lines.append(f"Results: {results_path}")

@@ -27,6 +27,7 @@ from scbench_ci.results.model import (
 )
 from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.results.quality_steps import erosion_rises, percent
+from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
@@ -79,6 +80,7 @@ def render_report(
         lines += _failed_lines(result)
     lines += _erosion_lines(result)
     headline = run_headline(result, fail_on)
+    lines.append(rules_line(result.scbench))
     lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
     if result.infrastructure_failure:
         lines.append("An infrastructure failure stopped the evaluation; see the log tail above.")

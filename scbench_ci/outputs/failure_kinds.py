@@ -131,6 +131,17 @@ FAILURE_KINDS = {
         ),
         "",
     ),
+    FailureKind.UNREPORTED.value: Explanation(
+        "tests never reported",
+        literal(
+            "pytest collected tests it never reported an outcome for: the session ended before "
+            "them (a process of the submission stopped pytest, or a test ended the session), or "
+            "pytest's arguments deselected them. SCBench 1.0 counts each as failed and the "
+            "checkpoint as an infrastructure failure; here each counts as failed, and the "
+            "checkpoint fails."
+        ),
+        "The end of the log:",
+    ),
 }
 
 

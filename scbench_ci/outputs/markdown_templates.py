@@ -37,6 +37,7 @@ from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
 from scbench_ci.results.model import why_failed
 from scbench_ci.results.trends import NEWLY_FLAKY_RUNS
+from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.markdown import (
     Markdown,
     code_span,
@@ -102,6 +103,7 @@ def _environment() -> jinja2.Environment:
         cause_title=cause_title,
         quality_line=quality_line,
         quality_paragraph=quality_paragraph,
+        rules=rules_line,
     )
     environment.globals.update(
         change_counts=change_counts,

@@ -33,6 +33,11 @@ def compare(run: RunResult, baseline: RunResult, source: str) -> Comparison:
     flaky: list[TestChange] = []
     deltas: list[CheckpointDelta] = []
     notes: list[str] = []
+    if run.scbench != baseline.scbench:
+        notes.append(
+            f"the baseline was judged by the rules of --scbench {baseline.scbench}, this run by "
+            f"those of --scbench {run.scbench}"
+        )
     for key in [*after, *(key for key in before if key not in after)]:
         old, new = before.get(key), after.get(key)
         measured = _measures(old)

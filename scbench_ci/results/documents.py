@@ -29,6 +29,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RepeatCount,
     RunResult,
+    ScbenchRecord,
     TestResult,
     add_counts,
 )
@@ -36,7 +37,8 @@ from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
-from scbench_ci.results.verdict import count_groups, verdict
+from scbench_ci.results.verdict import count_groups, counts_skipped, verdict
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.strict_json import JsonError
 
 
@@ -67,8 +69,29 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
         "image": None if result.image is None else asdict(result.image),
         "quality": None if result.quality is None else _quality_json(result.quality),
+        "scbench": None if result.scbench is None else _scbench_json(result.scbench),
         "tests": [_test_json(test) for test in result.tests],
     }
+
+
+def _scbench_json(record: ScbenchRecord) -> dict[str, Any]:
+    return {
+        "infrastructure_failure": record.infrastructure_failure,
+        "pytest_collected": record.pytest_collected,
+        "test_collection_hash": record.collection_hash,
+        "inventory": record.inventory,
+    }
+
+
+def _scbench_from_json(document: Mapping[str, Any] | None) -> ScbenchRecord | None:
+    if document is None:
+        return None
+    return ScbenchRecord(
+        infrastructure_failure=document["infrastructure_failure"],
+        pytest_collected=document["pytest_collected"],
+        collection_hash=document["test_collection_hash"],
+        inventory=document["inventory"],
+    )
 
 
 def _quality_json(quality: QualityOutcome) -> dict[str, Any]:
@@ -119,6 +142,7 @@ def run_header(run: RunResult) -> dict[str, Any]:
         "reruns": run.reruns,
         "repeat": run.repeat,
         "flaky_passes": run.flaky_passes,
+        "scbench": run.scbench,
         "comparison": None if run.comparison is None else comparison_to_json(run.comparison),
         "history": None if run.history is None else history_to_json(run.history),
         "trends": run_trends(run),
@@ -256,7 +280,11 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
                 version=problem["version"],
                 checkpoints=tuple(
                     checkpoint_from_json(
-                        c, policy_name, flaky_passes, f"problems[{i}].checkpoints[{j}]"
+                        c,
+                        policy_name,
+                        flaky_passes,
+                        f"problems[{i}].checkpoints[{j}]",
+                        scbench=document["scbench"],
                     )
                     for j, c in enumerate(problem["checkpoints"])
                 ),
@@ -269,6 +297,7 @@ def run_from_json(document: Mapping[str, Any]) -> RunResult:
         reruns=document["reruns"],
         repeat=document["repeat"],
         flaky_passes=flaky_passes,
+        scbench=document["scbench"],
         comparison=None
         if document["comparison"] is None
         else comparison_from_json(document["comparison"]),
@@ -286,10 +315,16 @@ def check_from_json(document: Mapping[str, Any]) -> CheckReport:
 
 
 def checkpoint_from_json(
-    document: Mapping[str, Any], policy_name: str, flaky_passes: bool, where: str = ""
+    document: Mapping[str, Any],
+    policy_name: str,
+    flaky_passes: bool,
+    where: str = "",
+    *,
+    scbench: str,
 ) -> CheckpointResult:
     """Its counts are those of its tests (a JsonError at `where` when the document's are not),
-    its verdict that of the policy over them and its failure."""
+    counted as the runner `scbench` counts them, its verdict that of the policy over them and
+    its failure."""
     failure = None
     if document["failure"] is not None:
         failure = Failure(
@@ -298,7 +333,8 @@ def checkpoint_from_json(
             document["failure"]["log_tail"],
         )
     tests = tuple(test_from_json(test) for test in document["tests"])
-    groups = count_groups(tests, flaky_passes)
+    record = _scbench_from_json(document.get("scbench"))
+    groups = count_groups(tests, flaky_passes, counts_skipped(scbench_runner(scbench), record))
     prefix = f"{where}." if where else ""
     for group, counts in groups.items():
         agree(document["groups"][group.value], _counts_json(counts), f"{prefix}groups.{group}")
@@ -322,6 +358,7 @@ def checkpoint_from_json(
         phases=dict(document["phases"]),
         image=_image_from_json(document.get("image")),
         quality=_quality_from_json(document.get("quality"), prefix),
+        scbench=record,
     )
 
 

@@ -155,11 +155,16 @@ def load_pull_request(path: Path) -> PullRequestRef:
     return _judged(path, lambda: pull_request_from_json(document))
 
 
-def read_checkpoint(path: Path, policy_name: str, flaky_passes: bool) -> CheckpointResult:
-    """A checkpoint's own result.json (as `write_checkpoint` wrote it), judged by `policy_name`."""
+def read_checkpoint(
+    path: Path, policy_name: str, flaky_passes: bool, scbench: str
+) -> CheckpointResult:
+    """A checkpoint's own result.json (as `write_checkpoint` wrote it), judged by `policy_name`
+    and counted as the runner `scbench` counts."""
     document = upgraded_checkpoint(_read_json(path))
     _check(path, document, schema_of("checkpoint"))
-    return _judged(path, lambda: _checkpoint_from_checked(document, "", policy_name, flaky_passes))
+    return _judged(
+        path, lambda: _checkpoint_from_checked(document, "", policy_name, flaky_passes, scbench)
+    )
 
 
 def _judged(path: Path, read: Callable[[], _T]) -> _T:
@@ -189,10 +194,10 @@ def _derived_totals(run: RunResult) -> dict[str, Any]:
 
 
 def _checkpoint_from_checked(
-    document: Mapping[str, Any], where: str, policy_name: str, flaky_passes: bool
+    document: Mapping[str, Any], where: str, policy_name: str, flaky_passes: bool, scbench: str
 ) -> CheckpointResult:
     check_checkpoint(document, where)
-    return checkpoint_from_json(document, policy_name, flaky_passes, where)
+    return checkpoint_from_json(document, policy_name, flaky_passes, where, scbench=scbench)
 
 
 class StoredTests(Sequence[TestResult]):

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
 from scbench_ci.problem.model import Checkpoint, Group, Problem
 from scbench_ci.reports import Reports
 from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.failure_detection import detect_failure
-from scbench_ci.results.model import CheckpointResult, Failure, TestResult
-from scbench_ci.results.policy import GroupCounts
+from scbench_ci.results.log_tail import log_tail
+from scbench_ci.results.model import CheckpointResult, Failure, ScbenchRecord, TestResult
+from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.results.quality_report import read_quality
-from scbench_ci.results.verdict import count_groups, verdict
+from scbench_ci.results.scbench_rules import judge_by_1_0
+from scbench_ci.results.verdict import count_groups, counts_skipped, verdict
+from scbench_ci.scbench_runner import ScbenchRunner
 from scbench_ci.trust.seal import Broken, Seal
 
 
@@ -30,15 +33,25 @@ def judge_checkpoint(
     policy_name: str,
     session_timeout_s: float,
     warnings: tuple[str, ...],
+    scbench: ScbenchRunner,
     flaky_passes: bool = False,
+    inventory: bytes | None = None,
+    inventory_expected: bool = False,
 ) -> CheckpointResult:
     """Outcomes count only from sealed reports: `reports` is ignored unless `seal` is a Seal; as
-    a string, it says why there are no outcomes."""
+    a string, it says why there are no outcomes. `scbench`: whose rules decide; `inventory`:
+    SCBench 1.0's inventory of the tests as the runner sealed it (`inventory_expected`: the run
+    was to take one)."""
     trusted = reports if isinstance(seal, Seal) and isinstance(reports, Reports) else None
+    by_file_name = scbench.checkpoint_from_any_test_file
     tests = tuple(
         TestResult(
             id=outcome.node_id,
-            checkpoint=(owner := owning_checkpoint(outcome.file, tested, checkpoint)).name,
+            checkpoint=(
+                owner := owning_checkpoint(
+                    outcome.file, tested, checkpoint, by_file_name=by_file_name
+                )
+            ),
             group=group_of(outcome.markers, owner, checkpoint, problem.markers),
             status=outcome.status,
             duration_s=outcome.duration_s,
@@ -51,8 +64,29 @@ def judge_checkpoint(
         )
         for outcome in (trusted.tests if trusted else ())
     )
-    groups = count_groups(tests, flaky_passes)
     failure = detect_failure(execution, seal, reports, log_dir, session_timeout_s)
+    record: ScbenchRecord | None = None
+    rules_warnings: tuple[str, ...] = ()
+    if scbench.infrastructure_exit_codes is not None and execution.exit_code is not None:
+        judged = judge_by_1_0(
+            tests,
+            inventory,
+            evaluated=checkpoint.name,
+            exit_code=execution.exit_code,
+            exit_codes=scbench.infrastructure_exit_codes,
+            inventory_expected=inventory_expected,
+        )
+        tests, record = judged.tests, judged.record
+        rules_warnings = () if judged.warning is None else (judged.warning,)
+        if failure is None and judged.failure is not None:
+            kind, message = judged.failure
+            failure = Failure(kind, message, log_tail(log_dir / PYTEST_LOG))
+        elif judged.unreported:
+            rules_warnings += (
+                f"{counted(judged.unreported, 'test')} of SCBench 1.0's inventory never reported "
+                "an outcome: each counts as failed, as SCBench 1.0 counts it",
+            )
+    groups = count_groups(tests, flaky_passes, counts_skipped(scbench, record))
     return CheckpointResult(
         name=checkpoint.name,
         include_prior_tests=include_prior_tests,
@@ -67,9 +101,11 @@ def judge_checkpoint(
             *execution.limits_hit,
             *_execution_warnings(execution),
             *(trusted.problems if trusted else ()),
+            *rules_warnings,
         ),
         image=execution.image,
         quality=read_quality(execution.quality),
+        scbench=record,
     )
 
 

@@ -20,6 +20,7 @@ from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityOutcome
+from scbench_ci.scbench_runner import DEFAULT_SCBENCH
 
 
 class FailureKind(StrEnum):
@@ -42,6 +43,9 @@ class FailureKind(StrEnum):
     """pytest's runner sealed a report that cannot be used (too large, malformed)."""
     MISSING = "missing"
     """The submission folder for the checkpoint does not exist."""
+    UNREPORTED = "unreported"
+    """Tests were collected that the run never reported (SCBench 1.0's rules make that an
+    infrastructure failure): the session ended early, or deselected them."""
 
 
 INFRASTRUCTURE_KINDS = frozenset({FailureKind.INFRASTRUCTURE, FailureKind.INTERNAL})
@@ -52,6 +56,25 @@ class Failure:
     kind: FailureKind
     message: str
     log_tail: str | None = None
+
+
+@dataclass(frozen=True)
+class ScbenchRecord:
+    """What SCBench 1.0 records of a checkpoint besides its tests (`CorrectnessResults`), as its
+    rules compute it from this run (`--scbench 1.0`)."""
+
+    infrastructure_failure: bool
+    """SCBench's `infrastructure_failure`: a pytest exit code other than 0 and 1, more tests
+    collected than reported, a `--collect-only` pass that failed, or a collected test never
+    reported. Beside the checkpoint's own failure kind, which says what happened."""
+    pytest_collected: int
+    """SCBench's `pytest_collected`: the inventory's tests, or pytest's `collected N items`."""
+    collection_hash: str | None
+    """SCBench's `test_collection_hash` (None without an inventory)."""
+    inventory: bool
+    """The inventory was applied: groups from it, tests collected and never reported failed,
+    every test counted in its group's total. Without one (a `-k` filter), skipped tests are not
+    in the totals."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +138,8 @@ class CheckpointResult:
     quality: QualityOutcome | None = None
     """The submission's code-quality measures, or why they are missing; None when not measured
     (turned off, or no test ran)."""
+    scbench: ScbenchRecord | None = None
+    """What SCBench 1.0 records beside its tests, when its rules decided and pytest ran."""
 
     @property
     def counts(self) -> GroupCounts:
@@ -168,6 +193,8 @@ class RunResult:
     """Times each checkpoint was run whole (`--repeat`)."""
     flaky_passes: bool = False
     """Whether a flaky test counts as passed for the policy (else as failed)."""
+    scbench: str = DEFAULT_SCBENCH
+    """Whose rules decided (`--scbench`): the name of an SCBench runner."""
     comparison: Comparison | None = None
     """The run against a baseline (`--baseline`), when it was given one."""
     history: History | None = None

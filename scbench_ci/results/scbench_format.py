@@ -1,8 +1,11 @@
 """SCBench's own result files, in SCBench's exact format: one `evaluation.json` per evaluated
 checkpoint and the rows of one `checkpoint_results.jsonl` per run, so that SCBench's metrics
-tooling (SprocketLab/slop-code-bench) reads our output as if its own runner had written it.
+tooling (SprocketLab/slop-code-bench) reads our output as if its own runner had written it. Each
+in the format of the runner whose rules decided (`--scbench`): SCBench 1.0's (below, after the
+paper's), or the paper's.
 
-What SCBench writes and reads, from its code (the code wins where its docs differ):
+What the paper's SCBench (feeab5a) writes and reads, from its code (the code wins where its docs
+differ):
 
 - `evaluation.json` is `CorrectnessResults.to_output_dict()` (`src/slop_code/evaluation/report.py`):
   thirteen keys, in the model's order, `schema_version` first. The model forbids extra keys
@@ -39,6 +42,25 @@ What SCBench writes and reads, from its code (the code wins where its docs diffe
   summary (`src/slop_code/metrics/summary/`) takes only the keys a row has (`chkpt[key] for ...
   if key in chkpt`, `chkpt.get(key, 0)`), so those keys are left out here too: a `null` would
   break its sums and means, a 0 would be a figure nobody measured.
+
+What SCBench 1.0 (0a2e7bec) writes instead, from the same places of its code:
+
+- `evaluation.json` has fourteen keys: `test_collection_hash` after `pytest_collected` (null
+  without an inventory). `tests` files each test under `passed`, `failed` (failed and errors) or
+  `skipped` (skipped and xfailed), in the order of the run's tests once its inventory is applied
+  (`inventory.py`). `pass_counts` and `total_counts` hold all four groups, in `GroupType`'s order
+  (Core, Functionality, Regression, Error), 0 included; `pytest_collected`,
+  `test_collection_hash` and `infrastructure_failure` are SCBench 1.0's, as the checkpoint's
+  `ScbenchRecord` holds them. `CorrectnessResults.from_dir` reads the grouped `tests` back.
+- `evaluation/report.json` is pytest-json-report's report without what scbench-ci's runner adds
+  to it (each test's `markers`, and with `--reruns` its `reruns` and `rerun_failure`).
+- A row of `checkpoint_results.jsonl` (`get_evaluation_metrics`): `strict_pass_rate`,
+  `core_pass_rate` and `isolated_pass_rate` (0.0 without tests, Regression left out of the
+  isolated one), no `duration`, `total_tests` from `pytest_collected` when the counts hold no
+  test; after a checkpoint of the problem that was evaluated before it, the `delta.*` fields
+  SCBench computes without the quality files: `delta.loc`, `delta.ast_grep_violations`,
+  `delta.churn_ratio`, each 0.0. Its scb-check fields (`_get_scb_check_metrics`) need the
+  checkpoint's `snapshot/`, which our output has not: left out, as SCBench leaves them out.
 """
 
 from __future__ import annotations
@@ -53,7 +75,13 @@ from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult, add_counts
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX, read_regular
+from scbench_ci.scbench_runner import ScbenchRunner, scbench_runner
+from scbench_ci.standalone.pytest_runner import (
+    COLLECTED_PREFIX,
+    SEAL_PREFIX,
+    START_PREFIX,
+    read_regular,
+)
 from scbench_ci.trust.output_folder import write_file
 from scbench_ci.trust.seal import MAX_REPORT_BYTES, read_report_files
 from scbench_ci.trust.strict_json import JsonError, parse
@@ -68,6 +96,13 @@ _OMITTED = ("collectors", "warnings")
 """What `--json-report-omit` leaves out of the report itself."""
 _OMITTED_FROM_PHASES = ("traceback", "stdout", "stderr", "log")
 """What `--json-report-omit` leaves out of each test's setup, call and teardown."""
+_RUNNER_ADDED = ("markers", "reruns", "rerun_failure")
+"""What scbench-ci's runner adds to each test of pytest-json-report's report."""
+COUNTED_GROUPS = (Group.CORE, Group.FUNCTIONALITY, Group.REGRESSION, Group.ERROR)
+"""SCBench's `GroupType` members, in their order: SCBench 1.0 counts each of them."""
+DELTA_KEYS = ("delta.loc", "delta.ast_grep_violations", "delta.churn_ratio")
+"""The `delta.*` fields SCBench 1.0 computes for a checkpoint after another without the quality
+files (`metrics/checkpoint/delta.py`): each 0.0."""
 CHECKPOINT_RESULTS_FILE = "checkpoint_results.jsonl"
 UNKNOWN_STATE = "unknown"
 """The `state` SCBench writes for a checkpoint its agent run did not record (`run_info.yaml`)."""
@@ -94,21 +129,29 @@ STATUSES: Mapping[Status, str] = {
 
 
 def evaluation_json(
-    problem: Problem, checkpoint: CheckpointResult, *, entrypoint: str, flaky_passes: bool = False
+    problem: Problem,
+    checkpoint: CheckpointResult,
+    *,
+    entrypoint: str,
+    scbench: ScbenchRunner,
+    flaky_passes: bool = False,
 ) -> dict[str, Any] | None:
-    """SCBench's `evaluation.json` for one evaluated checkpoint of `problem`; `entrypoint` is the
-    command that runs the submission (what the tests got as `--entrypoint`); `flaky_passes` as
-    the checkpoint's counts were made (`--flaky-passes`).
+    """SCBench's `evaluation.json` for one evaluated checkpoint of `problem`, as the runner
+    `scbench` writes it; `entrypoint` is the command that runs the submission (what the tests
+    got as `--entrypoint`); `flaky_passes` as the checkpoint's counts were made
+    (`--flaky-passes`).
 
     None when pytest never ran to an exit code (the test runner did not start, or the session
     timeout killed it): SCBench requires an integer `pytest_exit_code`, and its own evaluation
     writes no `evaluation.json` for a checkpoint whose tests could not be run.
     `infrastructure_failure` is SCBench's "pytest execution itself failed, not just tests": true
     whenever our run has a failure, which includes SCBench's own cases (exit codes 2 to 5,
-    nothing collected).
+    nothing collected); SCBench 1.0's is its own (`ScbenchRecord`).
     """
     if checkpoint.pytest_exit_code is None:
         return None
+    if scbench.skipped_bucket:
+        return _evaluation_1_0(problem, checkpoint, entrypoint, flaky_passes)
     pass_counts, total_counts = _counts(checkpoint)
     return {
         "schema_version": EVALUATION_SCHEMA_VERSION,
@@ -127,8 +170,39 @@ def evaluation_json(
     }
 
 
+def _evaluation_1_0(
+    problem: Problem, checkpoint: CheckpointResult, entrypoint: str, flaky_passes: bool
+) -> dict[str, Any]:
+    record = checkpoint.scbench
+    groups = checkpoint.groups
+    return {
+        "schema_version": EVALUATION_SCHEMA_VERSION,
+        "problem_name": problem.name,
+        "problem_version": problem.version,
+        "checkpoint_name": checkpoint.name,
+        "checkpoint_version": problem.checkpoint(checkpoint.name).version,
+        "duration": checkpoint.duration_s,
+        "entrypoint": entrypoint,
+        "tests": _grouped_tests(checkpoint.tests, flaky_passes, ("passed", "failed", "skipped")),
+        "pass_counts": {GROUP_TYPES[group]: groups[group].passed for group in COUNTED_GROUPS},
+        "total_counts": {GROUP_TYPES[group]: groups[group].total for group in COUNTED_GROUPS},
+        "pytest_exit_code": checkpoint.pytest_exit_code,
+        "pytest_collected": len(checkpoint.tests) if record is None else record.pytest_collected,
+        "test_collection_hash": None if record is None else record.collection_hash,
+        "infrastructure_failure": checkpoint.failure is not None
+        if record is None
+        else record.infrastructure_failure,
+    }
+
+
 def checkpoint_results_row(
-    problem: Problem, checkpoint: CheckpointResult, *, path: str, state: str = UNKNOWN_STATE
+    problem: Problem,
+    checkpoint: CheckpointResult,
+    *,
+    path: str,
+    scbench: ScbenchRunner,
+    state: str = UNKNOWN_STATE,
+    after_another: bool = False,
 ) -> dict[str, Any]:
     """One line of SCBench's `checkpoint_results.jsonl` for an evaluated checkpoint of `problem`.
 
@@ -137,7 +211,8 @@ def checkpoint_results_row(
     `order`, and `is_first`/`is_last` its place among all the problem's checkpoints (not only the
     evaluated ones), as SCBench computes them. The test fields are those SCBench derives from the
     checkpoint's `evaluation.json`, and are left out, as SCBench leaves them out, when there is
-    none (see `evaluation_json`).
+    none (see `evaluation_json`). `after_another`: a checkpoint of the problem before this one in
+    its order was evaluated in the run (SCBench 1.0 then adds its `delta.*` fields).
     """
     return _row(
         problem.name,
@@ -146,7 +221,9 @@ def checkpoint_results_row(
         order=tuple(c.name for c in problem.checkpoints),
         idx=problem.checkpoint(checkpoint.name).order,
         path=path,
+        scbench=scbench,
         state=state,
+        after_another=after_another,
     )
 
 
@@ -158,18 +235,23 @@ def merged_checkpoint_results_rows(run: RunResult, output_dir: Path) -> Iterator
     is the checkpoint's place (from 1) in the problem's order, the `order` config.yaml gives when
     it gives none or numbers the checkpoints 1, 2, 3...; other numbers (10, 20) are not known.
     """
+    scbench = scbench_runner(run.scbench)
     for problem in run.problems:
         order = tuple(
             dict.fromkeys((*problem.checkpoint_order, *(c.name for c in problem.checkpoints)))
         )
+        evaluated = {checkpoint.name for checkpoint in problem.checkpoints}
         for checkpoint in problem.checkpoints:
+            position = order.index(checkpoint.name)
             yield _row(
                 problem.name,
                 problem.version,
                 checkpoint,
                 order=order,
-                idx=order.index(checkpoint.name) + 1,
+                idx=position + 1,
                 path=str(output_dir / problem.name),
+                scbench=scbench,
+                after_another=any(name in evaluated for name in order[:position]),
             )
 
 
@@ -181,7 +263,9 @@ def _row(
     order: tuple[str, ...],
     idx: int,
     path: str,
+    scbench: ScbenchRunner,
     state: str = UNKNOWN_STATE,
+    after_another: bool = False,
 ) -> dict[str, Any]:
     position = order.index(checkpoint.name)
     row: dict[str, Any] = {
@@ -194,7 +278,12 @@ def _row(
         "is_first": position == 0,
         "is_last": position == len(order) - 1,
     }
-    if checkpoint.pytest_exit_code is not None:
+    if scbench.skipped_bucket:
+        if checkpoint.pytest_exit_code is not None:
+            row.update(_evaluation_metrics_1_0(checkpoint))
+        if after_another:
+            row.update(dict.fromkeys(DELTA_KEYS, 0.0))
+    elif checkpoint.pytest_exit_code is not None:
         row.update(_evaluation_metrics(checkpoint))
     return row
 
@@ -203,17 +292,20 @@ def write_evaluation(
     checkpoint_dir: Path,
     document: Mapping[str, Any],
     *,
+    scbench: ScbenchRunner,
     stdout: str = "",
     report: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write `document` as `checkpoint_dir/evaluation.json` and the `evaluation/` folder beside
     it, laid out as SCBench's `CorrectnessResults.save` writes them: `stdout` (the session's
-    output), an empty `stderr.txt`, and pytest-json-report's `report` when there is one."""
+    output), an empty `stderr.txt`, and pytest-json-report's `report` when there is one (as
+    the runner `scbench` has it written)."""
     folder = f"{EVALUATION_DIR}/"
     write_file(checkpoint_dir, folder + "stdout.txt", stdout.encode())
     write_file(checkpoint_dir, folder + "stderr.txt", b"")
     if report is not None:
-        report_json = json.dumps(scbench_pytest_report(report), indent=2)
+        slim = scbench_pytest_report(report, ours=not scbench.skipped_bucket)
+        report_json = json.dumps(slim, indent=2)
         write_file(checkpoint_dir, folder + "report.json", report_json.encode())
     return write_file(checkpoint_dir, EVALUATION_FILE, json.dumps(document, indent=2).encode())
 
@@ -227,7 +319,7 @@ def session_output(checkpoint_dir: Path) -> tuple[str, dict[str, Any] | None]:
     kept = [
         line
         for line in text.splitlines(keepends=True)
-        if not line.startswith((START_PREFIX, SEAL_PREFIX))
+        if not line.startswith((START_PREFIX, SEAL_PREFIX, COLLECTED_PREFIX))
     ]
     data = read_report_files(checkpoint_dir).pytest
     try:
@@ -237,17 +329,20 @@ def session_output(checkpoint_dir: Path) -> tuple[str, dict[str, Any] | None]:
     return "".join(kept), report if isinstance(report, dict) else None
 
 
-def scbench_pytest_report(report: Mapping[str, Any]) -> dict[str, Any]:
+def scbench_pytest_report(report: Mapping[str, Any], *, ours: bool = True) -> dict[str, Any]:
     """pytest-json-report's `report` as SCBench's runner has the plugin write it, with
     `--json-report-omit=traceback --json-report-omit=streams --json-report-omit=log
-    --json-report-omit=collectors --json-report-omit=warnings`."""
+    --json-report-omit=collectors --json-report-omit=warnings`; without `ours`, without what
+    scbench-ci's runner adds to each test."""
     slim = {key: value for key, value in report.items() if key not in _OMITTED}
     if isinstance(tests := slim.get("tests"), list):
-        slim["tests"] = [_slim_test(test) if isinstance(test, dict) else test for test in tests]
+        slim["tests"] = [
+            _slim_test(test, ours) if isinstance(test, dict) else test for test in tests
+        ]
     return slim
 
 
-def _slim_test(test: Mapping[str, Any]) -> dict[str, Any]:
+def _slim_test(test: Mapping[str, Any], ours: bool) -> dict[str, Any]:
     return {
         key: (
             {k: v for k, v in value.items() if k not in _OMITTED_FROM_PHASES}
@@ -255,6 +350,7 @@ def _slim_test(test: Mapping[str, Any]) -> dict[str, Any]:
             else value
         )
         for key, value in test.items()
+        if ours or key not in _RUNNER_ADDED
     }
 
 
@@ -291,18 +387,26 @@ def _counts(checkpoint: CheckpointResult) -> tuple[dict[str, int], dict[str, int
 
 
 def _grouped_tests(
-    tests: Iterable[TestResult], flaky_passes: bool
+    tests: Iterable[TestResult],
+    flaky_passes: bool,
+    buckets: tuple[str, ...] = ("passed", "failed"),
 ) -> dict[str, dict[str, list[str]]]:
-    """SCBench's compact `tests`: ids by `<checkpoint>-<GroupType>`, then passed or not. The id is
-    the node id without its file, as SCBench's runner takes it."""
+    """SCBench's compact `tests`: ids by `<checkpoint>-<GroupType>`, then by `buckets`: passed or
+    not, or (SCBench 1.0) passed, failed (failed and errors) or skipped. The id is the node id
+    without its file, as SCBench's runner takes it."""
     grouped: dict[str, dict[str, list[str]]] = {}
     for test in tests:
-        buckets = grouped.setdefault(
-            f"{test.checkpoint}-{GROUP_TYPES[test.group]}", {"passed": [], "failed": []}
+        filed = grouped.setdefault(
+            f"{test.checkpoint}-{GROUP_TYPES[test.group]}", {bucket: [] for bucket in buckets}
         )
-        passed = STATUSES[test.status] == "passed" or (flaky_passes and test.status is Status.FLAKY)
-        bucket = "passed" if passed else "failed"
-        buckets[bucket].append(test.id.split("::", 1)[-1])
+        status = STATUSES[test.status]
+        if status == "passed" or (flaky_passes and test.status is Status.FLAKY):
+            bucket = "passed"
+        elif status == "skipped" and "skipped" in buckets:
+            bucket = "skipped"
+        else:
+            bucket = "failed"
+        filed[bucket].append(test.id.split("::", 1)[-1])
     return grouped
 
 
@@ -325,6 +429,30 @@ def _evaluation_metrics(checkpoint: CheckpointResult) -> dict[str, Any]:
         counts = groups.get(group, empty)
         metrics[f"{group.value.lower()}_total"] = counts.total
         metrics[f"{group.value.lower()}_passed"] = counts.passed
+    return metrics
+
+
+def _evaluation_metrics_1_0(checkpoint: CheckpointResult) -> dict[str, Any]:
+    """The fields SCBench 1.0's `get_evaluation_metrics` derives from its `evaluation.json`."""
+    groups = checkpoint.groups
+    record = checkpoint.scbench
+    passed = sum(groups[group].passed for group in COUNTED_GROUPS)
+    total = sum(groups[group].total for group in COUNTED_GROUPS)
+    if total == 0 and record is not None and record.pytest_collected:
+        total = record.pytest_collected
+    regression = groups[Group.REGRESSION]
+    own_total = total - regression.total
+    core = groups[Group.CORE]
+    metrics: dict[str, Any] = {
+        "strict_pass_rate": passed / total if total > 0 else 0.0,
+        "core_pass_rate": core.passed / core.total if core.total > 0 else 0.0,
+        "isolated_pass_rate": (passed - regression.passed) / own_total if own_total > 0 else 0.0,
+        "total_tests": total,
+        "passed_tests": passed,
+    }
+    for group in (Group.CORE, Group.FUNCTIONALITY, Group.ERROR, Group.REGRESSION):
+        metrics[f"{group.value.lower()}_total"] = groups[group].total
+        metrics[f"{group.value.lower()}_passed"] = groups[group].passed
     return metrics
 
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import jsonschema
 
+from scbench_ci.scbench_runner import FORMER_SCBENCH
 from scbench_ci.trust.names import NAME_PATTERN, name_problem
 from scbench_ci.trust.strict_json import path_of
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 SCHEMA_FILES = {
     1: "results.v1.schema.json",
     2: "results.v2.schema.json",
@@ -26,7 +27,8 @@ SCHEMA_FILES = {
     4: "results.v4.schema.json",
     5: "results.v5.schema.json",
     6: "results.v6.schema.json",
-    7: "results.schema.json",
+    7: "results.v7.schema.json",
+    8: "results.schema.json",
 }
 
 
@@ -55,6 +57,8 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
         document = _upgrade_v5(document)
     if version <= 6:
         document = _upgrade_v6(document)
+    if version <= 7:
+        document = _upgrade_v7(document)
     return document
 
 
@@ -175,7 +179,7 @@ def _upgrade_v6(document: Mapping[str, Any]) -> dict[str, Any]:
     """A schema_version 6 document as version 7 has it: its checkpoints were not measured."""
     return {
         **document,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 7,
         "problems": [
             {
                 **problem,
@@ -184,6 +188,12 @@ def _upgrade_v6(document: Mapping[str, Any]) -> dict[str, Any]:
             for problem in document["problems"]
         ],
     }
+
+
+def _upgrade_v7(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema_version 7 document as version 8 has it: it was judged by the paper's runner's
+    rules, the only ones before `--scbench`."""
+    return {**document, "schema_version": SCHEMA_VERSION, "scbench": FORMER_SCBENCH}
 
 
 def _is_integer(_: object, value: object) -> bool:

@@ -27,9 +27,13 @@ plugins can be imported (never scbench_ci):
   how many times (`reruns`) and its first failed attempt's stage (`rerun_failure`, as the plugin
   writes a stage). It gives each rerun attempt pytest-timeout's full timeout: that plugin arms one
   timer around all the attempts of a test, so once it fired the later attempts had none.
+- With `--scbench-inventory=SPEC` (SCBench 1.0's rules), it also takes the inventory of the tests
+  as SCBench 1.0's `--collect-only -q` passes would find it (`inventory_passes`), writes it beside
+  the reports once collection is done and prints a line keyed with the secret over its digest, so
+  that a run killed afterwards still has a sealed inventory.
 - It prints one seal line: an HMAC, keyed with the run's secret, of the exit code, the number of
-  processes killed and both reports' digests. A report changed after it was written, or a forged
-  line, does not match.
+  processes killed and the reports' digests (the inventory's among them). A report changed after
+  it was written, or a forged line, does not match.
 """
 
 from __future__ import annotations
@@ -44,16 +48,20 @@ import secrets
 import shutil
 import signal
 import stat
+import subprocess
 import sys
-from collections.abc import Iterable, Iterator, MutableMapping
+import threading
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 SEAL_KEY_VARIABLE = "SCBENCH_CI_SEAL_KEY"
 SEAL_PREFIX = "[scbench-ci] seal "
 START_PREFIX = "[scbench-ci] runner started "
+COLLECTED_PREFIX = "[scbench-ci] collected "
 KILL_OTHERS = "--kill-others"
 KILL_DESCENDANTS = "--kill-descendants"
+INVENTORY_OPTION = "--scbench-inventory="
 CTRF_OPTION = "--ctrf="
 JSON_REPORT_FILE_OPTION = "--json-report-file="
 JSON_REPORT_FLAG = "--json-report"
@@ -62,6 +70,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
 _MAX_CTRF_BYTES = 256 * 1024 * 1024
 """The evaluator's own limit (seal.MAX_REPORT_BYTES); this file cannot import scbench_ci."""
+_MAX_PASS_OUTPUT = 64 * 1024 * 1024
+"""What is read of a `--collect-only` pass's output; past it, the pass failed."""
+_MAX_SEEN_LINES = 100
 
 
 def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]) -> str:
@@ -70,6 +81,12 @@ def seal_text(key: str, exit_code: int, killed: int, reports: list[bytes | None]
     fields = f"exit={exit_code} killed={killed}"
     message = f"{fields} {' '.join(digests)}".encode()
     return f"{fields} {hmac.new(key.encode(), message, hashlib.sha256).hexdigest()}"
+
+
+def collected_text(key: str, inventory: bytes) -> str:
+    """The collected line's payload: the inventory's digest, keyed."""
+    message = f"inventory {hashlib.sha256(inventory).hexdigest()}".encode()
+    return hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
 
 
 def start_text(key: str) -> str:
@@ -273,6 +290,278 @@ def as_under_scbench(environ: MutableMapping[str, str], executable: str, cwd: st
     environ["PWD"] = cwd
 
 
+def collected_ids(text: str) -> list[str]:
+    """The node ids SCBench 1.0 takes from a `pytest --collect-only -q` pass's output
+    (`evaluation/collection.py` `_parse_collect_stdout`): each line, stripped, that holds `::`
+    and no space and is neither a `=` rule nor the `collected` line. An id with a space is never
+    taken, and a line someone else printed that looks like one is."""
+    ids = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("=", "collected ")):
+            continue
+        if "::" in stripped and " " not in stripped:
+            ids.append(stripped)
+    return ids
+
+
+def printed_ids(node_ids: Iterable[str]) -> list[str]:
+    """What SCBench 1.0 takes from the lines a `--collect-only -q` pass prints for these items,
+    one node id a line."""
+    return collected_ids("".join(f"{node_id}\n" for node_id in node_ids))
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(descriptor, data) :]
+
+
+class OutputWatch:
+    """Standard output (descriptor 1) through a pipe, every byte passed on to the log unchanged.
+    pytest's terminal reporter writes to the log itself (`take_reporter`), so what comes through
+    the pipe is everyone else's: a conftest's print, a process it started. The lines of it that
+    SCBench 1.0 would take for node ids had they been printed in its `--collect-only -q` passes
+    are kept in `seen`."""
+
+    def __init__(self) -> None:
+        self.log = os.dup(1)
+        self.stream = open(  # noqa: SIM115 (the log's, for the terminal reporter, until the end)
+            self.log, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors, closefd=False
+        )
+        read_end, write_end = os.pipe()
+        sys.stdout.flush()
+        os.dup2(write_end, 1)
+        os.close(write_end)
+        self.seen: list[str] = []
+        self.reporter_taken = False
+        self._thread = threading.Thread(target=self._pump, args=(read_end,), daemon=True)
+        self._thread.start()
+
+    def take_reporter(self, config: Any) -> None:
+        """pytest's terminal reporter writes to the log, not through the pipe."""
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        writer = getattr(reporter, "_tw", None)
+        if writer is not None and hasattr(writer, "_file"):
+            writer._file = self.stream
+            self.reporter_taken = True
+
+    def _pump(self, read_end: int) -> None:
+        pending = b""
+        try:
+            while chunk := os.read(read_end, 65536):
+                _write_all(self.log, chunk)
+                lines, _, pending = (pending + chunk).rpartition(b"\n")
+                if len(pending) > 1024 * 1024:  # no end of line for long: a line of its own
+                    lines, pending = lines + b"\n" + pending, b""
+                self._note(lines)
+        except OSError:
+            pass
+        finally:
+            self._note(pending)
+            os.close(read_end)
+
+    def _note(self, data: bytes) -> None:
+        found = collected_ids(data.decode("utf-8", errors="replace"))
+        self.seen += found[: _MAX_SEEN_LINES - len(self.seen)]
+
+    def close(self) -> None:
+        """Standard output is the log again; what was written before is through."""
+        sys.stdout.flush()
+        self.stream.flush()
+        os.dup2(self.log, 1)
+        self._thread.join(5)
+
+
+class InventoryTaker:
+    """SCBench 1.0's inventory of the tests (`--scbench-inventory=SPEC`): for each of its
+    `--collect-only -q` passes (`-k <checkpoint>`, with `-m error`, `-m functionality`,
+    `-m regression` or none, and one per prior checkpoint), the node ids it would print, and its
+    exit code.
+
+    Taken in this session where that gives the same: each pass's items are those pytest's own
+    `-k`/`-m` deselection keeps, applied where pytest applies it (after the conftests' and
+    plugins' `pytest_collection_modifyitems`, before pytest's), of the items that are still there
+    once every hook has run. Taken by running the passes as SCBench builds them (`argv` of each,
+    in this container, this runner's pytest) where it may not be: when the spec says so (the
+    user's pytest arguments may change what a pass prints or keeps), when something other than
+    pytest printed a line a pass would take for a node id, when a warning pytest would show holds
+    one, or when pytest's deselection could not be reproduced."""
+
+    def __init__(self, spec: dict[str, Any], watch: OutputWatch | None) -> None:
+        self.passes: list[dict[str, Any]] = spec["passes"]
+        self.path = Path(spec["file"])
+        self.watch = watch
+        self.collected = 0
+        self.found: list[dict[str, Any]] | None = None
+        self.selections: list[list[Any] | None] | None = None
+        self.collection_failed = False
+        self.reasons: list[str] = [spec["passes_because"]] if spec.get("passes_because") else []
+        self.taken_by = "passes" if self.reasons else "session"
+
+    def run_passes(self, reason: str) -> None:
+        self.found = run_passes(self.passes)
+        self.taken_by = "passes"
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        if self.watch is not None:
+            self.watch.take_reporter(session.config)
+            if not self.watch.reporter_taken:
+                self.reasons.append("pytest's terminal reporter could not be told from others")
+
+    def pytest_collectreport(self, report: Any) -> None:
+        import pytest
+
+        self.collected += sum(isinstance(each, pytest.Item) for each in report.result)
+
+    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str) -> None:
+        if when not in ("config", "collect"):
+            return
+        try:
+            from _pytest.warnings import warning_record_to_str
+
+            text = warning_record_to_str(warning_message)
+        except Exception:  # pytest's own formatting, whatever it raises
+            text = str(getattr(warning_message, "message", ""))
+        if collected_ids(f"{nodeid}\n{text}"):
+            self.reasons.append("a warning of the collection holds a line like a node id")
+
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        """Where pytest's own `-k`/`-m` deselection would come next: each pass's items."""
+        if self.found is not None:
+            return
+        self.collection_failed = session.testsfailed > 0
+        try:
+            self.selections = [
+                selected_by(items, one["keyword"], one["marker"], config) for one in self.passes
+            ]
+        except Exception as error:  # an item pytest's matchers cannot read
+            self.reasons.append(f"pytest's -k/-m could not be applied here ({repr(error)[:200]})")
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        if self.found is None and self.selections is not None:
+            kept = {id(item) for item in session.items}
+            self.found = []
+            for one, chosen in zip(self.passes, self.selections, strict=True):
+                node_ids = [i.nodeid for i in chosen or () if id(i) in kept]
+                # pytest's exit codes: interrupted by collection errors, a usage error (the
+                # expression), no tests collected.
+                code = (
+                    2 if self.collection_failed else 4 if chosen is None else 0 if node_ids else 5
+                )
+                self.found.append(_pass_found(one, code, node_ids))
+
+    def must_run_passes(self) -> str | None:
+        """Why the session's inventory may not be SCBench's, if it may not."""
+        if self.taken_by == "passes":
+            return None
+        if self.watch is not None and self.watch.seen:
+            seen = self.watch.seen[0][:200]
+            return f"a line like a node id was printed besides pytest's: {seen!r}"
+        return self.reasons[0] if self.reasons else None
+
+    def document(self, exit_code: int | None) -> bytes:
+        """The inventory as the evaluator reads it; before the collection is done (or after it
+        failed), each pass as the session ended."""
+        found = self.found
+        if found is None:
+            code = 2 if exit_code is None else exit_code
+            found = [_pass_found(one, code, []) for one in self.passes]
+        return json.dumps(
+            {
+                "collected": self.collected,
+                "taken_by": self.taken_by,
+                "reasons": self.reasons,
+                "passes": found,
+            }
+        ).encode()
+
+
+def _pass_found(one: dict[str, Any], exit_code: int, node_ids: list[str]) -> dict[str, Any]:
+    ids = printed_ids(node_ids) if exit_code in (0, 5) else []
+    return {"marker": one["marker"], "keyword": one["keyword"], "exit": exit_code, "ids": ids}
+
+
+def selected_by(
+    items: list[Any], keyword: str, marker: str | None, config: Any
+) -> list[Any] | None:
+    """The items `pytest -k keyword [-m marker]` keeps of `items`, by pytest's own deselection
+    (`_pytest.mark`); None when pytest refuses the expression (a usage error, exit code 4)."""
+    import pytest
+    from _pytest.mark import deselect_by_keyword, deselect_by_mark
+
+    kept = list(items)
+    asked = _AskedFor(keyword, marker or "", config)
+    try:
+        deselect_by_keyword(kept, asked)  # type: ignore[arg-type]
+        deselect_by_mark(kept, asked)  # type: ignore[arg-type]
+    except pytest.UsageError:
+        return None
+    return kept
+
+
+class _AskedFor:
+    """The parts of pytest's config its `-k`/`-m` deselection reads, for one pass; deselecting
+    here tells no plugin."""
+
+    def __init__(self, keyword: str, marker: str, config: Any) -> None:
+        self.option = _Options(keyword, marker)
+        self.hook = _NoHooks()
+        self.getini = config.getini
+        self._iter_registered_markers = config._iter_registered_markers
+
+
+class _Options:
+    def __init__(self, keyword: str, marker: str) -> None:
+        self.keyword = keyword
+        self.markexpr = marker
+
+
+class _NoHooks:
+    def pytest_deselected(self, items: Sequence[Any]) -> None:
+        pass
+
+
+def run_passes(passes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each pass run as SCBench 1.0 runs it (`argv`: `--collect-only -q`, its `-m` and `-k`, the
+    user's arguments), here, with this environment's pytest; its node ids read from its output as
+    SCBench reads them."""
+    script = os.path.join(os.path.dirname(sys.executable), "pytest")
+    command = [script] if os.path.isfile(script) else [sys.executable, "-m", "pytest"]
+    found = []
+    for one in passes:
+        exit_code, output = _collect([*command, *one["argv"]])
+        found.append(
+            {
+                "marker": one["marker"],
+                "keyword": one["keyword"],
+                "exit": exit_code,
+                "ids": collected_ids(output) if exit_code in (0, 5) else [],
+            }
+        )
+    return found
+
+
+def _collect(argv: list[str]) -> tuple[int, str]:
+    """A pass's exit code (a signal as a shell reports it) and its standard output."""
+    try:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except OSError:
+        return 127, ""
+    assert process.stdout is not None
+    output = process.stdout.read(_MAX_PASS_OUTPUT + 1)
+    if len(output) > _MAX_PASS_OUTPUT:
+        process.kill()
+    process.stdout.close()
+    code = process.wait()
+    if len(output) > _MAX_PASS_OUTPUT:
+        return 137, ""
+    return (128 - code if code < 0 else code), output.decode("utf-8", errors="replace")
+
+
 def main() -> int:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None)
@@ -287,13 +576,30 @@ def main() -> int:
         args = args[1:]
     if mode == KILL_DESCENDANTS and sys.platform.startswith("linux"):
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    spec = None
+    if args[:1] and args[0].startswith(INVENTORY_OPTION):
+        spec = json.loads(args[0][len(INVENTORY_OPTION) :])
+        args = args[1:]
     pytest_args, json_path, ctrf_path = split_arguments(args)
     sys.stdout.write(f"{START_PREFIX}{start_text(key)}\n")
     sys.stdout.flush()
 
+    def kill_leftovers() -> int:
+        if mode == KILL_OTHERS:
+            return kill_others()
+        return kill_descendants() if mode == KILL_DESCENDANTS else 0
+
     import pytest
 
     leave_pycache_prefix()
+    taker = None
+    if spec is not None:
+        taker = InventoryTaker(spec, None if spec.get("passes_because") else OutputWatch())
+    killed_before = 0
+    if taker is not None and taker.taken_by == "passes":
+        # As SCBench 1.0 takes it: before the tests, each pass a session of its own.
+        taker.found = run_passes(taker.passes)
+        killed_before = kill_leftovers()
 
     class Guard:
         """Records each test's marks; at the end, kills what is left and clears the reports'
@@ -313,6 +619,18 @@ def main() -> int:
         def pytest_collection_finish(self, session: pytest.Session) -> None:
             for item in session.items:
                 self.marks[item.nodeid] = mark_names(item.iter_markers())
+            if taker is not None:
+                # Sealed now: a run killed later has its inventory all the same.
+                inventory = taker.document(None)
+                try:
+                    write_new(taker.path, inventory)
+                except OSError as error:
+                    _note(f"could not write {taker.path}: {error}")
+                    return
+                # Where pytest writes: a line of its own, wherever pytest's output is.
+                log = sys.stdout if taker.watch is None else taker.watch.stream
+                log.write(f"\n{COLLECTED_PREFIX}{collected_text(key, inventory)}\n")
+                log.flush()
 
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -342,11 +660,9 @@ def main() -> int:
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_sessionfinish(self) -> Iterator[None]:
-            if mode == KILL_OTHERS:
-                self.killed = kill_others()
-            elif mode == KILL_DESCENDANTS:
-                self.killed = kill_descendants()
-            for folder in reports_folders(json_path, ctrf_path):
+            self.killed = kill_leftovers()
+            inventory_path = taker.path if taker is not None else None
+            for folder in reports_folders(json_path, ctrf_path, inventory_path):
                 try:
                     fresh_folder(folder)
                 except OSError as error:  # a full disk: the reports cannot be written
@@ -359,7 +675,22 @@ def main() -> int:
             self.json_report = json_report
 
     guard = Guard()
-    exit_code = int(pytest.main(pytest_args, plugins=[guard]))
+    plugins: list[object] = [guard] if taker is None else [guard, taker]
+    exit_code = int(pytest.main(pytest_args, plugins=plugins))
+    killed = killed_before + guard.killed
+    ctrf = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
+    ctrf_bytes = ctrf if isinstance(ctrf, bytes) else None
+    inventory = None
+    if taker is not None:
+        if taker.watch is not None:
+            taker.watch.close()
+        reason = taker.must_run_passes()
+        if reason is not None:
+            # After the tests (their CTRF report read already): what the session printed may
+            # have been taken for node ids by SCBench's passes.
+            taker.run_passes(reason)
+            killed += kill_leftovers()
+        inventory = taker.document(exit_code)
     reruns = {node_id: len(attempts) for node_id, attempts in guard.rerun_attempts.items()}
     json_bytes = json_report_bytes(guard.json_report, guard.marks, reruns, guard.rerun_failures)
     if json_path is not None and json_bytes is not None:
@@ -368,10 +699,14 @@ def main() -> int:
         except OSError as error:
             _note(f"could not write {json_path}: {error}")
             json_bytes = None
-    ctrf = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
-    ctrf_bytes = ctrf if isinstance(ctrf, bytes) else None
+    if taker is not None and inventory is not None:
+        try:
+            write_new(taker.path, inventory)
+        except OSError as error:
+            _note(f"could not write {taker.path}: {error}")
+            inventory = None
     sys.stdout.flush()
-    seal = seal_text(key, exit_code, guard.killed, [ctrf_bytes, json_bytes])
+    seal = seal_text(key, exit_code, killed, [ctrf_bytes, json_bytes, inventory])
     sys.stdout.write(f"\n{SEAL_PREFIX}{seal}\n")
     sys.stdout.flush()
     return exit_code

@@ -2,8 +2,10 @@
 
 The runner (`pytest_runner`) prints a start line keyed with the run's secret before any of the
 submission's code can run, and as its last line an HMAC keyed with the same secret over pytest's
-exit code, the processes it killed and both reports' digests. The secret never reaches the tests'
-processes, so they can neither forge the lines nor change a report unnoticed.
+exit code, the processes it killed and the reports' digests (both reports', and the inventory's
+under SCBench 1.0's rules). The secret never reaches the tests' processes, so they can neither
+forge the lines nor change a report unnoticed. The inventory is also sealed as soon as the tests
+are collected (a line keyed over its digest), so that it holds for a run killed afterwards.
 
 The reports are read once, here, without following links, and the same bytes are what is sealed
 and then parsed.
@@ -19,8 +21,10 @@ from enum import Enum
 from pathlib import Path
 
 from scbench_ci.standalone.pytest_runner import (
+    COLLECTED_PREFIX,
     SEAL_PREFIX,
     START_PREFIX,
+    collected_text,
     read_regular,
     seal_text,
     start_text,
@@ -28,8 +32,10 @@ from scbench_ci.standalone.pytest_runner import (
 
 CTRF_REPORT = "ctrf-report.json"
 PYTEST_REPORT = "pytest-report.json"
+INVENTORY = "inventory.json"
+"""SCBench 1.0's inventory of the tests, as the runner took it (`--scbench 1.0`)."""
 MAX_REPORT_BYTES = 256 * 1024 * 1024
-REPORT_NAMES = (CTRF_REPORT, PYTEST_REPORT)
+REPORT_NAMES = (CTRF_REPORT, PYTEST_REPORT, INVENTORY)
 _KILLED = re.compile(r"killed=(\d{1,9}) ")
 _HEAD_BYTES = 1024 * 1024
 
@@ -42,6 +48,7 @@ class ReportFiles:
     pytest: bytes | None
     problems: tuple[str, ...]
     """Why a report that is there was not read."""
+    inventory: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ def read_report_files(reports_dir: Path, limit: int = MAX_REPORT_BYTES) -> Repor
             contents.append(content if isinstance(content, bytes) else None)
     finally:
         os.close(folder)
-    return ReportFiles(contents[0], contents[1], tuple(problems))
+    return ReportFiles(contents[0], contents[1], tuple(problems), contents[2])
 
 
 def check_seal(log: Path, reports: ReportFiles, key: str, exit_code: int | None) -> Seal | Broken:
@@ -84,10 +91,24 @@ def check_seal(log: Path, reports: ReportFiles, key: str, exit_code: int | None)
         return Broken.UNSEALED
     killed = _KILLED.search(line)
     count = int(killed.group(1)) if killed else 0
-    expected = seal_text(key, exit_code, count, [reports.ctrf, reports.pytest])
+    expected = seal_text(key, exit_code, count, [reports.ctrf, reports.pytest, reports.inventory])
     if not hmac.compare_digest(line.encode(), expected.encode()):
         return Broken.MISMATCH
     return Seal(killed=count)
+
+
+def sealed_inventory(
+    log: Path, reports: ReportFiles, key: str, seal: Seal | Broken
+) -> bytes | None:
+    """The inventory, when the seal covers it or, for a run that ended unsealed, the line the
+    runner printed once the tests were collected does; else None."""
+    if reports.inventory is None or seal is Broken.NOT_STARTED:
+        return None
+    if isinstance(seal, Seal):
+        return reports.inventory
+    line = _last_line(log, COLLECTED_PREFIX)
+    expected = collected_text(key, reports.inventory)
+    return reports.inventory if line and hmac.compare_digest(line, expected) else None
 
 
 def _runner_started(log: Path, key: str) -> bool:

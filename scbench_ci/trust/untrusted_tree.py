@@ -216,11 +216,17 @@ def copy_tree(
     *,
     skip: Callable[[Entry], bool] = lambda entry: False,
     limits: Limits = Limits(),
+    files_only: bool = False,
 ) -> CopyReport:
     """Copy the folder `relative` into the folder `target` (made if missing, else empty):
     folders, regular files, and links that stay inside the tree's root (as links). What is not
     copied is in the report; what `skip` names is left out silently (a folder it names is not
-    entered)."""
+    entered).
+
+    `files_only`, as SCBench's snapshot copies a submission (an archive of its files, each
+    written anew): only regular files, each with mode 0o644 and written now, in folders of mode
+    0o755 made for them (a folder without files is not made); every link is left out, and listed
+    in the report."""
     report = CopyReport()
     target.mkdir(exist_ok=True)
     start = PurePosixPath(relative)
@@ -235,13 +241,19 @@ def copy_tree(
                 if entry.too_deep:
                     report.too_deep.append(entry.path)
                 elif entry.kind is Kind.FOLDER:
-                    destination.mkdir(mode=entry.mode | 0o700)
+                    if not files_only:
+                        destination.mkdir(mode=entry.mode | 0o700)
                 elif entry.kind is Kind.LINK:
                     assert entry.link is not None
-                    if stays_inside(tree, entry.path, entry.link):
+                    if files_only:
+                        report.links.append(entry.path)
+                    elif stays_inside(tree, entry.path, entry.link):
                         destination.symlink_to(entry.link)
                     else:
                         report.escaping.append(entry.path)
+                elif entry.kind is Kind.FILE and files_only:
+                    _make_folders(target, destination.parent)
+                    total += _copy_file(entry, destination, limits, total, report, _FILE_MODE)
                 elif entry.kind is Kind.FILE:
                     total += _copy_file(entry, destination, limits, total, report)
             except OSError as error:  # the copy's side: a path too long for the target
@@ -259,6 +271,8 @@ class CopyReport:
 
     escaping: list[PurePosixPath] = field(default_factory=list)
     """Symlinks that lead out of the tree's root."""
+    links: list[PurePosixPath] = field(default_factory=list)
+    """Symlinks left out because only files were copied (`files_only`)."""
     too_deep: list[PurePosixPath] = field(default_factory=list)
     unreadable: list[UntrustedTreeError] = field(default_factory=list)
     cut: TreeLimitError | None = None
@@ -278,10 +292,32 @@ LEADS_OUT = "is a symlink that leads out of its folder: it is neither read nor c
 TOO_DEEP = f"lies deeper than {MAX_DEPTH} folders: it is not read"
 
 
+_FILE_MODE = 0o644
+_FOLDER_MODE = 0o755
+"""A file's and a folder's mode as a process with the usual umask (022) makes them."""
+
+
+def _make_folders(target: Path, folder: Path) -> None:
+    """`folder` and those between it and `target`, each of mode 0o755, where missing."""
+    missing = []
+    while folder != target and not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+        os.chmod(path, _FOLDER_MODE)
+
+
 def _copy_file(
-    entry: Entry, destination: Path, limits: Limits, total: int, report: CopyReport
+    entry: Entry,
+    destination: Path,
+    limits: Limits,
+    total: int,
+    report: CopyReport,
+    mode: int | None = None,
 ) -> int:
-    """Copy one file; its size, 0 when it was left out."""
+    """Copy one file, with its mode and time, or with `mode` and written now; its size, 0 when
+    it was left out."""
     try:
         with entry.content(limits.file_bytes) as (stream, size):
             if total + size > limits.total_bytes:
@@ -292,6 +328,9 @@ def _copy_file(
     except UntrustedTreeError as error:
         report.unreadable.append(error)
         return 0
+    if mode is not None:
+        os.chmod(destination, mode)
+        return size
     os.chmod(destination, entry.mode)
     os.utime(destination, (entry.mtime, entry.mtime))
     return size

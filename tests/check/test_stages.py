@@ -14,6 +14,7 @@ from scbench_ci.check.stages import (
     collection_findings,
     empty_findings,
     flaky_findings,
+    inventory_findings,
     known_list_findings,
     network_findings,
     oracle_findings,
@@ -23,6 +24,7 @@ from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group, Problem
 from scbench_ci.reports import Status
 from scbench_ci.results.findings import Finding, Severity, Stage
+from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, TestResult
 from scbench_ci.results.verdict import count_groups
 from testing.paths import CHECK_REPO_PROBLEMS
@@ -343,3 +345,25 @@ def test_runs_without_the_network_that_did_not_finish(place: Place, problem: Pro
     assert "with the network cut after setup did not finish (timeout)" in finding.message
     # The oracle's own run did not finish: the oracle stage says so, not this one.
     assert network_findings(place, checkpoint, result(failure=timeout), passing) == []
+
+
+def test_where_scbench_1_0_s_inventory_surprises(place: Place, problem: Problem) -> None:
+    """A test of the checkpoint whose id holds a space (never in SCBench 1.0's inventory), and a
+    test collected but never reported; a prior checkpoint's spaced id is its own checkpoint's."""
+    checkpoint = problem.checkpoint("checkpoint_1")
+    found = inventory_findings(
+        place,
+        checkpoint,
+        result(
+            make_test("test_p[a b]", Status.PASSED, line=9),
+            make_test("test_p[a-b]", Status.PASSED),
+            make_test("test_q[c d]", Status.PASSED, checkpoint="checkpoint_0"),
+            make_test("test_gone", Status.FAILED, message=UNREPORTED, line=None),
+        ),
+    )
+    assert brief(found) == [
+        (Stage.ORACLE, W, "clean/tests/test_checkpoint_1.py", 9, f"{FILE}::test_p[a b]"),
+        (Stage.ORACLE, W, "clean/tests/test_checkpoint_1.py", None, f"{FILE}::test_gone"),
+    ]
+    assert "its node id holds a space" in found[0].message
+    assert "never reported by the reference solution's run" in found[1].message

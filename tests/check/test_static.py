@@ -37,9 +37,16 @@ def clean(tmp_path: Path) -> Path:
     ids=lambda path: path.name,
 )
 def test_clean_problems_and_the_examples_have_no_findings(root: Path) -> None:
+    """But the warnings of the markers that give a group of their own, which SCBench 1.0's
+    inventory does not read: wordstat's and marks' show how such markers are used."""
     findings, problem = static_findings(root)
-    assert findings == []
+    assert [f for f in findings if GROUP_MARKER not in f.message] == []
+    assert all(f.severity is Severity.WARNING for f in findings)
+    assert bool(findings) == (root.name in ("wordstat", "marks"))
     assert problem is not None and problem.root == root.resolve()
+
+
+GROUP_MARKER = "but SCBench 1.0's inventory, which decides the groups, reads only error"
 
 
 MARKER_MESSAGE = (
@@ -403,7 +410,7 @@ def test_every_use_of_an_unknown_marker_is_found_on_its_line(clean: Path) -> Non
             request.applymarker(pytest.mark.in_param)
         """,
     )
-    findings = static_findings(clean)[0]
+    findings = [f for f in static_findings(clean)[0] if GROUP_MARKER not in f.message]
     assert [(f.file, f.line, f.message.split(" is ")[0]) for f in findings] == [
         ("clean/tests/test_checkpoint_1.py", 5, "marker 'module_wide'"),
         ("clean/tests/test_checkpoint_1.py", 10, "marker 'in_param'"),
@@ -411,6 +418,65 @@ def test_every_use_of_an_unknown_marker_is_found_on_its_line(clean: Path) -> Non
         ("clean/tests/test_checkpoint_1.py", 32, "marker 'dynamic'"),
         ("clean/tests/test_checkpoint_1.py", 33, "marker 'in_param'"),
     ]
+
+
+def test_a_marker_that_gives_a_group_is_warned_of_on_each_use(clean: Path) -> None:
+    """SCBench 1.0's inventory reads `-m error`, `-m functionality` and `-m regression` only:
+    a marker of the problem's own that gives another group than Core gives none under it."""
+    config = (clean / "config.yaml").read_text()
+    (clean / "config.yaml").write_text(
+        config.replace(
+            "checkpoints:",
+            "markers:\n  slow:\n    description: slow\n    group: Functionality\n"
+            "  plain:\n    description: plain\n    group: Core\ncheckpoints:",
+            1,
+        )
+    )
+    write(
+        clean,
+        "tests/test_checkpoint_2.py",
+        """
+        import pytest
+
+        pytestmark = pytest.mark.slow
+
+
+        @pytest.mark.plain
+        def test_plain(entrypoint_argv):
+            assert entrypoint_argv
+
+
+        @pytest.mark.error
+        @pytest.mark.slow
+        def test_both(entrypoint_argv):
+            assert entrypoint_argv
+        """,
+    )
+    findings, _ = static_findings(clean)
+    assert [(f.file, f.line, f.severity) for f in findings] == [
+        ("clean/tests/test_checkpoint_2.py", 3, W),
+        ("clean/tests/test_checkpoint_2.py", 12, W),
+    ]
+    assert findings[0].message == (
+        "marker 'slow' puts its tests in Functionality (config.yaml), but SCBench 1.0's "
+        "inventory, which decides the groups, reads only error, functionality and regression: "
+        "under SCBench 1.0 they are Core, unless marked with one of those too"
+    )
+
+
+def test_a_checkpoint_name_part_of_another_is_warned_of_on_its_line(clean: Path) -> None:
+    """`-k checkpoint_1` matches checkpoint_10's tests too (pytest's `-k` is a substring match,
+    whatever the case)."""
+    findings, _ = static_findings(REPO_ROOT / "tests/data/inventory/keywords")
+    (finding,) = [f for f in findings if f.file.endswith("config.yaml")]
+    assert (finding.line, finding.severity) == (15, W)
+    assert finding.message == (
+        "`-k checkpoint_1`, with which SCBench 1.0 collects checkpoint 'checkpoint_1''s tests for "
+        "its inventory, also matches 'checkpoint_10' (a substring, whatever the case): its passes "
+        "take their tests too, and any test whose name holds it; names that are no part of one "
+        "another avoid it"
+    )
+    assert not [f for f in static_findings(clean)[0] if f.file.endswith("config.yaml")]
 
 
 def test_markers_the_conftest_registers_are_known(clean: Path) -> None:

@@ -130,7 +130,9 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     hangs = results["hangs"]
     assert not hangs.passed
     assert RUN_AGAIN_NOTICE in hangs.notices
-    stored = read_checkpoint(output / "waits/hangs/result.json", options.policy, False)
+    stored = read_checkpoint(
+        output / "waits/hangs/result.json", options.policy, False, options.scbench
+    )
     assert RUN_AGAIN_NOTICE in stored.notices
     assert results["near"].passed and RUN_AGAIN_NOTICE not in results["near"].notices
     assert re.fullmatch(

@@ -120,10 +120,13 @@ def test_a_leaky_server_does_not_outlive_the_run(checkpoint: str, tmp_path: Path
 
 
 def test_scbench_reads_the_evaluation_as_current(shared_evaluations: SharedEvaluations) -> None:
-    """SCBench's own code (testing/scbench_source/, unmodified) keeps our evaluation: its `eval`
-    finds it current and the problem fully evaluated, its `CorrectnessResults` validates it; and
-    the files beside evaluation.json are the session's output and its slimmed report."""
-    output = shared_evaluations("wordstat", "checkpoint_1", "solutions/checkpoint_1").output
+    """The paper's SCBench (testing/scbench_source/, unmodified) keeps our evaluation made by its
+    rules (`--scbench paper`): its `eval` finds it current and the problem fully evaluated, its
+    `CorrectnessResults` validates it; and the files beside evaluation.json are the session's
+    output and its slimmed report. SCBench 1.0's files: tests/results/test_scbench_1_0_files.py."""
+    output = shared_evaluations(
+        "wordstat", "checkpoint_1", "solutions/checkpoint_1", "--scbench", "paper"
+    ).output
     checkpoint_dir = output / "wordstat" / "checkpoint_1"
     found = read_output(output)
     assert all_current(found), found

@@ -69,6 +69,7 @@ BAD_TEXT = {
     "include_prior_tests": "perhaps",
     "flaky_passes": "often",
     "quality": "some",
+    "scbench": "0.3",
     "skip_existing": "yes please",
     "same_submission": "twice",
     "executor": "podman",

@@ -18,6 +18,7 @@ from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.scbench_runner import rules_line
 from testing.results import make_checkpoint, make_run
 
 TEST_ID = "tests/test_checkpoint_1.py::test_a"
@@ -72,8 +73,9 @@ def test_the_report_lists_the_findings_then_each_problem_s_verdict() -> None:
         "bad_config  FAILED: static 1 error; not run: collection, oracle, empty, flaky, time"
     ) in lines
     assert "fine        passed: time 1 warning" in lines
-    assert lines[-3:] == [
+    assert lines[-4:] == [
         "Oracle policy all-cases: every test passes; 1 oracle run of each checkpoint; 1.0 s",
+        rules_line("1.0"),
         "Verdict: FAILED (1 of 3 problems sound)",
         "Results: out/results.json",
     ]

@@ -15,8 +15,11 @@ from scbench_ci.results.compare import compare
 from scbench_ci.results.judge import unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
+from scbench_ci.scbench_runner import rules_line
 from testing.problems import ProblemFolder
 from testing.results import make_checkpoint, make_run, make_test, measured
+
+RULES = rules_line("1.0")
 
 
 def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
@@ -44,6 +47,7 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
         "  warning: a warning\n"
         "\\::warning::injected\n"
         "\n"
+        f"{RULES}\n"
         "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that every "
         "Core test passes)\n"
         "An infrastructure failure stopped the evaluation; see the log tail above.\n"
@@ -120,6 +124,7 @@ def test_the_changes_since_the_baseline_come_first() -> None:
         "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
         "first failure: ConnectionError\n"
         "\n"
+        f"{RULES}\n"
         "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that every "
         "Core test passes)\n"
         "Results: results.json\n"
@@ -144,7 +149,7 @@ def test_long_lists_are_cut() -> None:
     assert "::t19 (passed -> failed)\n  … and 5 more\n  verdict " in report
     assert "Flaky tests: 21, counted as passed (--flaky-passes)\n" in report
     assert report.count(" passed on attempt 3\n") == 20
-    assert "::f19 passed on attempt 3\n  … and 1 more\n\nVerdict" in report
+    assert f"::f19 passed on attempt 3\n  … and 1 more\n\n{RULES}\nVerdict" in report
 
 
 def test_hostile_changes_cannot_command_the_runner() -> None:
@@ -204,6 +209,7 @@ def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
         "22 checkpoints failed:\n"
         + "".join(f"  demo / checkpoint_{i}: 1 Core test failed\n" for i in range(1, 21))
         + "  … and 2 more\n"
+        f"{RULES}\n"
         "Verdict: FAILED (1 of 23 checkpoints pass the policy core-cases, which asks that every "
         "Core test passes)\n"
     )
@@ -224,6 +230,7 @@ def test_the_recap_names_the_checkpoints_whose_erosion_rose_most() -> None:
         "  demo / cp\\x1b[31m_3: 15.0% at cp\\x1b[31m_2 -> 40.0% (+25.0 points)\n"
         "  demo / cp\\x1b[31m_2: 10.0% at cp\\x1b[31m_1 -> 15.0% (+5.0 points)\n"
         "  demo / cp\\x1b[31m_5: 30.0% at cp\\x1b[31m_4 -> 32.0% (+2.0 points)\n"
+        f"{RULES}\n"
         "Verdict: "
     ) in report
     falling = [checkpoints[2], checkpoints[3]]

@@ -25,6 +25,7 @@ from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, RunResult
+from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.cli import run_cli
 from testing.paths import EXAMPLES
@@ -44,6 +45,10 @@ HOSTILE = (
     "https://evil.example www.evil.example",
 )
 NO_RATE = "\N{EN DASH}"  # the pass rate of no tests
+FOOTER = (
+    "\nJudged by the rules of SCBench 1.0 (--scbench 1.0: the runner of "
+    "Dongximing/slop-code-bench at 0a2e7bec).\n"
+)
 GROUP_MARKERS = {"Core": (), "Functionality": ("functionality",), "Error": ("error",)}
 
 
@@ -78,6 +83,7 @@ def checkpoint_result(
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=warnings,
+        scbench=PAPER,
     )
 
 
@@ -234,7 +240,7 @@ def test_progression_of_several_checkpoints(problem: Problem) -> None:
     assert "### checkpoint\\_2: ❌ failed" in markdown
     assert markdown.endswith(
         "\nWithout a section of their own: 1 checkpoint that passes (details `all` gives every "
-        "checkpoint one).\n"
+        "checkpoint one).\n" + FOOTER
     )
     everything = render_summary(document(problem, first, second), details="all")
     assert everything.index("### checkpoint\\_1") < everything.index("### checkpoint\\_2")
@@ -282,6 +288,7 @@ def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=(),
+        scbench=PAPER,
     )
     markdown = render_summary(document(problem, checkpoint))
     assert (
@@ -481,7 +488,7 @@ def test_the_changes_list_each_changed_checkpoint_once(problem: Problem) -> None
         "\n"
         "- <code>tests/test\\_checkpoint\\_1.py::test\\_c</code>\n"
         "\n"
-        "</details>\n"
+        "</details>\n" + FOOTER
     )
     assert "Core tests: **0 of 1** pass (-1) · all tests: 3 of 4 pass (+1), 1 fail" in head
     for row in (
@@ -511,7 +518,7 @@ def test_without_changes_a_comparison_is_one_line(problem: Problem) -> None:
     assert markdown.endswith(
         "\n### Changes since the baseline\n\nCompared with the baseline **baseline/results.json**"
         " of 2026-01-01 00:00 UTC: 0 regressions, 0 fixed, 0 new, 0 removed, 0 flaky, "
-        "0 verdict changes.\n"
+        "0 verdict changes.\n" + FOOTER
     )
     assert "\n| Core | 1 | 0 | 0 | 1 | 100.0% |\n" in markdown
 
@@ -893,7 +900,7 @@ def test_the_summary_subcommand_writes_a_file(broken_run: Path, tmp_path: Path) 
     [
         (None, "results.json: no such file"),
         ("{not json", "results.json: not JSON: Expecting property name"),
-        ('{"schema_version": 8}', "results.json: schema_version 8 is not supported"),
+        ('{"schema_version": 9}', "results.json: schema_version 9 is not supported"),
         ("[]", "results.json: not a scbench-ci results.json (not a JSON object)"),
         (
             '{"schema_version": 1, "problem": {}}',

@@ -46,12 +46,26 @@ CP1, CP2 = _checkpoint("checkpoint_1"), _checkpoint("checkpoint_2")
     ],
 )
 def test_group_rules_in_order(markers: tuple[str, ...], owner: Checkpoint, expected: Group) -> None:
-    assert group_of(markers, owner, CP2, CUSTOM) is expected
+    assert group_of(markers, owner.name, CP2, CUSTOM) is expected
 
 
 def test_file_ownership() -> None:
     tested = (CP1, CP2)
-    assert owning_checkpoint("tests/test_checkpoint_1.py", tested, CP2) is CP1
-    assert owning_checkpoint("tests/test_checkpoint_2.py", tested, CP2) is CP2
+    assert owning_checkpoint("tests/test_checkpoint_1.py", tested, CP2) == "checkpoint_1"
+    assert owning_checkpoint("tests/test_checkpoint_2.py", tested, CP2) == "checkpoint_2"
     # a test file in a sub-folder or a helper module belongs to the evaluated checkpoint
-    assert owning_checkpoint("tests/extra/test_checkpoint_1.py", tested, CP2) is CP2
+    assert owning_checkpoint("tests/extra/test_checkpoint_1.py", tested, CP2) == "checkpoint_2"
+    assert owning_checkpoint("tests/extra/helpers.py", tested, CP2) == "checkpoint_2"
+
+
+def test_file_ownership_by_file_name_as_scbench_has_it() -> None:
+    """SCBench's runner takes a checkpoint from any `test_<name>.py` in the path."""
+    tested = (CP1, CP2)
+    for file, owner in (
+        ("tests/test_checkpoint_1.py", "checkpoint_1"),
+        ("tests/extra/test_checkpoint_1.py", "checkpoint_1"),
+        ("tests/extra/test_helpers.py", "helpers"),
+        ("tests/test_data/check_test.py", "checkpoint_2"),
+        ("tests/extra/helpers.py", "checkpoint_2"),
+    ):
+        assert owning_checkpoint(file, tested, CP2, by_file_name=True) == owner, file

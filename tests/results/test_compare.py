@@ -141,3 +141,13 @@ def test_the_baselines_quality_of_each_checkpoint_is_kept_when_it_was_measured()
         (None, None),
         (None, None),
     ]
+
+
+def test_a_baseline_judged_by_other_rules_is_said() -> None:
+    run = make_run(make_checkpoint(make_test("a", Status.PASSED)))
+    comparison = compare(run, replace(run, scbench="paper"), "b")
+    assert comparison.selection_notes == (
+        "the baseline was judged by the rules of --scbench paper, this run by those of "
+        "--scbench 1.0",
+    )
+    assert compare(run, run, "b").selection_notes == ()

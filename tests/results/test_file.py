@@ -200,7 +200,7 @@ def test_a_version_3_document_is_read_with_its_notices_among_its_warnings(
     tmp_path: Path,
 ) -> None:
     warned = replace(checkpoint("checkpoint_1"), warnings=("the submission's tests was discarded",))
-    run = make_run(warned)
+    run = replace(make_run(warned), scbench="paper")
     document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     document["schema_version"] = 3
     for problem in document["problems"]:
@@ -219,13 +219,13 @@ def test_a_checkpoint_result_of_version_3_is_read_without_notices(tmp_path: Path
     document = json.loads(path.read_text())
     del document["notices"]
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "core-cases", False).notices == ()
+    assert read_checkpoint(path, "core-cases", False, "1.0").notices == ()
 
 
 def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     tmp_path: Path,
 ) -> None:
-    run = make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2"))
+    run = replace(make_run(checkpoint("checkpoint_1"), checkpoint("checkpoint_2")), scbench="paper")
     document = _version_4(json.loads(write_results(run, tmp_path).read_text()))
     for key in ("reruns", "repeat", "flaky_passes", "comparison"):
         del document[key]
@@ -247,8 +247,35 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
     )
 
 
+def _version_7(document: dict[str, Any]) -> dict[str, Any]:
+    """A document this version wrote, as version 7 wrote it: no `scbench` (the paper's rules
+    decided)."""
+    del document["scbench"]
+    for problem in document["problems"]:
+        for each in problem["checkpoints"]:
+            each.pop("scbench", None)
+    document["schema_version"] = 7
+    jsonschema.validate(document, schema(7))
+    return document
+
+
+def test_a_version_7_document_was_judged_by_the_papers_rules(tmp_path: Path) -> None:
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
+    path = tmp_path / "v7.json"
+    path.write_text(json.dumps(_version_7(json.loads(write_results(run, tmp_path).read_text()))))
+    assert load_results(path) == run
+
+
+def test_the_rules_that_decided_are_written_and_read_back(tmp_path: Path) -> None:
+    for name in ("1.0", "paper"):
+        run = replace(make_run(checkpoint("checkpoint_1")), scbench=name)
+        assert json.loads(write_results(run, tmp_path).read_text())["scbench"] == name
+        assert load_results(tmp_path / "results.json") == run
+
+
 def _version_6(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 6 wrote it: no quality."""
+    document = _version_7(document)
     for problem in document["problems"]:
         for each in problem["checkpoints"]:
             del each["quality"]
@@ -258,7 +285,7 @@ def _version_6(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_6_document_is_read_without_quality(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     path = tmp_path / "v6.json"
     path.write_text(json.dumps(_version_6(json.loads(write_results(run, tmp_path).read_text()))))
     assert load_results(path) == run
@@ -317,7 +344,7 @@ def _version_5(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_5_document_is_read_without_images(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     run = replace(run, tool_versions={**run.tool_versions, "host-python": "3.11.2"})
     path = tmp_path / "v5.json"
     path.write_text(json.dumps(_version_5(json.loads(write_results(run, tmp_path).read_text()))))
@@ -349,7 +376,7 @@ def _version_4(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_version_4_document_is_read_without_a_history(tmp_path: Path) -> None:
-    run = make_run(checkpoint("checkpoint_1"))
+    run = replace(make_run(checkpoint("checkpoint_1")), scbench="paper")
     path = tmp_path / "v4.json"
     path.write_text(json.dumps(_version_4(json.loads(write_results(run, tmp_path).read_text()))))
     assert load_results(path) == run
@@ -372,7 +399,7 @@ def test_a_checkpoints_tests_are_read_from_its_file_each_time(tmp_path: Path) ->
     assert len(stored.tests) == 5
     assert tuple(stored.tests) == result.tests
     assert stored.tests[2] == result.tests[2]
-    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", flaky_passes=False)
+    loaded = read_checkpoint(tmp_path / "result.json", "core-cases", False, "1.0")
     assert replace(loaded, tests=stored.tests) == stored
 
 
@@ -488,10 +515,10 @@ def test_a_checkpoints_result_is_judged_again_by_the_policy_it_is_read_for(tmp_p
     document = json.loads(path.read_text())
     document["passed"] = False
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "core-cases", flaky_passes=False).passed is True
+    assert read_checkpoint(path, "core-cases", False, "1.0").passed is True
     document["passed"] = True
     path.write_text(json.dumps(document))
-    assert read_checkpoint(path, "all-cases", flaky_passes=False).passed is False
+    assert read_checkpoint(path, "all-cases", False, "1.0").passed is False
 
 
 def test_a_key_in_an_error_is_shown_escaped(tmp_path: Path) -> None:

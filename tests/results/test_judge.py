@@ -13,6 +13,7 @@ from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.model import CheckpointResult, FailureKind, why_failed
 from scbench_ci.results.verdict import verdict
+from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
@@ -54,6 +55,7 @@ def _judge(
         policy_name=policy_name,
         session_timeout_s=60,
         warnings=warnings,
+        scbench=PAPER,
     )
 
 

@@ -20,6 +20,7 @@ from scbench_ci.results.scbench_format import (
     write_checkpoint_results,
     write_evaluation,
 )
+from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.problems import ProblemFolder
 from testing.results import make_outcome
@@ -246,6 +247,7 @@ def _judge(
         policy_name="core-cases",
         session_timeout_s=60,
         warnings=(),
+        scbench=PAPER,
         flaky_passes=flaky_passes,
     )
 
@@ -275,7 +277,7 @@ def mixed(problem: Problem, tmp_path: Path) -> CheckpointResult:
 def test_evaluation_json_is_scbench_correctness_results(
     problem: Problem, mixed: CheckpointResult
 ) -> None:
-    assert evaluation_json(problem, mixed, entrypoint=ENTRYPOINT) == {
+    assert evaluation_json(problem, mixed, entrypoint=ENTRYPOINT, scbench=PAPER) == {
         "schema_version": 1,
         "problem_name": "demo",
         "problem_version": 2,
@@ -303,7 +305,7 @@ def test_evaluation_json_is_scbench_correctness_results(
 def test_checkpoint_results_row_has_scbench_fields_and_no_invented_ones(
     problem: Problem, mixed: CheckpointResult
 ) -> None:
-    assert checkpoint_results_row(problem, mixed, path=RUN_PATH) == {
+    assert checkpoint_results_row(problem, mixed, path=RUN_PATH, scbench=PAPER) == {
         "problem": "demo",
         "version": 2,
         "checkpoint": "checkpoint_2",
@@ -340,9 +342,9 @@ def test_checkpoint_results_row_has_scbench_fields_and_no_invented_ones(
 def test_row_is_what_scbench_derives_from_our_evaluation_json(
     problem: Problem, mixed: CheckpointResult, reader: Any
 ) -> None:
-    document = evaluation_json(problem, mixed, entrypoint=ENTRYPOINT)
+    document = evaluation_json(problem, mixed, entrypoint=ENTRYPOINT, scbench=PAPER)
     assert document is not None
-    row = checkpoint_results_row(problem, mixed, path=RUN_PATH)
+    row = checkpoint_results_row(problem, mixed, path=RUN_PATH, scbench=PAPER)
     derived = reader(json.loads(json.dumps(document)))
     assert {key: row[key] for key in derived} == derived
     assert list(row) == ROW_HEAD + list(scbench_evaluation_metrics(document))
@@ -360,10 +362,10 @@ def test_a_group_without_passes_keeps_its_tests_for_every_reader(
         make_outcome("test_b", Status.ERROR),
         tmp_path=tmp_path,
     )
-    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT)
+    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT, scbench=PAPER)
     assert document is not None
     assert (document["pass_counts"], document["total_counts"]) == ({"Core": 0}, {"Core": 2})
-    row = checkpoint_results_row(problem, result, path=RUN_PATH)
+    row = checkpoint_results_row(problem, result, path=RUN_PATH, scbench=PAPER)
     for reader in (scbench_evaluation_metrics, scbench_evaluation_metrics_oldest):
         assert reader(document)["total_tests"] == row["total_tests"] == 2
     assert row["pass_rate"] == row["core_pass_rate"] == 0
@@ -381,7 +383,7 @@ def test_rates_are_not_rounded_so_scbench_never_counts_a_near_pass_as_solved(
         make_outcome("test_last", Status.FAILED),
         tmp_path=tmp_path,
     )
-    row = checkpoint_results_row(problem, result, path=RUN_PATH)
+    row = checkpoint_results_row(problem, result, path=RUN_PATH, scbench=PAPER)
     assert row["pass_rate"] == 19999 / 20000
     assert result.counts.pass_rate == 1.0  # what a rounded rate would have said
 
@@ -402,22 +404,24 @@ def test_every_evaluation_json_passes_scbench_model(
     result = _judge(
         problem, "checkpoint_1", *outcomes, exit_code=exit_code, seal=seal, tmp_path=tmp_path
     )
-    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT)
+    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT, scbench=PAPER)
     assert document is not None
     jsonschema.validate(json.loads(json.dumps(document)), EVALUATION_SCHEMA)
     assert document["infrastructure_failure"] is infrastructure
     assert document["pytest_exit_code"] == exit_code
     if infrastructure:
         assert document["tests"] == document["pass_counts"] == document["total_counts"] == {}
-        assert checkpoint_results_row(problem, result, path=RUN_PATH)["pass_rate"] == 0
+        assert (
+            checkpoint_results_row(problem, result, path=RUN_PATH, scbench=PAPER)["pass_rate"] == 0
+        )
 
 
 def test_a_checkpoint_whose_tests_never_ran_has_no_evaluation_json(problem: Problem) -> None:
     """Like SCBench, which writes none when its runner could not run the tests: the row keeps
     the checkpoint's place and no test fields, which SCBench's summary skips."""
     result = _unrun(problem, "checkpoint_3")
-    assert evaluation_json(problem, result, entrypoint=ENTRYPOINT) is None
-    assert checkpoint_results_row(problem, result, path=RUN_PATH, state="error") == {
+    assert evaluation_json(problem, result, entrypoint=ENTRYPOINT, scbench=PAPER) is None
+    assert checkpoint_results_row(problem, result, path=RUN_PATH, scbench=PAPER, state="error") == {
         "problem": "demo",
         "version": 2,
         "checkpoint": "checkpoint_3",
@@ -444,6 +448,7 @@ def test_idx_is_the_configured_order_and_first_last_follow_it(tmp_path: Path) ->
             problem,
             _unrun(problem, name),
             path="p",
+            scbench=PAPER,
         )
         for name in ("late", "early")
     }
@@ -468,7 +473,7 @@ def test_group_and_status_names_are_scbench_own() -> None:
 def test_writers_lay_files_out_as_scbench_does(
     problem: Problem, mixed: CheckpointResult, tmp_path: Path
 ) -> None:
-    document = evaluation_json(problem, mixed, entrypoint=ENTRYPOINT)
+    document = evaluation_json(problem, mixed, entrypoint=ENTRYPOINT, scbench=PAPER)
     assert document is not None
     checkpoint_dir = tmp_path / "run" / "demo" / "checkpoint_2"
     report = {
@@ -484,7 +489,9 @@ def test_writers_lay_files_out_as_scbench_does(
             }
         ],
     }
-    path = write_evaluation(checkpoint_dir, document, stdout="collected 7 items\n", report=report)
+    path = write_evaluation(
+        checkpoint_dir, document, scbench=PAPER, stdout="collected 7 items\n", report=report
+    )
     assert path == checkpoint_dir / "evaluation.json"
     assert path.read_text() == json.dumps(document, indent=2)
     # CorrectnessResults.save: the test command's streams, and the report as SCBench's runner has
@@ -509,11 +516,12 @@ def test_writers_lay_files_out_as_scbench_does(
     assert current  # SCBench's own check, on the files as written
 
     rows = [
-        checkpoint_results_row(problem, mixed, path=RUN_PATH),
+        checkpoint_results_row(problem, mixed, path=RUN_PATH, scbench=PAPER),
         checkpoint_results_row(
             problem,
             _unrun(problem, "checkpoint_3"),
             path=RUN_PATH,
+            scbench=PAPER,
         ),
     ]
     results = write_checkpoint_results(tmp_path / "run" / "checkpoint_results.jsonl", rows)
@@ -525,7 +533,7 @@ def test_writers_lay_files_out_as_scbench_does(
 def test_two_rows_for_one_checkpoint_are_refused(
     problem: Problem, mixed: CheckpointResult, tmp_path: Path
 ) -> None:
-    row = checkpoint_results_row(problem, mixed, path=RUN_PATH)
+    row = checkpoint_results_row(problem, mixed, path=RUN_PATH, scbench=PAPER)
     with pytest.raises(ValueError, match="two rows for problem 'demo', checkpoint 'checkpoint_2'"):
         write_checkpoint_results(tmp_path / "checkpoint_results.jsonl", [row, row])
     assert not (tmp_path / "checkpoint_results.jsonl").exists()
@@ -545,7 +553,9 @@ def test_a_flaky_test_is_filed_where_the_counts_have_it(
         tmp_path=tmp_path,
         flaky_passes=flaky_passes,
     )
-    document = evaluation_json(problem, result, entrypoint=ENTRYPOINT, flaky_passes=flaky_passes)
+    document = evaluation_json(
+        problem, result, entrypoint=ENTRYPOINT, scbench=PAPER, flaky_passes=flaky_passes
+    )
     assert document is not None
     jsonschema.validate(document, EVALUATION_SCHEMA)
     passed = ["test_a", "test_b"] if flaky_passes else ["test_a"]

@@ -6,15 +6,24 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX, seal_text, start_text
+from scbench_ci.standalone.pytest_runner import (
+    COLLECTED_PREFIX,
+    SEAL_PREFIX,
+    START_PREFIX,
+    collected_text,
+    seal_text,
+    start_text,
+)
 from scbench_ci.trust.seal import (
     CTRF_REPORT,
+    INVENTORY,
     PYTEST_REPORT,
     Broken,
     ReportFiles,
     Seal,
     check_seal,
     read_report_files,
+    sealed_inventory,
 )
 
 KEY = "k" * 64
@@ -29,7 +38,7 @@ def run(tmp_path: Path) -> Path:
     reports.mkdir()
     (reports / CTRF_REPORT).write_bytes(CTRF)
     (reports / PYTEST_REPORT).write_bytes(PYTEST)
-    line = seal_text(KEY, 1, 2, [CTRF, PYTEST])
+    line = seal_text(KEY, 1, 2, [CTRF, PYTEST, None])
     (tmp_path / "pytest.log").write_text(
         f"{START_PREFIX}{start_text(KEY)}\n== 1 failed ==\n\n{SEAL_PREFIX}{line}\n"
     )
@@ -59,7 +68,7 @@ def test_another_exit_code_is_caught(run: Path) -> None:
 
 
 def test_a_seal_made_without_the_key_is_caught(run: Path) -> None:
-    forged = seal_text("guess", 1, 2, [CTRF, PYTEST])
+    forged = seal_text("guess", 1, 2, [CTRF, PYTEST, None])
     with (run / "pytest.log").open("a") as log:
         log.write(f"{SEAL_PREFIX}{forged}\n")
     assert check(run) is Broken.MISMATCH
@@ -83,6 +92,40 @@ def test_a_start_line_made_without_the_key_is_not_a_start(run: Path) -> None:
     log = run / "pytest.log"
     log.write_text(log.read_text().replace(start_text(KEY), start_text("guess")))
     assert check(run) is Broken.NOT_STARTED
+
+
+INVENTORY_DATA = b'{"passes": []}'
+
+
+def test_the_inventory_is_covered_by_the_seal(run: Path) -> None:
+    """Under SCBench 1.0's rules the seal covers the inventory too: one that appears after the
+    run, or changes, breaks it."""
+    (run / ".scbench" / INVENTORY).write_bytes(INVENTORY_DATA)
+    assert check(run) is Broken.MISMATCH
+    log = run / "pytest.log"
+    line = seal_text(KEY, 1, 2, [CTRF, PYTEST, INVENTORY_DATA])
+    log.write_text(f"{START_PREFIX}{start_text(KEY)}\n\n{SEAL_PREFIX}{line}\n")
+    assert check(run) == Seal(killed=2)
+    files = read_report_files(run / ".scbench")
+    assert sealed_inventory(log, files, KEY, Seal(killed=2)) == INVENTORY_DATA
+
+
+def test_an_unsealed_run_keeps_the_inventory_its_collected_line_covers(run: Path) -> None:
+    """A run killed after its tests were collected: the line printed then vouches for the
+    inventory; a changed inventory or a line made without the key does not."""
+    (run / ".scbench" / INVENTORY).write_bytes(INVENTORY_DATA)
+    log = run / "pytest.log"
+    collected = f"{COLLECTED_PREFIX}{collected_text(KEY, INVENTORY_DATA)}\n"
+    log.write_text(f"{START_PREFIX}{start_text(KEY)}\n{collected}== killed ==\n")
+    files = read_report_files(run / ".scbench")
+    assert check(run, None) is Broken.UNSEALED
+    assert sealed_inventory(log, files, KEY, Broken.UNSEALED) == INVENTORY_DATA
+    changed = ReportFiles(files.ctrf, files.pytest, (), b'{"passes": [1]}')
+    assert sealed_inventory(log, changed, KEY, Broken.UNSEALED) is None
+    forged = f"{COLLECTED_PREFIX}{collected_text('guess', INVENTORY_DATA)}\n"
+    log.write_text(f"{START_PREFIX}{start_text(KEY)}\n{forged}")
+    assert sealed_inventory(log, files, KEY, Broken.UNSEALED) is None
+    assert sealed_inventory(log, files, KEY, Broken.NOT_STARTED) is None
 
 
 def test_reports_are_read_without_following_links(tmp_path: Path) -> None:

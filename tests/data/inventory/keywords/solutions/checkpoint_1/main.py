@@ -1,0 +1,4 @@
+import sys
+
+for word in sys.argv[1:]:
+    print(word)
