@@ -449,10 +449,11 @@ def _evaluation_image() -> str:
     import docker
 
     from scbench_ci.executors.docker.image_build import default_image
+    from scbench_ci.executors.docker.image_recipe import recipe
 
     client = docker.from_env()
     try:
-        return default_image(client, sys.stderr).reference
+        return default_image(client, sys.stderr, recipe()).reference
     finally:
         client.close()
 

@@ -35,7 +35,7 @@ from scbench_ci.results.scbench_format import (
     checkpoint_results_row,
     write_checkpoint_results,
 )
-from scbench_ci.scbench_runner import scbench_runner
+from scbench_ci.scbench_runner import ScbenchRunner, scbench_runner
 from scbench_ci.trust.output_folder import make_folder, prepare_output, remove
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
@@ -158,7 +158,12 @@ def run_evaluations(
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
     for name in RUN_FILES:
         remove(output_dir, name)
-    preflight = _Preflight(placement, environment_file.image if environment_file else None, echo)
+    preflight = _Preflight(
+        placement,
+        environment_file.image if environment_file else None,
+        scbench_runner(options.scbench),
+        echo,
+    )
     # Before any job, so that a place that cannot run them is one error, not one per job; with
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
@@ -229,9 +234,16 @@ class _Preflight:
     """The executor's pre-flight, run once, by the first to call it; its failure is then every
     caller's (each job that needs the executor calls it, so side by side jobs all stop)."""
 
-    def __init__(self, placement: Placement, image: str | None, echo: TextIO | None) -> None:
+    def __init__(
+        self,
+        placement: Placement,
+        image: str | None,
+        scbench: ScbenchRunner,
+        echo: TextIO | None,
+    ) -> None:
         self._placement = placement
         self._image = image
+        self._scbench = scbench
         self._echo = echo
         self._lock = threading.Lock()
         self._ran = False
@@ -242,7 +254,7 @@ class _Preflight:
             if not self._ran:
                 self._ran = True
                 try:
-                    self._placement.preflight(self._image, self._echo)
+                    self._placement.preflight(self._image, self._echo, self._scbench)
                 except InfrastructureError as error:
                     self._failure = str(error)
             if self._failure is not None:

@@ -320,8 +320,8 @@ def _fingerprint(
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
         "quality": _measures_quality(options, job),
-        # A run with no image named has the default's recipe: a changed one is another image.
-        "recipe": recipe_digest(),
+        # A run with no image named has its runner's recipe: a changed one is another image.
+        "recipe": recipe_digest(scbench_runner(options.scbench).image_recipe),
     }
     return fingerprint(workspace, settings)
 

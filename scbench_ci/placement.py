@@ -22,6 +22,7 @@ from scbench_ci.executors.base import ExecutionRequest, Executor
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.options import EvaluationOptions
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 
 if TYPE_CHECKING:
     # Loaded when a cluster is used, with Docker's SDK: the CLI's start-up does not pay for it.
@@ -34,7 +35,9 @@ class Placement(Protocol):
         """The executor the runs use (on a cluster: each node's own, set up alike)."""
         ...
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
         """Once, before the first run: whether runs can take place at all; else
         InfrastructureError."""
         ...
@@ -70,8 +73,10 @@ class OnThisMachine:
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
-        self.executor.preflight(image, echo)
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
+        self.executor.preflight(image, echo, scbench)
 
     def admission(self, jobs: JobCount, count: int) -> Admission:
         return make_admission(jobs, count, self.executor.memory_limit())
@@ -123,7 +128,9 @@ class OnRayCluster:
         self.traffic = Traffic()
         self._counting = threading.Lock()
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
         # Each node's Docker executor makes sure of its daemon and image as it runs a job.
         self.cluster.connect()
         self.cluster.check_placeable()

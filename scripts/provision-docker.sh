@@ -20,12 +20,13 @@
 # containers trust intercepting TLS proxies). Nothing is installed into the
 # system Python.
 #
-# SCBench's evaluation image (scbench_ci/images/evaluation.Dockerfile) is the
-# default image of the tool: pulled, else built by scbench-ci itself (through
-# the Docker SDK, `python -m scbench_ci.executors.docker`) on SCBench's base,
-# SCBENCH_EVALUATION_BASE; where that base cannot be pulled, its stand-in is
-# built as above from Debian trixie. The build takes Node and Rust from the
-# package registries when nvm's and rustup's hosts are out of reach, and says so.
+# SCBench's evaluation images, SCBench 1.0's (scbench_ci/images/evaluation-1.0.Dockerfile,
+# the default image of the tool) and the paper runner's (evaluation-paper.Dockerfile), are
+# each pulled, else built by scbench-ci itself (through the Docker SDK, `python -m
+# scbench_ci.executors.docker`) on SCBench's base, SCBENCH_EVALUATION_BASE; where that base
+# cannot be pulled, its stand-in is built as above from Debian trixie. The builds take Node
+# and Rust from the package registries when nvm's and rustup's hosts are out of reach, and
+# say so, and what an image lacks of its recipe (MinIO's server, without dl.min.io).
 #
 # The action's Dockerfile builds FROM SCBENCH_ACTION_BASE_IMAGE (default python:3.12-slim); when
 # that cannot be pulled either, the test image (which has python3 with venv and pip) is tagged
@@ -118,10 +119,13 @@ if [ "$CHECK_ONLY" = 1 ]; then
     evaluation_base_present || { log "SCBench's base: MISSING: $EVALUATION_BASE"; exit 1; }
     log "SCBench's base: present: $EVALUATION_BASE"
     "$ROOT/.venv/bin/python" -c 'import sys, docker
-from scbench_ci.executors.docker import image_build as b
-here = b.default_here(docker.from_env())
-print("provision-docker: evaluation image:", f"present: {here.reference}" if here else f"MISSING: {b.DEFAULT_IMAGE}")
-sys.exit(0 if here else 1)' || exit 1
+from scbench_ci.executors.docker import image_build as b, image_recipe as r
+client, found = docker.from_env(), True
+for recipe in r.RECIPES.values():
+    here = b.default_here(client, recipe)
+    found = found and here is not None
+    print(f"provision-docker: evaluation image ({recipe.title}):", f"present: {here.reference}" if here else f"MISSING: {recipe.published}")
+sys.exit(0 if found else 1)' || exit 1
     exit 0
 fi
 
@@ -371,11 +375,12 @@ ensure_evaluation_base() {
     build_standin "$EVALUATION_BASE" trixie
 }
 
-# SCBench's evaluation image, as scbench-ci gets it (pulled, else built once and reused).
+# SCBench's evaluation images, 1.0's and the paper's, as scbench-ci gets them (pulled, else
+# built once and reused).
 ensure_evaluation_image() {
     local out
     out=$("$ROOT/.venv/bin/python" -m scbench_ci.executors.docker 2>&1) \
-        || { printf '%s\n' "$out" | tail -n 30 >&2; die "the evaluation image could not be had"; }
+        || { printf '%s\n' "$out" | tail -n 30 >&2; die "an evaluation image could not be had"; }
     if printf '%s\n' "$out" | grep -q '^building\|^pulling'; then
         CHANGED=1
         printf '%s\n' "$out" | sed "s/^/$PROG: /"

@@ -16,6 +16,7 @@ import requests
 from docker.errors import APIError, BuildError, DockerException, ImageNotFound
 
 from scbench_ci.executors.docker.image_build import default_image
+from scbench_ci.executors.docker.image_recipe import recipe
 from scbench_ci.signals import STOPS
 from testing.examples import SharedEvaluations
 from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
@@ -113,9 +114,16 @@ def test_image(docker_client: docker.DockerClient) -> str:
 
 @pytest.fixture(scope="session")
 def evaluation_image(docker_client: docker.DockerClient) -> str:
-    """The default image, SCBench's evaluation image, as a run without --image has it (here
+    """The default image, SCBench 1.0's evaluation image, as a run without --image has it (here
     already, pulled, or built once: `{PROVISION}` builds it); what its containers are made from."""
-    return default_image(docker_client, None).reference
+    return default_image(docker_client, None, recipe()).reference
+
+
+@pytest.fixture(scope="session")
+def paper_evaluation_image(docker_client: docker.DockerClient) -> str:
+    """The paper runner's evaluation image, as a run of that runner without --image has it
+    (`{PROVISION}` builds it too)."""
+    return default_image(docker_client, None, recipe("paper")).reference
 
 
 @pytest.fixture(scope="session")

@@ -126,6 +126,15 @@ class ExecutionRequest:
 
 
 @dataclass(frozen=True)
+class MissingProgram:
+    """A program the image of the run's SCBench runner holds and the image a run ran in lacks."""
+
+    program: str
+    without: str
+    """What a test sees without it."""
+
+
+@dataclass(frozen=True)
 class ImageRecord:
     """The image a run ran in, as results.json records it."""
 
@@ -140,6 +149,8 @@ class ImageRecord:
     """What the user must know about how it was made."""
     versions: dict[str, str] = field(default_factory=dict)
     """The first line of `--version` of python, node, npm, g++, rustc and cargo in it."""
+    missing: tuple[MissingProgram, ...] = ()
+    """The programs of the runner's image (image_recipe.Recipe.programs) it lacks."""
 
 
 @dataclass(frozen=True)
@@ -221,10 +232,13 @@ class Executor(Protocol):
         """The workspace's path as the test process sees it."""
         ...
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
         """Once, before the first run: whether runs can start here at all (for a container
-        executor: its daemon answers, and `image`, the environment file's if any, is here or
-        pulled, its progress on `echo`); else InfrastructureError, one line saying what to do."""
+        executor: its daemon answers, and the image of the runner's recipe
+        (`scbench.image_recipe`) on `image`, the environment file's if any, is here, pulled or
+        built, its progress on `echo`); else InfrastructureError, one line saying what to do."""
         ...
 
     def memory_limit(self) -> int | None:

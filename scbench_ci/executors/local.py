@@ -31,6 +31,7 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.untrusted_tree import (
@@ -61,7 +62,9 @@ class LocalExecutor:
     def memory_limit(self) -> None:
         return None
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
         """Nothing to check: this machine runs the tests, and images are not used."""
 
     def expect(self, runs: int | None, side_by_side: int) -> None:

@@ -32,6 +32,7 @@ from scbench_ci.outputs.summary_context import (
     chosen_details,
     code_quality,
     flaky,
+    footer,
     overview,
 )
 from scbench_ci.outputs.summary_levels import LEVELS, Level
@@ -78,6 +79,7 @@ def render_summary(
         "changes": changes(run),
         "flaky": flaky(run),
         "history": history_view(run),
+        "footer": footer(run),
         "page": Page(artifact_markdown(artifact_url, artifact_name, reports_folder), max_bytes),
     }
     for level in LEVELS[:-1]:

@@ -1,14 +1,16 @@
 """What the job summary's template reads (templates/summary.md.j2), in named groups along its
 sections, each made by one function: the overview at the top of the page, the checkpoints' code
 quality, which checkpoints get a section of their own, the changes since the baseline, the flaky
-tests, and the page itself. The history's group is summary_view.HistoryView; the sections, made
-as they are rendered, and the size level are given to each rendering (summary.py)."""
+tests, the footer, and the page itself. The history's group is summary_view.HistoryView; the
+sections, made as they are rendered, and the size level are given to each rendering
+(summary.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import islice
 
+from scbench_ci.executors.base import MissingProgram
 from scbench_ci.outputs.console import FlakyTest, flaky_counting, flaky_meaning, flaky_tests
 from scbench_ci.outputs.exit_status import Headline, run_headline
 from scbench_ci.outputs.summary_levels import LEVELS
@@ -143,6 +145,22 @@ def flaky(run: RunResult) -> Flaky:
         counting=flaky_counting(run),
         first=list(islice(flaky_tests(run), LISTED_FLAKY)),
     )
+
+
+@dataclass(frozen=True)
+class Footer:
+    """The page's last lines: what the images the tests ran in lack of their SCBench runner's
+    image, each program once."""
+
+    missing: list[MissingProgram]
+
+
+def footer(run: RunResult) -> Footer:
+    missing: dict[str, MissingProgram] = {}
+    for _, checkpoint in run.checkpoints():
+        for program in checkpoint.image.missing if checkpoint.image else ():
+            missing.setdefault(program.program, program)
+    return Footer(list(missing.values()))
 
 
 @dataclass(frozen=True)

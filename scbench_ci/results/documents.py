@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from scbench_ci.executors.base import ImageRecord
+from scbench_ci.executors.base import ImageRecord, MissingProgram
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results import policy
@@ -67,7 +67,7 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "fingerprint": result.fingerprint,
         "reused": result.reused,
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
-        "image": None if result.image is None else asdict(result.image),
+        "image": None if result.image is None else _image_json(result.image),
         "quality": None if result.quality is None else _quality_json(result.quality),
         "scbench": None if result.scbench is None else _scbench_json(result.scbench),
         "tests": [_test_json(test) for test in result.tests],
@@ -111,6 +111,10 @@ def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> Qualit
     return QualityOutcome(None if measures is None else QualityMeasures(**measures), reason)
 
 
+def _image_json(image: ImageRecord) -> dict[str, Any]:
+    return {**asdict(image), "missing": [asdict(program) for program in image.missing]}
+
+
 def _image_from_json(document: Mapping[str, Any] | None) -> ImageRecord | None:
     if document is None:
         return None
@@ -121,6 +125,9 @@ def _image_from_json(document: Mapping[str, Any] | None) -> ImageRecord | None:
         toolchains=document["toolchains"],
         note=document["note"],
         versions=dict(document["versions"]),
+        missing=tuple(
+            MissingProgram(each["program"], each["without"]) for each in document.get("missing", ())
+        ),
     )
 
 

@@ -13,7 +13,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from scbench_ci.executors.base import SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import SETUP_LOG, ExecutionResult, ImageRecord, MissingProgram
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_levels import LEVELS
 from scbench_ci.outputs.summary_sections import cause_groups
@@ -267,6 +267,34 @@ def test_a_skipped_core_test_fails_core_cases_and_says_why(problem: Problem) -> 
         "**Why it failed**: 1 Core test skipped or xfailed (SCBench counts a skipped or xfailed "
         "test as not passed)."
     ) in markdown
+
+
+def test_the_footer_names_each_program_the_image_lacked_once(problem: Problem) -> None:
+    """What the images the tests ran in lacked of SCBench's own image is said at the end, each
+    program once, hostile text as text; nothing when they lacked nothing."""
+    minio = MissingProgram("minio", "a test that starts a MinIO server cannot")
+    hostile = MissingProgram(HOSTILE[0], HOSTILE[5])
+    lacking = ImageRecord("img", "sha256:1", missing=(minio, hostile))
+    first = replace(
+        checkpoint_result(problem, "checkpoint_1", [make_outcome("a", Status.PASSED)]),
+        image=lacking,
+    )
+    second = replace(
+        checkpoint_result(
+            problem, "checkpoint_2", [make_outcome("c", Status.PASSED, file="test_checkpoint_2.py")]
+        ),
+        image=replace(lacking, missing=(minio,)),
+    )
+    markdown = render_summary(document(problem, first, second))
+    footer = markdown[markdown.index("\n🧰") :]
+    assert "lacks 2 programs of SCBench's own evaluation image" in footer
+    assert footer.count("`minio`: a test that starts a MinIO server cannot.") == 1
+    # Hostile names are inline code (no HTML there), their effects escaped text on one line.
+    assert "- `</details><script>alert(1)</script>`: two \\# lines - and a list.\n" in footer
+    assert markdown.endswith(footer)
+    assert rendered_tags(footer).count("li") == 2
+    whole = replace(first, image=replace(lacking, missing=()))
+    assert "🧰" not in render_summary(document(problem, whole))
 
 
 def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:

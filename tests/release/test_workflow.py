@@ -18,11 +18,13 @@ import docker
 import pytest
 
 from scbench_ci import __version__
+from scbench_ci.executors.docker.image_recipe import RECIPES
 from testing.local_steps import run_step
 from testing.paths import REPO_ROOT
 from tests.release.conftest import PYTHON_FIRST, RELEASE, copy_repository
 
 MAJOR = f"v{__version__.split('.')[0]}"
+IMAGES = REPO_ROOT / "scbench_ci" / "images"
 
 
 @pytest.fixture
@@ -126,19 +128,23 @@ def test_the_release_image_is_built_on_a_base_pinned_by_digest_for_both_platform
     )
 
 
-def test_the_evaluation_image_is_scbench_s_recipe_published_before_the_package() -> None:
+def test_the_evaluation_images_are_scbench_s_recipes_published_before_the_package() -> None:
     job = RELEASE["jobs"]["evaluation-image"]
     (build,) = [
         step["with"]
         for step in job["steps"]
         if step.get("uses", "").startswith("docker/build-push-action@")
     ]
-    assert build["file"] == "scbench_ci/images/evaluation.Dockerfile"
+    # Each recipe under the name a run looks for (image_recipe.Recipe.published).
+    recipes = {each["recipe"]: each["suffix"] for each in job["strategy"]["matrix"]["include"]}
+    assert recipes == {name: recipe.tag_suffix for name, recipe in RECIPES.items()}
+    for name in recipes:
+        assert (IMAGES / f"evaluation-{name}.Dockerfile").is_file()
+        assert RECIPES[name].dockerfile_name == f"evaluation-{name}.Dockerfile"
+    assert build["file"] == "scbench_ci/images/evaluation-${{ matrix.recipe }}.Dockerfile"
     assert build["build-args"] == "TOOLCHAINS=upstream"  # nvm and rustup, as SCBench's
-    assert build["tags"].splitlines() == [
-        "${{ needs.prepare.outputs.evaluation_image }}",
-        "${{ needs.prepare.outputs.evaluation_image }}-${{ needs.prepare.outputs.version }}",
-    ]
+    name = "${{ needs.prepare.outputs.evaluation_image }}${{ matrix.suffix }}"
+    assert build["tags"].splitlines() == [name, f"{name}-${{{{ needs.prepare.outputs.version }}}}"]
     assert "evaluation-image" in RELEASE["jobs"]["pypi"]["needs"]
 
 

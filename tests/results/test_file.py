@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from scbench_ci.executors.base import ImageRecord
+from scbench_ci.executors.base import ImageRecord, MissingProgram
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
@@ -359,11 +359,21 @@ def test_the_image_a_checkpoint_ran_in_is_read_back(tmp_path: Path) -> None:
         toolchains="registries",
         note="built here",
         versions={"python": "Python 3.12.1", "node": "v22.21.1"},
+        missing=(MissingProgram("minio", "a test that starts a MinIO server cannot"),),
     )
     run = make_run(replace(checkpoint("checkpoint_1"), image=image))
     written = json.loads(write_results(run, tmp_path).read_text())
-    assert written["problems"][0]["checkpoints"][0]["image"]["versions"]["node"] == "v22.21.1"
+    recorded = written["problems"][0]["checkpoints"][0]["image"]
+    assert recorded["versions"]["node"] == "v22.21.1"
+    assert recorded["missing"] == [
+        {"program": "minio", "without": "a test that starts a MinIO server cannot"}
+    ]
     assert load_results(tmp_path / "results.json") == run
+    # Written before the image's missing programs were recorded: none is named.
+    del written["problems"][0]["checkpoints"][0]["image"]["missing"]
+    (tmp_path / "results.json").write_text(json.dumps(written))
+    read = load_results(tmp_path / "results.json").problems[0].checkpoints[0].image
+    assert read == replace(image, missing=())
 
 
 def _version_4(document: dict[str, Any]) -> dict[str, Any]:

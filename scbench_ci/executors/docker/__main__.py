@@ -1,5 +1,7 @@
-"""`python -m scbench_ci.executors.docker`: have the default image here, pulled or built (the
-test suite's provisioning runs it), and say how long that took."""
+"""`python -m scbench_ci.executors.docker [RECIPE ...]`: have the default image of each recipe
+here (all of them when none is named: SCBench 1.0's, then the paper runner's), pulled or built
+(the test suite's provisioning runs it), and say how long that took and what each image lacks of
+its recipe's programs."""
 
 from __future__ import annotations
 
@@ -9,23 +11,37 @@ import time
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import connect, docker_errors
 from scbench_ci.executors.docker.image_build import default_image
+from scbench_ci.executors.docker.image_recipe import RECIPES
+from scbench_ci.executors.docker.image_versions import image_facts, image_path
 
 
-def main() -> int:
-    started = time.monotonic()
+def main(names: list[str]) -> int:
+    unknown = [name for name in names if name not in RECIPES]
+    if unknown:
+        print(f"no recipe {unknown[0]!r}: one of {', '.join(RECIPES)}", file=sys.stderr)
+        return 2
     with docker_errors():
         client = connect()
-        try:
-            image = default_image(client, sys.stdout)
-        except InfrastructureError as error:
-            print(error, file=sys.stderr)
-            return 1
-    how = f"SCBench's layer built here on {image.built_from}" if image.built_from else "published"
-    print(
-        f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
-        f"toolchains {image.toolchains or 'unknown'}, in {time.monotonic() - started:.1f}s"
-    )
+        for recipe in [RECIPES[name] for name in names or RECIPES]:
+            started = time.monotonic()
+            try:
+                image = default_image(client, sys.stdout, recipe)
+            except InfrastructureError as error:
+                print(error, file=sys.stderr)
+                return 1
+            how = (
+                f"{recipe.title}'s layer built here on {image.built_from}"
+                if image.built_from
+                else "published"
+            )
+            print(
+                f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
+                f"toolchains {image.toolchains or 'unknown'}, in {time.monotonic() - started:.1f}s"
+            )
+            facts = image_facts(client, image.id, image_path(client, image.reference))
+            for missing in recipe.missing(facts.programs):
+                print(f"{image.name}: lacks {missing.program}: {missing.without}")
     return 0
 
 
-sys.exit(main())
+sys.exit(main(sys.argv[1:]))

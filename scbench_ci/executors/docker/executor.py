@@ -68,9 +68,9 @@ from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_im
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
 from scbench_ci.executors.docker.exec import tests_environment
 from scbench_ci.executors.docker.image_build import EvaluationImage
-from scbench_ci.executors.docker.image_versions import image_facts
+from scbench_ci.executors.docker.image_recipe import recipe
+from scbench_ci.executors.docker.image_versions import image_facts, image_path
 from scbench_ci.executors.docker.layout import (
-    CONTAINER_PATH,
     RUNNER_SCRIPT,
     WORKSPACE_DIR,
     TestsPlace,
@@ -86,6 +86,7 @@ from scbench_ci.executors.docker.transfer import (
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 
 
@@ -108,7 +109,7 @@ class DockerExecutor:
         self._pool: ContainerPool | None = None
         self._client: docker.DockerClient | None = None
         """The client of the pool's runs, kept until `close` (made when first used)."""
-        self._checked: set[str | None] = set()
+        self._checked: set[tuple[str | None, str]] = set()
         """The images whose pre-flight passed: not checked again while this executor lives."""
 
     def cancel(self) -> None:
@@ -170,20 +171,23 @@ class DockerExecutor:
     def memory_limit(self) -> int:
         return int(parse_bytes(self.settings.memory))
 
-    def preflight(self, image: str | None, echo: TextIO | None) -> None:
-        if image in self._checked:
+    def preflight(
+        self, image: str | None, echo: TextIO | None, scbench: ScbenchRunner = V1_0
+    ) -> None:
+        if (image, scbench.image_recipe) in self._checked:
             return
         with self._connected() as client:
-            self._image(client, image, echo)
-        self._checked.add(image)
+            self._image(client, image, echo, scbench.image_recipe)
+        self._checked.add((image, scbench.image_recipe))
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         started = time.monotonic()
         clock = PhaseClock()
         with self._connected() as client:
             with clock.timing("image"):
-                image = self._image(client, request.image, request.echo)
-                facts = image_facts(client, image.id, _image_path(client, image.reference))
+                recipe_name = request.scbench.image_recipe
+                image = self._image(client, request.image, request.echo, recipe_name)
+                facts = image_facts(client, image.id, image_path(client, image.reference))
             record = ImageRecord(
                 name=image.name,
                 id=image.id,
@@ -191,6 +195,7 @@ class DockerExecutor:
                 toolchains=image.toolchains,
                 note=image.note,
                 versions=dict(facts.versions),
+                missing=recipe(recipe_name).missing(facts.programs),
             )
             image_id = image.id
             # The session's clock starts once the image is here: a pull is not the run's.
@@ -225,16 +230,20 @@ class DockerExecutor:
                 return dataclasses.replace(result, image=record)
 
     def _image(
-        self, client: docker.DockerClient, requested: str | None, echo: TextIO | None
+        self,
+        client: docker.DockerClient,
+        requested: str | None,
+        echo: TextIO | None,
+        recipe_name: str,
     ) -> EvaluationImage:
-        """`--image` as it is; else SCBench's evaluation layer on the environment file's image,
-        as SCBench builds it; else SCBench's evaluation image (DEFAULT_IMAGE)."""
+        """`--image` as it is; else the recipe's evaluation layer on the environment file's
+        image, as SCBench builds it; else the recipe's evaluation image."""
         if self.settings.image:
             image_id = ensure_image(client, self.settings.image, echo)
             return EvaluationImage(self.settings.image, self.settings.image, image_id)
         if requested:
-            return image_build.on_base(client, requested, echo)
-        return image_build.default_image(client, echo)
+            return image_build.on_base(client, requested, echo, recipe(recipe_name))
+        return image_build.default_image(client, echo, recipe(recipe_name))
 
     def _containers(self, client: docker.DockerClient, image: str, path: str) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as
@@ -414,12 +423,3 @@ class _Attempt:
     deadline: float
     clock: PhaseClock
     started: float
-
-
-def _image_path(client: docker.DockerClient, reference: str) -> str:
-    """The PATH the image sets, else the usual one."""
-    for variable in client.images.get(reference).attrs.get("Config", {}).get("Env") or []:
-        name, _, value = str(variable).partition("=")
-        if name == "PATH" and value:
-            return value
-    return CONTAINER_PATH

@@ -1,13 +1,17 @@
-"""SCBench's evaluation image: its environment's base plus the layer SCBench's runner builds on
-it (`setup_base.docker.j2`, transcribed in scbench_ci/images/evaluation.Dockerfile).
+"""SCBench's evaluation images: its environment's base plus the layer SCBench's runner builds on
+it (`setup_base.docker.j2`), as each runner has it: SCBench 1.0's (the default) and the paper
+runner's, transcribed in scbench_ci/images (image_recipe.RECIPES).
 
-The default image is that layer on SCBench's standard base, published under DEFAULT_IMAGE; where
-it cannot be pulled it is built here, once, and reused: a local build is tagged with the key of
-what it was built from (the Dockerfile's bytes, the base's name and id), so a changed recipe or
-base builds again and nothing else does. An environment file's `docker.image` is a base too, as
-in SCBench. The build fetches Node through nvm and Rust through rustup, as SCBench's does; where
-those hosts cannot be reached it takes the nearest packages of the package registries (Node 22
-from the npm registry, Rust from Debian) and says so, in its output and in the image's labels.
+The default image of a recipe is its layer on SCBench's standard base, published under the
+recipe's name; where it cannot be pulled it is built here, once, and reused: a local build is
+tagged with the key of what it was built from (the recipe's Dockerfile's bytes, the base's name
+and id), so a changed recipe or base builds again and nothing else does, and the two recipes'
+builds never share a tag. An environment file's `docker.image` is a base too, as in SCBench. The
+build fetches Node through nvm and Rust through rustup, as SCBench's does; where those hosts
+cannot be reached it takes the nearest packages of the package registries (Node 22 from the npm
+registry, Rust from Debian) and says so, in its output and in the image's labels. What an image
+still lacks of its recipe's programs (MinIO's server, where its host cannot be reached), the
+probe of the image finds (image_versions) and results.json names.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from docker.errors import DockerException, ImageNotFound
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import ensure_image, reason, say
-from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE, SCBENCH_BASE, dockerfile
+from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE, Recipe
 from scbench_ci.trust.terminal import terminal_text
 
 LOCAL_REPOSITORY = "scbench-ci-evaluation"
@@ -64,36 +68,45 @@ class EvaluationImage:
         return REGISTRIES_NOTE if self.toolchains == "registries" else None
 
 
-def default_here(client: docker.DockerClient) -> EvaluationImage | None:
-    """DEFAULT_IMAGE if it is here, else a local build of it on the base that is here."""
+def default_here(client: docker.DockerClient, recipe: Recipe) -> EvaluationImage | None:
+    """The recipe's published image if it is here, else a local build of it on the base that
+    is here."""
     with contextlib.suppress(ImageNotFound):
-        return _described(client, DEFAULT_IMAGE, DEFAULT_IMAGE, None)
+        return _described(client, recipe.published, recipe.published, None)
     with contextlib.suppress(ImageNotFound):
-        tag = local_tag(SCBENCH_BASE, str(client.images.get(SCBENCH_BASE).id))
-        return _described(client, DEFAULT_IMAGE, tag, SCBENCH_BASE)
+        tag = local_tag(recipe, SCBENCH_BASE, str(client.images.get(SCBENCH_BASE).id))
+        return _described(client, recipe.published, tag, SCBENCH_BASE)
     return None
 
 
-def default_image(client: docker.DockerClient, echo: TextIO | None) -> EvaluationImage:
-    """DEFAULT_IMAGE: here already, else a local build of it, else pulled, else built."""
-    here = default_here(client)
+def default_image(
+    client: docker.DockerClient, echo: TextIO | None, recipe: Recipe
+) -> EvaluationImage:
+    """The recipe's published image: here already, else a local build of it, else pulled, else
+    built."""
+    here = default_here(client, recipe)
     if here is not None:
         return here
     try:
-        ensure_image(client, DEFAULT_IMAGE, echo)
-        return _described(client, DEFAULT_IMAGE, DEFAULT_IMAGE, None)
+        ensure_image(client, recipe.published, echo)
+        return _described(client, recipe.published, recipe.published, None)
     except InfrastructureError as error:
         say(echo, f"{error}: building it here from scbench-ci's recipe instead")
-    return on_base(client, SCBENCH_BASE, echo, name=DEFAULT_IMAGE)
+    return on_base(client, SCBENCH_BASE, echo, recipe, name=recipe.published)
 
 
 def on_base(
-    client: docker.DockerClient, base: str, echo: TextIO | None, *, name: str | None = None
+    client: docker.DockerClient,
+    base: str,
+    echo: TextIO | None,
+    recipe: Recipe,
+    *,
+    name: str | None = None,
 ) -> EvaluationImage:
-    """SCBench's layer on `base` (pulled if it is not here), built once for this recipe and base
-    and reused after."""
+    """The recipe's layer on `base` (pulled if it is not here), built once for this recipe and
+    base and reused after."""
     base_id = ensure_image(client, base, echo)
-    tag = local_tag(base, base_id)
+    tag = local_tag(recipe, base, base_id)
     with contextlib.suppress(ImageNotFound):
         return _described(client, name or base, tag, base)
     chosen = os.environ.get("SCBENCH_IMAGE_TOOLCHAINS")
@@ -101,8 +114,11 @@ def on_base(
     failures = []
     for each in toolchains:
         started = time.monotonic()
-        say(echo, f"building {tag}: SCBench's evaluation layer on {base} (toolchains: {each}) ...")
-        failure = _build(client, tag, base, each, echo)
+        say(
+            echo,
+            f"building {tag}: {recipe.title}'s evaluation layer on {base} (toolchains: {each}) ...",
+        )
+        failure = _build(client, tag, base, each, echo, recipe)
         if failure is None:
             say(echo, f"built {tag} in {time.monotonic() - started:.0f}s")
             built = _described(client, name or base, tag, base)
@@ -112,13 +128,13 @@ def on_base(
         failures.append(f"with toolchains {each}: {failure}")
         say(echo, f"the build with toolchains {each} failed: {failure}")
     raise InfrastructureError(
-        f"could not build SCBench's evaluation image on {base}: {'; '.join(failures)}; "
+        f"could not build {recipe.title}'s evaluation image on {base}: {'; '.join(failures)}; "
         "build it yourself, or pass --image"
     )
 
 
-def local_tag(base: str, base_id: str) -> str:
-    key = hashlib.sha256(dockerfile() + b"\0" + base.encode() + b"\0" + base_id.encode())
+def local_tag(recipe: Recipe, base: str, base_id: str) -> str:
+    key = hashlib.sha256(recipe.dockerfile() + b"\0" + base.encode() + b"\0" + base_id.encode())
     return f"{LOCAL_REPOSITORY}:{key.hexdigest()[:16]}"
 
 
@@ -137,12 +153,17 @@ def _described(
 
 
 def _build(
-    client: docker.DockerClient, tag: str, base: str, toolchains: Toolchains, echo: TextIO | None
+    client: docker.DockerClient,
+    tag: str,
+    base: str,
+    toolchains: Toolchains,
+    echo: TextIO | None,
+    recipe: Recipe,
 ) -> str | None:
     """Build through the SDK; None when it worked, else the build's last error line."""
     context = io.BytesIO()
     with tarfile.open(fileobj=context, mode="w") as tar:
-        data = dockerfile()
+        data = recipe.dockerfile()
         entry = tarfile.TarInfo("Dockerfile")
         entry.size = len(data)
         tar.addfile(entry, io.BytesIO(data))

@@ -1,7 +1,8 @@
 """What an image holds, read once per image id by a throwaway container: the PATH a login shell
 of the tests user has there (SCBench runs its tests through `bash -l`, whose profile sets PATH),
-and the versions of Python, Node, npm, g++, rustc and cargo on it, for results.json; and where
-the standard library of its `python3` is (its bytecode is cached: cache_build.build_stdlib).
+the versions of Python, Node, npm, g++, rustc and cargo on it and which of the programs of
+SCBench's images (image_recipe.PROGRAMS) it has, for results.json; and where the standard library
+of its `python3` is (its bytecode is cached: cache_build.build_stdlib).
 
 What the container printed is kept in the labels of a volume named by the image's id (an image
 id names its content, so this never goes stale; `cleanup --volumes` removes it with the other
@@ -20,8 +21,9 @@ import requests
 from docker.errors import DockerException
 
 from scbench_ci.executors.docker.container import build_name, labels
+from scbench_ci.executors.docker.image_recipe import PROGRAMS
 from scbench_ci.executors.docker.labels import CACHE_LABEL
-from scbench_ci.executors.docker.layout import HOME_DIR, TEST_USER
+from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR, TEST_USER
 
 TOOLS = (
     ("python", "python3"),
@@ -34,7 +36,7 @@ TOOLS = (
 _LONGEST = 200
 VERSIONS = "versions"
 """The kind of cache volume (CACHE_LABEL's value) that keeps an image's probe output."""
-PROBE_FORMAT = "2"
+PROBE_FORMAT = "3"
 """Part of the kept output's volume name: change it when the probe prints something new."""
 IMAGE_LABEL = "dev.scbench-ci.cache.image"
 OUTPUT_LABEL = "dev.scbench-ci.cache.output"
@@ -45,7 +47,9 @@ _STDLIB = re.compile(r"/(usr|opt)(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+/python3\.[0-
 the python images', a Python built into /opt); never a system folder itself, nor the evaluator's
 folders, the workspace or a home (a run mounts its cached copy there)."""
 # The login shell's PATH first (and the tools found on it), then each tool's first line of
-# `--version`, as name=line; a tool the image lacks is left out; then python3's stdlib folder.
+# `--version`, as name=line; a tool the image lacks is left out; then python3's stdlib folder;
+# then `has=name` for each program the image has (found on that PATH or in the sbin folders);
+# last, `probed=done`: without it, which programs the image has is not known.
 _PROBE = (
     "if command -v bash >/dev/null 2>&1; then "
     'login=$(bash -lc \'printf %s "$PATH"\' </dev/null 2>/dev/null) && [ -n "$login" ] '
@@ -57,7 +61,12 @@ _PROBE = (
     )
     + 'command -v python3 >/dev/null 2>&1 && printf "stdlib=%s\\n" '
     + '"$(python3 -c \'import sysconfig; print(sysconfig.get_path("stdlib"))\' 2>/dev/null)"; '
-    + "true"
+    + 'PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"; '
+    + "".join(
+        f'( {program.check} ) >/dev/null 2>&1 && printf "has=%s\\n" {program.name}; '
+        for program in PROGRAMS
+    )
+    + 'printf "probed=%s\\n" done'
 )
 
 
@@ -68,6 +77,9 @@ class ImageFacts:
     versions: dict[str, str] = field(default_factory=dict)
     stdlib: str | None = None
     """The standard library's folder of the login shell's `python3`, when it looks like one."""
+    programs: frozenset[str] | None = None
+    """The names of the programs of image_recipe.PROGRAMS the image has; None when the probe
+    did not finish (nothing is known)."""
 
 
 _known: dict[str, ImageFacts] = {}
@@ -86,6 +98,15 @@ def image_facts(client: docker.DockerClient, image_id: str, path: str) -> ImageF
                 _keep(client, image_id, text)
             _known[image_id] = _parsed(text, path)
         return _known[image_id]
+
+
+def image_path(client: docker.DockerClient, reference: str) -> str:
+    """The PATH the image sets, else the usual one."""
+    for variable in client.images.get(reference).attrs.get("Config", {}).get("Env") or []:
+        name, _, value = str(variable).partition("=")
+        if name == "PATH" and value:
+            return value
+    return CONTAINER_PATH
 
 
 def _volume_name(image_id: str) -> str:
@@ -146,10 +167,16 @@ def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:
 
 def _parsed(text: str, path: str) -> ImageFacts:
     wanted = {name for name, _ in TOOLS}
+    known = {program.name for program in PROGRAMS}
     versions = {}
     stdlib = None
+    programs = set()
+    probed = False
     for line in text.splitlines():
         name, _, value = line.partition("=")
+        if name == "has" and value in known:
+            programs.add(value)
+        probed = probed or line == "probed=done"
         if name == "PATH" and _PATH.fullmatch(value) and len(value) <= 4096:
             path = value
         if name == "stdlib" and _STDLIB.fullmatch(value) and len(value) <= 256:
@@ -157,4 +184,4 @@ def _parsed(text: str, path: str) -> ImageFacts:
         value = "".join(c for c in value if c.isprintable()).strip()[:_LONGEST]
         if name in wanted and value:
             versions[name] = value
-    return ImageFacts(path, versions, stdlib)
+    return ImageFacts(path, versions, stdlib, frozenset(programs) if probed else None)

@@ -95,9 +95,9 @@ class DockerSettings:
         input="image",
         metavar="IMAGE",
         parse=optional_text,
-        help="the image the tests run in, as it is (default: SCBench's evaluation image, "
-        f"{DEFAULT_IMAGE}, or SCBench's evaluation layer on the environment file's image; "
-        "built here when it cannot be pulled)",
+        help="the image the tests run in, as it is (default: SCBench 1.0's evaluation image, "
+        f"{DEFAULT_IMAGE}, the paper runner's under --scbench paper, or that runner's "
+        "evaluation layer on the environment file's image; built here when it cannot be pulled)",
     )
     memory: str = _setting(
         "memory",

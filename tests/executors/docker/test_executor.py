@@ -31,6 +31,7 @@ from scbench_ci.executors.processes import OWNER_LABEL, owner
 from scbench_ci.options import CleanupOptions, EvaluationOptions
 from scbench_ci.placement import OnThisMachine
 from scbench_ci.reports import Status
+from scbench_ci.scbench_runner import PAPER
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 from testing.problems import ProblemFolder
 
@@ -543,12 +544,15 @@ def test_a_daemon_too_old_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_preflight_finds_the_image_the_run_would_use(
-    test_image: str, evaluation_image: str
+    test_image: str, evaluation_image: str, paper_evaluation_image: str
 ) -> None:
     echo = io.StringIO()
-    # An environment file's image is a base: SCBench's layer on it, built once (the default's).
+    # An environment file's image is a base: the runner's layer on it, built once (the
+    # default's), SCBench 1.0's unless the run follows the paper's runner.
     DockerExecutor(DockerSettings()).preflight(SCBENCH_BASE, echo)
     DockerExecutor(DockerSettings()).preflight(None, echo)
+    DockerExecutor(DockerSettings()).preflight(SCBENCH_BASE, echo, PAPER)
+    DockerExecutor(DockerSettings()).preflight(None, echo, PAPER)
     # --image comes before the environment file's image, as in a run.
     DockerExecutor(DockerSettings(image=test_image)).preflight(UNPULLABLE, echo)
     assert echo.getvalue() == ""
