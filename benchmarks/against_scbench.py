@@ -121,18 +121,7 @@ def cases(
                         yield Case(problem, checkpoint, target, f"broken:{variant}")
 
 
-def knows_choice() -> bool:
-    """Whether this tree's scbench-ci has `--scbench` (before it, only the paper's rules)."""
-    shown = subprocess.run(
-        [sys.executable, "-m", "scbench_ci", "evaluate", "--help"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return "--scbench" in shown
-
-
-def under_scbench_ci(case: Case, choice: str | None, output: Path) -> tuple[Verdict, str, float]:
+def under_scbench_ci(case: Case, choice: str, output: Path) -> tuple[Verdict, str, float]:
     """scbench-ci's verdict, the id of the image it ran in, and its wall time (in a fresh
     folder: scbench-ci would reuse what an earlier run signed there)."""
     shutil.rmtree(output, ignore_errors=True)
@@ -152,7 +141,8 @@ def under_scbench_ci(case: Case, choice: str | None, output: Path) -> tuple[Verd
             "--output",
             str(output),
             "--quiet",
-            *(["--scbench", choice] if choice else []),
+            "--scbench",
+            choice,
         ],
         check=False,
         stdout=subprocess.DEVNULL,
@@ -194,7 +184,6 @@ class ScbenchImage:
 def compare(
     environment: scbench_package.Environment,
     case: Case,
-    with_choice: bool,
     image: ScbenchImage,
     folder: Path,
     reuse: bool,
@@ -203,8 +192,7 @@ def compare(
     load = os.getloadavg()[0]
     where = folder / environment.choice / case.problem.name / case.checkpoint
     where = where / case.label.replace("/", "-").replace(":", "-")
-    choice = environment.choice if with_choice else None
-    ours, image_id, ours_wall = under_scbench_ci(case, choice, where / "scbench-ci")
+    ours, image_id, ours_wall = under_scbench_ci(case, environment.choice, where / "scbench-ci")
     name = image.named_for(environment, image_id)
     evaluated = scbench_package.earlier(where / "scbench", image_id) if reuse else None
     if evaluated is None:
@@ -353,9 +341,6 @@ def main() -> int:
             flush=True,
         )
         environments.append(environment)
-    with_choice = knows_choice()
-    if not with_choice:
-        print("scbench-ci here has no --scbench: it runs with the paper's rules only")
     image = ScbenchImage(folder / "image")
     rows: list[Compared] = []
     not_compared = 0
@@ -363,7 +348,7 @@ def main() -> int:
         for environment in environments:
             for case in cases(problems, args.checkpoint, args.broken, folder):
                 try:
-                    compared = compare(environment, case, with_choice, image, folder, args.reuse)
+                    compared = compare(environment, case, image, folder, args.reuse)
                 except NotCompared as reason:
                     print(
                         f"{case.problem.name}/{case.checkpoint} {case.label} not compared: {reason}"
