@@ -4,8 +4,9 @@ way of running them, beside SCBench's own flow, in the same run.
 
     python benchmarks/breakdown.py [--repeat 3] [--jobs 2] [--examples all]
                                    [--problems 2] [--checkpoints 2] [--tests 2]
-                                   [--modes batch-1,batch-N,api,session,scbench]
-                                   [--no-quality]
+                                   [--modes batch-1,batch-N,api,session,reward,scbench]
+                                   [--shards 2,4] [--long PROBLEM:CHECKPOINT ...]
+                                   [--no-quality] [--no-requirements]
 
 The checkpoints: every checkpoint of the examples (examples/, reference solutions), and a
 generated set (benchmarks/problem_set.py: P problems x C checkpoints x T tests, each test one
@@ -18,6 +19,10 @@ the other:
 - `api`: one Python process calling `scbench_ci.evaluate([target])` once per checkpoint, in a
   loop;
 - `session`: the same loop through one `scbench_ci.Session` (`session.evaluate([target])`);
+- `reward`: one `scbench_ci.Session` that evaluates each checkpoint REWARD_CALLS times in a row,
+  as a reward loop scores one task's submissions one at a time; only the calls after each
+  checkpoint's first are counted (the warm calls: their container and their tests' process were
+  made ahead, for this checkpoint);
 - `scbench`: SCBench's own flow, re-created (testing/fidelity/scbench_flow.py): per checkpoint, the
   workspace staged, then one `docker run` of the same evaluation image running SCBench's setup
   (`uv init`, `uv add -r requirements.txt`) and `uvx ... pytest`.
@@ -30,6 +35,19 @@ wall time minus pytest's duration) and `process's own` (the wall time no phase a
 imports, pre-flight, planning, signing, writing). Then one line per mode: evaluations, wall time,
 evaluations per minute. Exit 1 when a checkpoint's verdict differs between scbench-ci's modes.
 
+Sharding (`--shards 2,4`, `--long`): each count N adds a mode `shards-N`, a `--jobs 1` process
+with `--shards N` over the set, whose results must equal the unsharded warm-up's test by test;
+and each `--long PROBLEM_FOLDER:CHECKPOINT` (a real problem with its reference solution in
+`solutions/<checkpoint>`, say one of SCBench's; never run by the other modes) is evaluated alone,
+unsharded and then with each `--shards N` (the unsharded run its `--baseline`, whose tests'
+seconds balance the shards, as a scheduled job's last run would), each in a process of its own:
+its wall time, the ratio to the unsharded one, and every difference of its results (ids,
+statuses, groups, messages, counts, verdict; zero is the bar), those a second whole run also has
+named. Exit 1 when there is one.
+
+`--no-requirements` generates the solutions without a requirements.txt (PLAIN_SOLUTION): the
+workspace SCBench's setup makes is then the same for every submission.
+
 `--no-quality` runs scbench-ci's modes without the code-quality measure (`--no-quality`,
 `quality=False`), as a reward loop would: what is left outside the tests is the floor of the
 evaluation itself. SCBench's flow never measures quality.
@@ -41,6 +59,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -50,6 +69,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -104,6 +124,8 @@ class ModeRun:
     evaluations: tuple[Evaluation, ...]
     serial: bool
     """Whether the evaluations ran one at a time (so the process's wall time is theirs, added)."""
+    output: Path | None = None
+    """The output folder of a mode that runs one `scbench-ci evaluate` process."""
 
 
 @dataclass(frozen=True)
@@ -122,17 +144,23 @@ class Context:
 def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
     """Every checkpoint of every problem under `problems`, in order."""
     found = []
-    for problem in sorted(path for path in problems.iterdir() if (path / "config.yaml").is_file()):
+    folders = problems.iterdir() if problems.is_dir() else ()
+    for problem in sorted(path for path in folders if (path / "config.yaml").is_file()):
         config = yaml.safe_load((problem / "config.yaml").read_text())
         found += [Checkpoint(problem, name) for name in ordered_checkpoints(config)]
     return tuple(found)
 
 
 def write_set(
-    folder: Path, examples: Sequence[str], problems: int, checkpoints: int, tests: int
+    folder: Path,
+    examples: Sequence[str],
+    problems: int,
+    checkpoints: int,
+    tests: int,
+    requirements: bool = True,
 ) -> Path:
     """The examples named (copied) and the generated problems, side by side in one folder."""
-    target = generate(folder, problems, checkpoints, tests)
+    target = generate(folder, problems, checkpoints, tests, requirements)
     for name in examples:
         shutil.copytree(EXAMPLES / name, target / name)
     return target
@@ -141,13 +169,36 @@ def write_set(
 # --- the modes -----------------------------------------------------------------------------
 
 
-def batch(context: Context, jobs: int, output: Path) -> ModeRun:
-    """One `scbench-ci evaluate --jobs N` process over every checkpoint."""
+def batch(context: Context, jobs: int, output: Path, shards: int = 1) -> ModeRun:
+    """One `scbench-ci evaluate --jobs N [--shards S]` process over every checkpoint."""
+    wall_s = evaluate_process(
+        context.problems, "all", context.problems, output, context.quality, jobs, shards
+    )
+    evaluations = tuple(_from_results(output))
+    mode = f"batch-{jobs}" if shards == 1 else f"shards-{shards}"
+    return ModeRun(mode, wall_s, evaluations, serial=jobs == 1, output=output)
+
+
+def evaluate_process(
+    problems: Path,
+    checkpoint: str,
+    solutions: Path,
+    output: Path,
+    quality: bool,
+    jobs: int = 1,
+    shards: int = 1,
+    baseline: Path | None = None,
+) -> float:
+    """`scbench-ci evaluate` of each reference solution (`<solutions>/{problem}/solutions/
+    {checkpoint}`) in a process of its own: its wall time. `baseline`: an earlier results.json,
+    whose tests' seconds balance the shards."""
     shutil.rmtree(output, ignore_errors=True)
-    argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(context.problems)]
-    argv += ["--checkpoint", "all", "--jobs", str(jobs), "--output", str(output), "--quiet"]
-    argv += ["--submission", f"{context.problems}/{{problem}}/solutions/{{checkpoint}}"]
-    argv += [] if context.quality else ["--no-quality"]
+    argv = [sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problems)]
+    argv += ["--checkpoint", checkpoint, "--jobs", str(jobs), "--output", str(output), "--quiet"]
+    argv += ["--submission", f"{solutions}/{{problem}}/solutions/{{checkpoint}}"]
+    argv += ["--shards", str(shards)] if shards != 1 else []
+    argv += ["--baseline", str(baseline)] if baseline is not None else []
+    argv += [] if quality else ["--no-quality"]
     started = time.perf_counter()
     run = subprocess.run(
         argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=ROOT, check=False
@@ -155,15 +206,16 @@ def batch(context: Context, jobs: int, output: Path) -> ModeRun:
     wall_s = time.perf_counter() - started
     if run.returncode not in (0, 1) or not (output / "results.json").is_file():
         sys.exit(
-            f"`scbench-ci evaluate --jobs {jobs}` exited {run.returncode}:\n"
+            f"`scbench-ci evaluate --jobs {jobs} --shards {shards}` exited {run.returncode}:\n"
             f"{run.stdout[-OUTPUT_TAIL:]}\n{run.stderr[-OUTPUT_TAIL:]}"
         )
-    evaluations = tuple(_from_results(output))
-    return ModeRun(f"batch-{jobs}", wall_s, evaluations, serial=jobs == 1)
+    return wall_s
 
 
-def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
-    """A loop of single calls (LOOPS[kind]) in one Python process of its own."""
+def loop(kind: str, calls: int = 1) -> Callable[[Context, Path], ModeRun]:
+    """A loop of single calls (LOOPS[kind]) in one Python process of its own; with `calls`, each
+    checkpoint `calls` times in a row, and only the calls after its first are timed (the first
+    takes the container made ahead for the checkpoint before)."""
 
     def run_loop(context: Context, output: Path) -> ModeRun:
         shutil.rmtree(output, ignore_errors=True)
@@ -171,6 +223,7 @@ def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
         targets = [
             {"problem": str(c.problem), "checkpoint": c.name, "submission": str(c.submission)}
             for c in context.checkpoints
+            for _ in range(calls)
         ]
         (output / "targets.json").write_text(json.dumps(targets))
         argv = [sys.executable, str(Path(__file__).resolve()), "loop", kind, str(output)]
@@ -188,9 +241,13 @@ def loop(kind: str) -> Callable[[Context, Path], ModeRun]:
         walls = json.loads((output / "walls.json").read_text())
         evaluations = []
         for index, call_s in enumerate(walls):
+            if calls > 1 and index % calls == 0:
+                continue
             [one] = _from_results(output / f"call-{index}")
             evaluations.append(Evaluation(one.key, one.passed, one.pytest_s, one.phases, call_s))
-        return ModeRun(kind, wall_s, tuple(evaluations), serial=True)
+        if calls > 1:
+            wall_s = sum(evaluation.wall_s or 0.0 for evaluation in evaluations)
+        return ModeRun(kind if calls == 1 else "reward", wall_s, tuple(evaluations), serial=True)
 
     return run_loop
 
@@ -216,11 +273,14 @@ def _from_results(output: Path) -> Iterable[Evaluation]:
     results = json.loads((output / "results.json").read_text())
     for problem in results["problems"]:
         for checkpoint in problem["checkpoints"]:
-            report = output / checkpoint["artifacts"] / "pytest-report.json"
+            folder = output / checkpoint["artifacts"]
+            # A sharded checkpoint's pytest: its longest shard's session.
+            whole = folder / "pytest-report.json"
+            reports = [whole] if whole.is_file() else sorted(folder.glob("shard-*/pytest-*.json"))
             yield Evaluation(
                 f"{problem['name']}/{checkpoint['name']}",
                 bool(checkpoint["passed"]),
-                _duration(report),
+                max(_duration(report) for report in reports),
                 {name: float(seconds) for name, seconds in checkpoint["phases"].items()},
             )
 
@@ -229,11 +289,155 @@ def _duration(report: Path) -> float:
     return float(json.loads(report.read_text())["duration"])
 
 
+# --- sharding ----------------------------------------------------------------------------
+
+JUDGED = ("passed", "pytest_exit_code", "groups", "totals")
+"""What a checkpoint's result says that sharding must not change, besides its tests."""
+TEST_FIELDS = (
+    "checkpoint",
+    "group",
+    "status",
+    "markers",
+    "message",
+    "details",
+    "file",
+    "line",
+    "reruns",
+)
+_PER_PROCESS = re.compile(r"0x[0-9a-f]+|((?:127\.0\.0\.1|localhost|0\.0\.0\.0):)[0-9]+")
+
+
+def as_any_run(value: object) -> object:
+    """A message or traceback as two whole runs of the same tests agree on it: objects'
+    addresses differ from one process to the next, and so do the order of a set's or a dict's
+    items in an assertion's diff (hash randomization) and the free port a test's server got."""
+    if not isinstance(value, str):
+        return value
+    return sorted(_PER_PROCESS.sub(lambda found: f"{found[1] or '0x'}?", value).splitlines())
+
+
+def differences(whole: Path, sharded: Path) -> list[str]:
+    """Every way the checkpoints of the sharded output folder differ from the whole one's: each
+    result's verdict, exit code, failure kind and counts, and each test's outcome."""
+    found = []
+    ours, theirs = _checkpoints(whole), _checkpoints(sharded)
+    for key in sorted(set(ours) | set(theirs)):
+        if key not in ours or key not in theirs:
+            found.append(f"{key}: only in the {'whole' if key in ours else 'sharded'} run")
+            continue
+        (one, one_tests), (other, other_tests) = ours[key], theirs[key]
+        found += [
+            f"{key}: {name} {one[name]!r} != {other[name]!r}"
+            for name in one
+            if one[name] != other[name]
+        ]
+        if [test["id"] for test in one_tests] != [test["id"] for test in other_tests]:
+            missing = {t["id"] for t in one_tests} ^ {t["id"] for t in other_tests}
+            found.append(f"{key}: other tests or order ({', '.join(sorted(missing)[:3])})")
+            continue
+        for test, other_test in zip(one_tests, other_tests, strict=True):
+            found += [
+                f"{key}: {test['id']}: {name} {test.get(name)!r:.300} != "
+                f"{other_test.get(name)!r:.300}"
+                for name in TEST_FIELDS
+                if as_any_run(test.get(name)) != as_any_run(other_test.get(name))
+            ]
+    return found
+
+
+def _checkpoints(output: Path) -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    results = json.loads((output / "results.json").read_text())
+    found = {}
+    for problem in results["problems"]:
+        for checkpoint in problem["checkpoints"]:
+            document = json.loads((output / checkpoint["artifacts"] / "result.json").read_text())
+            judged = {name: checkpoint[name] for name in JUDGED}
+            judged["failure"] = (checkpoint["failure"] or {}).get("kind")
+            found[f"{problem['name']}/{checkpoint['name']}"] = (judged, document["tests"])
+    return found
+
+
+@dataclass(frozen=True)
+class LongRun:
+    """A long checkpoint evaluated alone, whole or sharded."""
+
+    key: str
+    shards: int
+    wall_s: float
+    differences: tuple[str, ...]
+    """Against the whole run (none for the whole run itself)."""
+    also_whole: tuple[str, ...] = ()
+    """Of `differences`, those a second whole run also has against the first: the tests' own
+    (a flaky test), not the shards'."""
+
+
+def long_checkpoints(
+    given: Sequence[str], counts: Sequence[int], scratch: Path, quality: bool
+) -> list[LongRun]:
+    """Each `PROBLEM_FOLDER:CHECKPOINT` evaluated whole, then with each count of shards."""
+    runs = []
+    for index, one in enumerate(given):
+        problem, _, checkpoint = one.rpartition(":")
+        folder = Path(problem).resolve()
+        key = f"{folder.name}/{checkpoint}"
+        holder = scratch / f"long-{index}"  # the problem alone, as `--problem` takes a folder
+        holder.mkdir(parents=True, exist_ok=True)
+        if not (holder / folder.name).exists():
+            (holder / folder.name).symlink_to(folder)
+        whole = holder / "whole"
+        print(f"long: {key} whole ...", flush=True)
+        wall_s = evaluate_process(holder / folder.name, checkpoint, holder, whole, quality)
+        runs.append(LongRun(key, 1, wall_s, ()))
+        again: set[str] | None = None
+        for count in counts:
+            print(f"long: {key} --shards {count} ...", flush=True)
+            output = holder / f"shards-{count}"
+            wall_s = evaluate_process(
+                holder / folder.name,
+                checkpoint,
+                holder,
+                output,
+                quality,
+                shards=count,
+                baseline=whole / "results.json",
+            )
+            found = differences(whole, output)
+            if found and again is None:
+                print(f"long: {key} whole again (the shards differ) ...", flush=True)
+                second = holder / "again"
+                evaluate_process(holder / folder.name, checkpoint, holder, second, quality)
+                again = set(differences(whole, second))
+            flaky = tuple(one for one in found if again is not None and one in again)
+            runs.append(LongRun(key, count, wall_s, tuple(found), flaky))
+    return runs
+
+
+def long_report(runs: Sequence[LongRun]) -> list[str]:
+    lines = ["", "long checkpoints, each alone: wall seconds, ratio to the whole run, differences"]
+    whole = {run.key: run.wall_s for run in runs if run.shards == 1}
+    for run in runs:
+        ratio = run.wall_s / whole[run.key]
+        shown = "whole" if run.shards == 1 else f"--shards {run.shards}"
+        lines.append(
+            f"  {run.key:<32}{shown:>12}{run.wall_s:>9.1f}{ratio:>7.2f}x"
+            f"{len(run.differences):>6} differences ({len(run.also_whole)} also whole)"
+        )
+        lines += [
+            f"    {difference}{' (also between two whole runs)' * (difference in run.also_whole)}"
+            for difference in run.differences
+        ]
+    return lines
+
+
+REWARD_CALLS = 4
+"""`reward`: each checkpoint this many times in a row in one session, as a reward loop scores
+one task's submissions."""
 MODES: dict[str, Callable[[Context, Path], ModeRun]] = {
     "batch-1": lambda context, output: batch(context, 1, output),
     "batch-N": lambda context, output: batch(context, context.jobs, output),
     "api": loop("api"),
     "session": loop("session"),
+    "reward": loop("session", REWARD_CALLS),
     "scbench": scbench,
 }
 """Each way of evaluating the set, by name (`--modes`)."""
@@ -401,12 +605,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated")
     parser.add_argument("--root", type=Path, help="where the set and outputs go (kept)")
     parser.add_argument(
+        "--shards", default="", help="comma-separated counts: a mode shards-N for each"
+    )
+    parser.add_argument(
+        "--long",
+        action="append",
+        default=[],
+        metavar="PROBLEM:CHECKPOINT",
+        help="a long real checkpoint, whole and with each --shards count (repeatable)",
+    )
+    parser.add_argument(
         "--no-quality", action="store_true", help="scbench-ci's modes without the quality measure"
     )
+    parser.add_argument(
+        "--no-requirements",
+        action="store_true",
+        help="the generated solutions without requirements.txt (every workspace's setup alike)",
+    )
     args = parser.parse_args(arguments)
-    modes = args.modes.split(",")
+    modes = [mode for mode in args.modes.split(",") if mode]
     if unknown := [mode for mode in modes if mode not in MODES]:
         parser.error(f"--modes: unknown mode {unknown[0]!r} ({', '.join(MODES)})")
+    shard_counts = [int(count) for count in args.shards.split(",") if count]
     examples = {
         "all": sorted(p.name for p in EXAMPLES.iterdir() if (p / "config.yaml").is_file()),
         "none": [],
@@ -414,7 +634,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     scratch = args.root or Path(tempfile.mkdtemp(prefix="scbench-breakdown-"))
     try:
-        problems = write_set(scratch / "set", examples, args.problems, args.checkpoints, args.tests)
+        problems = write_set(
+            scratch / "set",
+            examples,
+            args.problems,
+            args.checkpoints,
+            args.tests,
+            requirements=not args.no_requirements,
+        )
         context = Context(
             checkpoint_set(problems),
             problems,
@@ -428,21 +655,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(context.checkpoints)} checkpoints, {measure} the quality measure; {_load()}",
             flush=True,
         )
-        batch(context, args.jobs, scratch / "warm")  # untimed: fills the caches
+        # Untimed: fills the caches (nothing to do for a set of none, `--problems 0`).
+        warm = batch(context, args.jobs, scratch / "warm") if context.checkpoints else None
         runs = []
+        sharded: list[str] = []
         for repeat in range(args.repeat):
             for mode in modes:
                 print(f"repeat {repeat + 1}: {mode} ...", flush=True)
                 runs.append(MODES[mode](context, scratch / f"{mode}-{repeat}"))
+            for count in shard_counts if context.checkpoints else []:
+                print(f"repeat {repeat + 1}: shards-{count} ...", flush=True)
+                run = batch(context, 1, scratch / f"shards-{count}-{repeat}", shards=count)
+                runs.append(run)
+                assert warm is not None and warm.output is not None and run.output is not None
+                sharded += [f"{run.mode}: {one}" for one in differences(warm.output, run.output)]
+        longs = long_checkpoints(args.long, shard_counts, scratch, not args.no_quality)
         print(f"after: {_load()}\n")
     finally:
         if args.root is None:
             shutil.rmtree(scratch, ignore_errors=True)
     print("\n".join(report(runs)))
+    if shard_counts and runs:
+        print(f"\nsharded against the unsharded warm-up: {len(sharded)} differences")
+        print("\n".join(f"  {one}" for one in sharded))
+    if longs:
+        print("\n".join(long_report(longs)))
+    failed = 0
     if differ := differing_verdicts(runs):
         print(f"\nverdicts that differ between modes or repeats: {', '.join(differ)}")
-        return 1
-    return 0
+        failed = 1
+    return 1 if failed or sharded or any(run.differences for run in longs) else 0
 
 
 def _evaluation_image() -> str:

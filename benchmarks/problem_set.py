@@ -59,18 +59,30 @@ import yaml
 number = int(sys.argv[1])
 print(yaml.safe_load("{checkpoint}") + ": " + str(number * number))
 """
+PLAIN_SOLUTION = """
+import sys
+
+number = int(sys.argv[1])
+print("{checkpoint}: " + str(number * number))
+"""
+"""Without requirements.txt: SCBench's setup makes the same workspace for every submission."""
 
 
-def generate(root: Path, problems: int, checkpoints: int, tests: int) -> Path:
-    """Write the problem set under `root/problems` (returned); what is there is replaced."""
+def generate(
+    root: Path, problems: int, checkpoints: int, tests: int, requirements: bool = True
+) -> Path:
+    """Write the problem set under `root/problems` (returned); what is there is replaced.
+    `requirements`: the solutions have a requirements.txt (else PLAIN_SOLUTION)."""
     folder = root / "problems"
     for index in range(1, problems + 1):
         problem = folder / f"gen_{index:02}"
         for name in write_problem(problem, checkpoints):
             _write(problem / f"{name}.md", f"Print `{name}: ` and the square of the argument.\n")
             _write(problem / f"tests/test_{name}.py", TESTS.format(tests=tests, checkpoint=name))
-            _write(problem / f"solutions/{name}/main.py", SOLUTION.format(checkpoint=name))
-            _write(problem / f"solutions/{name}/requirements.txt", "pyyaml\n")
+            solution = SOLUTION if requirements else PLAIN_SOLUTION
+            _write(problem / f"solutions/{name}/main.py", solution.format(checkpoint=name))
+            if requirements:
+                _write(problem / f"solutions/{name}/requirements.txt", "pyyaml\n")
     return folder
 
 

@@ -51,6 +51,7 @@ from scbench_ci.options.declared import (
     RERUNS,
     SCBENCH,
     SESSION_TIMEOUT,
+    TEST_SHARDS,
     TEST_TIMEOUT,
 )
 from scbench_ci.plan import Target
@@ -108,10 +109,12 @@ def evaluate(
     pids_limit: int = _DOCKER["pids_limit"].default,
     disk: str = _DOCKER["disk"].default,
     use_cache: bool = _DOCKER["use_cache"].default,
+    cache_size: str = _DOCKER["cache_size"].default,
     test_network: bool = _DOCKER["test_network"].default,
     entrypoint: str | None = ENTRYPOINT.default,
     environment: StrPath | None = ENVIRONMENT.default,
     jobs: int | str = CONCURRENCY.default,
+    test_shards: int | str = TEST_SHARDS.default,
     policy: str = POLICY.default,
     fail_on: str = FAIL_ON.default,
     include_prior_tests: bool | None = INCLUDE_PRIOR_TESTS.default,
@@ -232,6 +235,7 @@ def check_problems(
     pids_limit: int = _DOCKER["pids_limit"].default,
     disk: str = _DOCKER["disk"].default,
     use_cache: bool = _DOCKER["use_cache"].default,
+    cache_size: str = _DOCKER["cache_size"].default,
     test_network: bool = _DOCKER["test_network"].default,
     entrypoint: str | None = ENTRYPOINT.default,
     environment: StrPath | None = ENVIRONMENT.default,
@@ -270,9 +274,10 @@ def history(results: StrPath) -> Trends | None:
     """What the history a results.json carries says, as `scbench-ci history` prints it: each
     group's pass rate and each run's code quality (`quality`: the mean verbosity and erosion of
     its measured checkpoints) run by run, the flaky and the failing tests; None when it carries
-    no history. Read by the strict reader: a file it refuses is a UsageError naming the field."""
+    no history. `results` is the file, or a folder holding one. Read by the strict reader: a
+    file it refuses is a UsageError naming the field."""
     with _api_errors():
-        return history_command.history(HistoryOptions(_path("results", results)))
+        return history_command.history(HistoryOptions(_path("results", results))).trends
 
 
 def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) -> dict[str, Any]:

@@ -37,6 +37,12 @@ class Ending:
     message: str
     cancelled: bool = False
     """Ctrl-C or SIGTERM (`message`: `interrupted`, `terminated`): no verdict, and no error."""
+    lines: tuple[str, ...] = ()
+    """The message as a terminal shows it, each one line (`ScbenchError.lines`); none: the
+    message."""
+
+    def shown_lines(self) -> tuple[str, ...]:
+        return self.lines or (self.message,)
 
 
 def handle_errors(
@@ -52,7 +58,7 @@ def handle_errors(
     try:
         return int(command())
     except ScbenchError as error:
-        ending = Ending(int(error.exit_code), str(error))
+        ending = Ending(int(error.exit_code), str(error), lines=error.lines())
     except KeyboardInterrupt:
         ending = Ending(interrupted, "interrupted", cancelled=True)
     except Terminated:

@@ -16,9 +16,26 @@ class ScbenchError(Exception):
 
     exit_code = ExitCode.USAGE
 
+    def lines(self) -> tuple[str, ...]:
+        """The message as it is shown, each of these one line: a line break in one (which only
+        an input it quotes can bring) is shown as its escape."""
+        return (str(self),)
+
 
 class UsageError(ScbenchError):
     """Bad command-line input or bad flag values."""
+
+
+class UsageErrors(UsageError):
+    """Several errors found together, each on a line of its own."""
+
+    def __init__(self, heading: str, items: list[str]) -> None:
+        super().__init__("\n".join([heading, *items]))
+        self.heading = heading
+        self.items = items
+
+    def lines(self) -> tuple[str, ...]:
+        return (self.heading, *self.items)
 
 
 class ProblemError(ScbenchError):

@@ -8,12 +8,13 @@ import io
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.command import per_test_timeout
-from scbench_ci.engines.admission import NEAR_TIMEOUT, TIMED_OUT, Admission
+from scbench_ci.engines.admission import AUTO, NEAR_TIMEOUT, TIMED_OUT, Admission, IdleCores
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import load_environment
 from scbench_ci.errors import InfrastructureError
@@ -36,6 +37,7 @@ from scbench_ci.results.scbench_format import (
     write_checkpoint_results,
 )
 from scbench_ci.scbench_runner import ScbenchRunner, scbench_runner
+from scbench_ci.shards import Sharding, TestTimes, fixed_count
 from scbench_ci.trust.output_folder import make_folder, prepare_output, remove
 
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, CHECKPOINT_RESULTS_FILE)
@@ -78,16 +80,20 @@ def evaluate(
     placement: Placement,
     echo: TextIO | None,
     durations: Mapping[str, float] | None = None,
+    test_times: TestTimes | None = None,
 ) -> RunResult:
     """Run every job of the plan, the longest first when `durations` are known; `echo` gets the
-    output as it comes with one job at a time, and progress lines with several."""
+    output as it comes with one job at a time, and progress lines with several. `test_times`:
+    each checkpoint's tests' earlier seconds, which balance its shards."""
     started_at = now()
     started = time.monotonic()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
     scbench = scbench_runner(options.scbench)
-    evaluations = run_evaluations(options, plan.jobs, placement, echo, durations=durations)
+    evaluations = run_evaluations(
+        options, plan.jobs, placement, echo, durations=durations, test_times=test_times
+    )
     evaluated = {(job.problem.root, job.checkpoint.name) for job, _ in evaluations.results}
     for job, result in evaluations.results:
         by_problem.setdefault(job.problem.root, []).append(result)
@@ -146,13 +152,15 @@ def run_evaluations(
     stream: bool = True,
     durations: Mapping[str, float] | None = None,
     admission: Admission | None = None,
+    test_times: TestTimes | None = None,
 ) -> Evaluations:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
     side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
     `stream` says so, else progress lines. `admission`: instead of the one `options.concurrency`
-    makes."""
+    makes. `test_times`: each checkpoint's tests' earlier seconds, which balance its shards
+    (`--shards`)."""
     environment_file = load_environment(options.environment) if options.environment else None
     untrusted = {job.submission: "the submission" for job in jobs}
     output_dir = prepare_output(options.output_dir, None if options.own_output else untrusted)
@@ -169,15 +177,26 @@ def run_evaluations(
     if jobs and not options.skip_existing:
         preflight()
     admission = admission or placement.admission(options.concurrency, len(jobs))
-    placement.expect(len(jobs), admission.base)
+    sharding = _sharding(options, placement, admission, len(jobs), test_times)
+    shards = 1 if options.test_shards == AUTO else options.test_shards
+    placement.expect(len(jobs) * shards, admission.base * shards)
     streamed = echo if admission.most == 1 and stream else None
-    progress = _progress(echo, streamed is not None, len(jobs), options.policy)
+    order = start_order(jobs, durations or {})
+    progress = _progress(echo, streamed is not None, jobs, options.policy, durations)
 
     def run(
         job: Job, notices: tuple[str, ...] = (), run_options: EvaluationOptions = options
     ) -> CheckpointResult:
         return evaluate_job(
-            run_options, job, output_dir, environment_file, placement, preflight, streamed, notices
+            run_options,
+            job,
+            output_dir,
+            environment_file,
+            placement,
+            preflight,
+            streamed,
+            notices,
+            sharding,
         )
 
     def work(job: Job, slot: Slot) -> CheckpointResult:
@@ -197,8 +216,10 @@ def run_evaluations(
             # Never the first run's result, which it has just signed.
             return run(job, (RUN_AGAIN_NOTICE,), replace(options, skip_existing=False))
 
-    order = start_order(jobs, durations or {})
-    ran = run_jobs([jobs[index] for index in order], work, admission, progress, placement.cancel)
+    with progress.ticking():
+        ran = run_jobs(
+            [jobs[index] for index in order], work, admission, progress, placement.cancel
+        )
     by_index = dict(zip(order, ran.results, strict=True))
     runs: dict[str, list[CheckpointResult]] = {}
     firsts: dict[str, Job] = {}
@@ -213,6 +234,22 @@ def run_evaluations(
         for folder, job in firsts.items()
     ]
     return Evaluations(results, max(1, ran.most_side_by_side))
+
+
+def _sharding(
+    options: EvaluationOptions,
+    placement: Placement,
+    admission: Admission,
+    jobs: int,
+    test_times: TestTimes | None,
+) -> Sharding:
+    """How many runs each job's tests are split over (`--shards`), and what balances them."""
+    lease: Callable[[int], AbstractContextManager[int]] = (
+        IdleCores(placement.cores(), admission.base, jobs).lease
+        if options.test_shards == AUTO
+        else fixed_count(options.test_shards)
+    )
+    return Sharding(lease, test_times or Sharding().durations)
 
 
 def _timeout_used(result: CheckpointResult, timeout_s: float) -> float | None:
@@ -271,11 +308,17 @@ def _combined(
 
 
 def _progress(
-    echo: TextIO | None, streamed: bool, total: int, policy_name: str
+    echo: TextIO | None,
+    streamed: bool,
+    jobs: Sequence[Job],
+    policy_name: str,
+    durations: Mapping[str, float] | None,
 ) -> Headers | FinishedLines:
-    if echo is None:
-        return FinishedLines(io.StringIO(), total, policy_name)
-    if streamed:
-        return Headers(echo)
+    if echo is None or streamed:
+        return Headers(echo if echo is not None else io.StringIO())
     lines = LiveStatus if echo.isatty() else FinishedLines
-    return lines(echo, total, policy_name)
+    # A check's runs (each with a role) are judged together at the end, not one by one.
+    judged = not any(job.role for job in jobs)
+    progress = lines(echo, len(jobs), policy_name, durations=durations, judged=judged)
+    progress.expect(list(jobs))
+    return progress

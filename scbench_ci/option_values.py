@@ -152,6 +152,21 @@ def seconds(option: str, value: str) -> float:
     return positive_number(option, value, "a number of seconds", " seconds")
 
 
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(option: str, value: str) -> float:
+    """A time like `90s`, `30m`, `12h` or `7d` (a bare number is seconds), 0 or more: seconds."""
+    number, unit = (value[:-1], value[-1]) if value[-1:] in _DURATION_UNITS else (value, "s")
+    try:
+        seconds = float(number) * _DURATION_UNITS[unit]
+    except ValueError:
+        raise BadValue(option, f"{value!r} is not a time like 30m, 12h or 7d") from None
+    if not 0 <= seconds < float("inf"):  # NaN too
+        raise BadValue(option, f"must be 0 or more, got {value!r}")
+    return seconds
+
+
 def choice(option: str, value: str, choices: tuple[str, ...]) -> str:
     """One of `choices`, as it is; the nearest one named when it is not."""
     if value not in choices:

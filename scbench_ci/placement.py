@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, TextIO
 
+from scbench_ci.engines import load
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
 from scbench_ci.engines.ray_cluster import RayCluster
 from scbench_ci.errors import UsageError
@@ -44,6 +45,11 @@ class Placement(Protocol):
 
     def admission(self, jobs: JobCount, count: int) -> Admission:
         """How many of `count` jobs run side by side."""
+        ...
+
+    def cores(self) -> int:
+        """How many runs it holds at once, each busy on a core: this machine's cores, or the
+        tasks the cluster's live nodes hold (`--shards auto`)."""
         ...
 
     def expect(self, runs: int | None, side_by_side: int) -> None:
@@ -80,6 +86,9 @@ class OnThisMachine:
 
     def admission(self, jobs: JobCount, count: int) -> Admission:
         return make_admission(jobs, count, self.executor.memory_limit())
+
+    def cores(self) -> int:
+        return load.cores()
 
     def expect(self, runs: int | None, side_by_side: int) -> None:
         self.executor.expect(runs, side_by_side)
@@ -138,8 +147,11 @@ class OnRayCluster:
     def admission(self, jobs: JobCount, count: int) -> Admission:
         if jobs != AUTO:
             return FixedCount(max(1, min(jobs, count)))
+        return FixedCount(max(1, min(self.cores(), count)))
+
+    def cores(self) -> int:
         self.cluster.connect()
-        return FixedCount(max(1, min(self.cluster.capacity(), count)))
+        return self.cluster.capacity()
 
     def expect(self, runs: int | None, side_by_side: int) -> None:
         """Each node's executor runs one task at a time as it comes: nothing is made ahead."""

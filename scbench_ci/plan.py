@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
-from scbench_ci.errors import ProblemError, ScbenchError, UsageError
+from scbench_ci.errors import ProblemError, ScbenchError, UsageError, UsageErrors
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, real_path
 from scbench_ci.workspace import tested_checkpoints
@@ -324,9 +324,8 @@ def _raise_all(errors: list[ScbenchError]) -> None:
     unique = list(by_text)
     shown = unique[:MAX_LISTED_ERRORS]
     more = len(unique) - len(shown)
-    lines = "\n".join(f"  - {error}" for error in shown)
-    tail = f"\n  … and {more} more" if more else ""
-    raise UsageError(f"{len(unique)} problems with the run:\n{lines}{tail}")
+    items = [f"  - {error}" for error in shown] + ([f"  … and {more} more"] if more else [])
+    raise UsageErrors(f"{len(unique)} problems with the run:", items)
 
 
 def estimated_durations(jobs: Sequence[Job], durations: Mapping[str, float]) -> dict[str, float]:

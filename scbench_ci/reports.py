@@ -14,16 +14,20 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
 from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.standalone.pytest_runner import MAX_SHARDS, SHARD_REPORT_KEY
 from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
 MAX_MESSAGE_CHARS = 2000
 MAX_TRACEBACK_CHARS = 8000
+CUT_NOTE_CHARS = 64
+"""The most `cap`'s and `cap_tail`'s notes add (the count of what was cut has at most 20 digits)."""
 MAX_MARKERS = 64
 MAX_MARKER_CHARS = 200
 MAX_LINE = 10**9
@@ -34,6 +38,8 @@ UNPRINTABLE_ID = (
     "printable: kept with those escaped (and cut)"
 )
 _MAX_LITERAL_CHARS = 100_000
+_STRING = r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""
+_SKIP_REPR = re.compile(rf"\((?:{_STRING}), \d{{1,10}}, (?P<reason>{_STRING})\)")
 _PHASES = ("setup", "call", "teardown")
 NOT_CALLED = "the test never ran: its setup did, then the session stopped (no call phase)"
 
@@ -86,6 +92,18 @@ class CollectionError:
 
 
 @dataclass(frozen=True)
+class ShardRecord:
+    """What a shard's runner says it was dealt from (`pytest_runner.SHARD_REPORT_KEY`)."""
+
+    index: int
+    """From 1."""
+    count: int
+    items: tuple[str, ...]
+    """Every test of the collection it dealt, in the order pytest would run them all (node ids
+    as the tests' own are named)."""
+
+
+@dataclass(frozen=True)
 class Reports:
     tests: tuple[TestOutcome, ...]
     exit_code: int | None
@@ -93,6 +111,8 @@ class Reports:
     collection_errors: tuple[CollectionError, ...]
     problems: tuple[str, ...]
     """What was missing, unreadable or inconsistent in the reports (empty when both were fine)."""
+    shard: ShardRecord | None = None
+    """The shard the run was, when it was one."""
 
 
 def read_reports(files: ReportFiles) -> Reports | str:
@@ -111,7 +131,20 @@ def read_reports(files: ReportFiles) -> Reports | str:
         exit_code=exit_code if _is_int(exit_code) and 0 <= exit_code < 256 else None,
         collection_errors=tuple(_collection_errors(detailed)),
         problems=tuple(problems),
+        shard=_shard(detailed.get(SHARD_REPORT_KEY)),
     )
+
+
+def _shard(record: object) -> ShardRecord | None:
+    """The runner's record of a shard; None when there is none, or it is not one."""
+    if not isinstance(record, dict):
+        return None
+    index, count, items = record.get("index"), record.get("count"), record.get("items")
+    if not (_is_int(index) and _is_int(count) and 1 <= index <= count <= MAX_SHARDS):
+        return None
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        return None
+    return ShardRecord(index, count, tuple(shown_test_id(problem_node_id(i)) for i in items))
 
 
 def _load_json(data: bytes | None, name: str, problems: list[str]) -> dict[str, Any] | None:
@@ -290,19 +323,18 @@ def _failure_text(
 
 def _skip_reason(longrepr: object) -> str | None:
     """pytest-json-report writes a skip as the repr of (path, line, 'Skipped: reason')."""
-    if (
-        not isinstance(longrepr, str)
-        or not longrepr.startswith("(")
-        or len(longrepr) > _MAX_LITERAL_CHARS
-    ):
+    if not isinstance(longrepr, str) or len(longrepr) > _MAX_LITERAL_CHARS:
+        return None
+    # Read as that shape, its reason alone evaluated: Python's parser, given the whole text,
+    # takes superlinear time on a long unclosed tuple.
+    found = _SKIP_REPR.fullmatch(longrepr)
+    if found is None:
         return None
     try:
-        value = ast.literal_eval(longrepr)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        reason = ast.literal_eval(found["reason"])
+    except (ValueError, SyntaxError, MemoryError):
         return None
-    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], str):
-        return value[2].removeprefix("Skipped: ")
-    return None
+    return reason.removeprefix("Skipped: ") if isinstance(reason, str) else None
 
 
 def _ctrf_message(ctrf_test: dict[str, Any] | None) -> str | None:
@@ -356,13 +388,25 @@ def _seconds(value: object) -> float:
 
 
 def cap(text: str | None, limit: int) -> str | None:
+    """At most `limit` characters of the text's start, and at most CUT_NOTE_CHARS more that say
+    how many were cut."""
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
 def cap_tail(text: str | None, limit: int) -> str | None:
-    """Keep the end, where a traceback names the error."""
+    """Keep the end, where a traceback names the error (and the note, as `cap`)."""
     if text is None or len(text) <= limit:
         return text
     return f"[{len(text) - limit} earlier characters cut] …\n" + text[-limit:]
+
+
+def capped_as_written(message: str | None, details: str | None) -> tuple[str | None, str | None]:
+    """A test's message and details as read from a file: no longer than `cap` and `cap_tail`
+    leave them when they are written, so that no reader is given more (a forged file's 1 MiB
+    message to scan); what was written is left as it is."""
+    return (
+        cap(message, MAX_MESSAGE_CHARS + CUT_NOTE_CHARS),
+        cap_tail(details, MAX_TRACEBACK_CHARS + CUT_NOTE_CHARS),
+    )

@@ -41,11 +41,10 @@ class ScbenchRunner:
     sub-folders belong to the evaluated checkpoint (scbench-ci's rule before 1.0)."""
     infrastructure_exit_codes: frozenset[int] | None
     """pytest's exit codes that are not SCBench's `infrastructure_failure` (1.0: any other, 137
-    and 124 included; `pytest_runner.py` `VALID_EXIT_CODES`); None: the flag is set whenever
-    the checkpoint has a failure of any kind (scbench-ci's rule before 1.0)."""
-    collected_beyond_reported: bool
-    """More tests collected (pytest's `collected N items`) than reported is an infrastructure
-    failure (1.0's `run`)."""
+    and 124 included; `pytest_runner.py` `VALID_EXIT_CODES`), with 1.0's other cases of it
+    (`results/scbench_rules.py`: more collected than reported, a failed `--collect-only` pass);
+    None: the flag is set whenever the checkpoint has a failure of any kind (scbench-ci's rule
+    before 1.0)."""
     skipped_bucket: bool
     """evaluation.json's `tests` files a test under `passed`, `failed` or `skipped` (1.0's
     `_group_tests_for_serialization`); without it, `passed` or `failed` (skipped ones with the
@@ -54,6 +53,16 @@ class ScbenchRunner:
     """evaluation.json's `pass_counts` and `total_counts` hold all four groups, 0 included."""
     collection_hash: bool
     """evaluation.json has `test_collection_hash` (null without an inventory)."""
+    strict_rates: bool
+    """`checkpoint_results.jsonl`'s rows hold 1.0's `get_evaluation_metrics` fields
+    (`metrics/checkpoint/extractors.py`): `strict_pass_rate`, `core_pass_rate` and
+    `isolated_pass_rate`, no `duration`, and after an earlier checkpoint its `delta.*`; without
+    it, the paper's (`pass_rate`, `core_pass_rate`, `checkpoint_pass_rate`, `duration`)."""
+    bare_report: bool
+    """`evaluation/report.json` is pytest-json-report's report as SCBench's own run has it
+    written, without what scbench-ci's runner adds to each test (`markers`, `reruns`,
+    `rerun_failure`), so 1.0's files are its own byte for byte; without it, with them (as
+    scbench-ci wrote it before 1.0)."""
     snapshot_ignores: tuple[str, ...]
     """What is left out when a submission is copied into the evaluation workspace, as SCBench's
     snapshot leaves it out (`execution/models.py` `SnapshotConfig.ignore_globs`, matched by
@@ -91,10 +100,11 @@ PAPER = ScbenchRunner(
     skipped_in_totals=True,
     checkpoint_from_any_test_file=False,
     infrastructure_exit_codes=None,
-    collected_beyond_reported=False,
     skipped_bucket=False,
     every_group_counted=False,
     collection_hash=False,
+    strict_rates=False,
+    bare_report=False,
     snapshot_ignores=(),
     image_recipe="paper",
 )
@@ -107,10 +117,11 @@ V1_0 = ScbenchRunner(
     skipped_in_totals=False,
     checkpoint_from_any_test_file=True,
     infrastructure_exit_codes=frozenset({0, 1}),
-    collected_beyond_reported=True,
     skipped_bucket=True,
     every_group_counted=True,
     collection_hash=True,
+    strict_rates=True,
+    bare_report=True,
     snapshot_ignores=SCBENCH_1_0_IGNORES,
     image_recipe="1.0",
 )

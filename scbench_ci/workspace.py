@@ -19,6 +19,7 @@ from scbench_ci.executors.base import (
 )
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
+from scbench_ci.trust.terminal import shown_name
 from scbench_ci.trust.untrusted_tree import (
     MAX_DEPTH,
     CopyReport,
@@ -32,7 +33,10 @@ from scbench_ci.trust.untrusted_tree import (
 ASSETS_DIR = f"{WORKSPACE_TESTS_DIR}/assets"
 """Where static assets land, each under its name, as SCBench's runner materializes them for the
 tests (`Workspace.materialize_static_assets_for_tests`)."""
-SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".venv", "venv"})
+VCS_NAMES = frozenset({".git", ".hg", ".svn"})
+"""Version control folders, left out however the submission is copied: a checkout's `.git`
+holds the workflow's token (`actions/checkout`), which the submission's code could read."""
+SKIPPED_NAMES = frozenset({*VCS_NAMES, "__pycache__", ".pytest_cache", ".venv", "venv"})
 _LISTED = 5
 
 
@@ -94,10 +98,20 @@ def stage_workspace(
     )
 
 
+TEST_CASE_VERBOSITY = 1
+"""pytest's `verbosity_test_cases`: what -vv is for the tests' own lines (see render_pytest_ini)."""
+
+
 def render_pytest_ini(problem: Problem) -> str:
     # Only the problem's conftest files count: one in the workspace root would be the
     # submission's, and could rewrite every test's outcome.
-    lines = ["[pytest]", f"addopts = --confcutdir={WORKSPACE_TESTS_DIR}", "markers ="]
+    lines = ["[pytest]", f"addopts = --confcutdir={WORKSPACE_TESTS_DIR}"]
+    # Under -vv, pytest writes a skipped or xfailed test's reason through its wrap_write, which
+    # cuts away the start of the reason when the test's line is wider than the terminal less 8
+    # (80 columns without a terminal): `test_split XFAILdea for a later version) [ 26%]`. At 1,
+    # for the tests' lines only, it trims the reason to fit instead; nothing else changes.
+    lines.append(f"verbosity_test_cases = {TEST_CASE_VERBOSITY}")
+    lines.append("markers =")
     for marker in (*BUILTIN_MARKERS, *problem.markers):
         lines.append(f"    {marker.name}: {marker.description}")
     return "\n".join(lines) + "\n"
@@ -107,8 +121,9 @@ def _copy_submission(
     submission: Path, root: Path, exclude: Path | None, problem_root: Path, ignores: tuple[str, ...]
 ) -> tuple[tuple[str, ...], list[str]]:
     """The notices and the warnings of copying the submission into `root`: with `ignores`, as
-    SCBench's snapshot copies it (its files only, what the patterns match left out), else as
-    scbench-ci copied it before SCBench 1.0 (SKIPPED_NAMES, virtual environments left out)."""
+    SCBench's snapshot copies it (its files only, what the patterns match left out, and its
+    version control folders, VCS_NAMES, which SCBench copies), else as scbench-ci copied it
+    before SCBench 1.0 (SKIPPED_NAMES, virtual environments left out)."""
     excluded = _below(exclude, submission) if exclude is not None else None
     with UntrustedTree.opened(submission, within=problem_root) as tree:
         notices = tuple(
@@ -121,7 +136,7 @@ def _copy_submission(
         def skip(entry: Entry) -> bool:
             if entry.depth == 1 and entry.path.name in EVALUATOR_NAMES:
                 return True
-            if entry.path == excluded or entry.kind is Kind.OTHER:
+            if entry.path == excluded or entry.kind is Kind.OTHER or entry.path.name in VCS_NAMES:
                 return True
             return _ignored(entry, ignores) if ignores else _skipped(tree, entry)
 
@@ -177,7 +192,7 @@ def _left_out_warnings(report: CopyReport) -> list[str]:
             f"folder(s) of the submission lie deeper than {MAX_DEPTH} levels and were left out",
         ),
         (
-            [f"{error.relative} ({error.reason})" for error in report.unreadable],
+            [f"{shown_name(str(error.relative))} ({error.reason})" for error in report.unreadable],
             "entries of the submission could not be copied and were left out",
         ),
     )
@@ -189,7 +204,7 @@ def _left_out_warnings(report: CopyReport) -> list[str]:
 
 def _listed(names: Sequence[object]) -> str:
     more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-    return ", ".join(map(str, names[:_LISTED])) + more
+    return ", ".join(shown_name(str(name)) for name in names[:_LISTED]) + more
 
 
 def _copy_tests(problem: Problem, test_files: set[str], target: Path) -> None:

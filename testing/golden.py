@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import cycle
 from pathlib import Path
 from typing import Any
 
 from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.failing_view import failing_checkpoints, passing_with_failures
 from scbench_ci.outputs.summary import render_summary
-from scbench_ci.outputs.summary_sections import failing_checkpoints
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
@@ -48,7 +49,6 @@ SUMMARY = "summary.md"
 FIXED_DATE = "2026-01-01T00:00:00+00:00"
 FIXED_DURATION_S = 1.0
 FIXED_VERSION = "0.0.0"
-FIXED_FINGERPRINT = "0" * 64
 REPO_PLACEHOLDER = "/repo"
 """What the checkout's absolute path becomes."""
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-f]{6,16}\b")
@@ -94,10 +94,11 @@ SCALE = SCENARIOS[-1]
 
 
 def first_cause(run: RunResult) -> str | None:
-    """The start of what a failing run's summary must show in its first screen: the main cause
-    of its first failing checkpoint's failing tests, else why that checkpoint failed; None for
-    a run whose checkpoints all pass."""
-    failing = failing_checkpoints(run).listed
+    """The start of what a summary with failing tests must show in its first screen: the main
+    cause of its first failing checkpoint's failing tests, else why that checkpoint failed; for
+    a run whose checkpoints all pass, the main cause of the first one's that passes with failing
+    tests (a green run hides no red test); None when no test fails."""
+    failing = failing_checkpoints(run).listed or passing_with_failures(run).listed
     if not failing:
         return None
     first = failing[0]
@@ -122,13 +123,36 @@ def render_summary_file(scenario: Scenario) -> str:
 def normalized(document: Any, scratch: str | None = None) -> Any:
     """The results.json document with what changes from run to run replaced by fixed values:
     durations, dates (a run's start, and in its trends when a test began failing, which its
-    history's normalized starts must give again), versions, fingerprints, memory addresses, and
-    the absolute paths of the checkout and of `scratch`. The tests' outcomes, from which the
-    verdicts and counts follow, are kept."""
+    history's normalized starts must give again), versions, fingerprints (each distinct one by
+    a fixed one of its own, in the order met: the history's trends tell the same inputs by
+    them), memory addresses, and the absolute paths of the checkout and of `scratch`. The
+    tests' outcomes, from which the verdicts and counts follow, are kept."""
+    fingerprints: dict[str, str] = {}
+    for found in _fingerprints(document):
+        fingerprints.setdefault(found, f"{len(fingerprints):064x}")
+    return _normalized(document, scratch, fingerprints)
+
+
+def _fingerprints(document: Any) -> Iterator[str]:
     if isinstance(document, dict):
-        return {key: _normalized_value(key, value, scratch) for key, value in document.items()}
+        for key, value in document.items():
+            if key == "fingerprint" and isinstance(value, str):
+                yield value
+            else:
+                yield from _fingerprints(value)
+    elif isinstance(document, list):
+        for item in document:
+            yield from _fingerprints(item)
+
+
+def _normalized(document: Any, scratch: str | None, fingerprints: dict[str, str]) -> Any:
+    if isinstance(document, dict):
+        return {
+            key: _normalized_value(key, value, scratch, fingerprints)
+            for key, value in document.items()
+        }
     if isinstance(document, list):
-        return [normalized(item, scratch) for item in document]
+        return [_normalized(item, scratch, fingerprints) for item in document]
     if isinstance(document, str):
         text = document if scratch is None else document.replace(scratch, SCRATCH_PLACEHOLDER)
         text = MEMORY_ADDRESS.sub(FIXED_ADDRESS, text)
@@ -136,7 +160,9 @@ def normalized(document: Any, scratch: str | None = None) -> Any:
     return document
 
 
-def _normalized_value(key: str, value: Any, scratch: str | None) -> Any:
+def _normalized_value(
+    key: str, value: Any, scratch: str | None, fingerprints: dict[str, str]
+) -> Any:
     if value is None:
         return None
     if key in ("duration_s", "estimated_s"):
@@ -148,8 +174,8 @@ def _normalized_value(key: str, value: Any, scratch: str | None) -> Any:
     if key == "tool_versions":
         return {tool: FIXED_VERSION for tool in value}
     if key == "fingerprint":
-        return FIXED_FINGERPRINT
-    return normalized(value, scratch)
+        return fingerprints[value]
+    return _normalized(value, scratch, fingerprints)
 
 
 def results_text(document: Any) -> str:

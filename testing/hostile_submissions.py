@@ -157,4 +157,30 @@ def _digest(folder: Path) -> str:
 PARSER_CRASH = "x = " + "(" * 20_000 + "1" + ")" * 20_000 + "\n"
 """Python source that scb-check 0.2.0 crashes on (its tokenizer: too many nested parentheses)."""
 MILLION_LINES = "x = 1\n" * 1_000_000
-"""A million-line source file: scb-check 0.2.0 takes minutes over it."""
+"""A million-line source file: scb-check 0.2.0 takes a few minutes over it (157 s on a busy
+machine), within its CPU time limit."""
+CPU_BURNER = "x = 1\n" + "if x:\n    pass\n" * 40_000
+"""Valid Python that makes scb-check 0.2.0 spend more than a minute of CPU time in one process:
+for each of its 40,000 blocks, it counts the file's source lines one by one (clones.py
+`_extract_clone_candidate`); 133 MB of memory."""
+SLOPPY = (
+    "".join(
+        f"""
+def handle_{number}(data):
+    result = []
+    for item in data:
+        if item is not None:
+            if isinstance(item, int):
+                result.append(item * 2)
+            else:
+                result.append(str(item))
+    return result
+"""
+        for number in range(6)
+    )
+    + '\n\ndef run():\n    print("ok")\n'
+)
+"""A module that works (`run()` prints `ok`) and that scb-check 0.2.0 finds verbose: six copies of
+one function, 0.98 of its lines flagged."""
+RUNS_APP = "from app import run\n\nrun()\n"
+"""A `main.py` that runs SLOPPY as `app.py` beside it: too short to flag."""

@@ -10,7 +10,8 @@ from scbench_ci.executors.base import ExecutionResult
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.model import CheckpointResult, Failure, ProblemResult, RunResult, TestResult
-from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.network_causes import network_failures
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.verdict import count_groups, verdict
 
 
@@ -107,6 +108,7 @@ def make_checkpoint(
         groups=groups,
         tests=tests,
         warnings=(),
+        network=network_failures(tests),
     )
 
 
@@ -156,6 +158,13 @@ def make_measures(
 def measured(checkpoint: CheckpointResult, verbosity: float, erosion: float) -> CheckpointResult:
     """The checkpoint with its code quality measured."""
     return replace(checkpoint, quality=QualityOutcome(make_measures(verbosity, erosion)))
+
+
+def left_out(checkpoint: CheckpointResult, count: int, *files: str) -> CheckpointResult:
+    """The measured checkpoint whose figures left `count` source files out, `files` named."""
+    assert checkpoint.quality is not None, "measured first"
+    unmeasured = Unmeasured(count, files)
+    return replace(checkpoint, quality=replace(checkpoint.quality, unmeasured=unmeasured))
 
 
 def not_measured(checkpoint: CheckpointResult, reason: str) -> CheckpointResult:

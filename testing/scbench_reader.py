@@ -9,6 +9,11 @@ SCBench's files are the unmodified copies in testing/scbench_source/ (or, for an
 taken from a clone). The modules they import off the read path (the CLI's other commands,
 problem configs, metrics) are empty stand-ins; typer, PyYAML, rich, structlog and pydantic are
 the real ones, in an environment uv makes (it needs PyPI once, then uv's cache).
+
+SCBench 1.0 (`read_with_scbench`) is read whole instead: its sources as a checkout has them, in
+the environment its `uv.lock` syncs (set up outside this repository), its `eval_run_dir` checks
+(1.0 has no `_has_outdated_evaluation_schema`) and `CorrectnessResults.from_dir`, which reads the
+grouped `tests` back.
 """
 
 from __future__ import annotations
@@ -122,6 +127,56 @@ def read_output(output: Path, source: Callable[[str], bytes] = vendored) -> dict
             env={**os.environ, "PYTHONPATH": folder},
             timeout=600,
         )
+    if done.returncode != 0:
+        raise RuntimeError(f"SCBench's reader failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+_READ_WHOLE = r"""
+import json, sys
+from pathlib import Path
+from slop_code.entrypoints.commands import eval_run_dir
+from slop_code.evaluation.report import CorrectnessResults
+
+found = {}
+for problem in sorted(p for p in Path(sys.argv[1]).iterdir() if p.is_dir()):
+    checkpoints = sorted(p for p in problem.iterdir() if (p / "evaluation.json").is_file())
+    if not checkpoints:
+        continue
+    outdated = getattr(eval_run_dir, "_has_outdated_evaluation_schema", None)
+    seen = {
+        "fully_evaluated": eval_run_dir._is_problem_fully_evaluated(problem),
+        "outdated": bool(outdated and outdated(problem)),
+        "checkpoints": {},
+    }
+    for checkpoint in checkpoints:
+        model = CorrectnessResults.from_dir(checkpoint)
+        seen["checkpoints"][checkpoint.name] = {
+            "current": eval_run_dir._is_evaluation_schema_current(checkpoint),
+            "validates": True,
+            "core_cases": model.passes_policy("core-cases"),
+            "tests": len(model.tests),
+            "infrastructure_failure": model.infrastructure_failure,
+            "test_collection_hash": getattr(model, "test_collection_hash", None),
+        }
+    found[problem.name] = seen
+print(json.dumps(found, indent=2, sort_keys=True))
+"""
+
+
+def read_with_scbench(output: Path, source: Path, python: str) -> dict[str, Any]:
+    """What SCBench's own code, whole (`source`: a checkout with its `src/`; `python`: the
+    interpreter of the environment its `uv.lock` syncs), finds in `output`: as `read_output`,
+    each `evaluation.json` read by `CorrectnessResults.from_dir`. RuntimeError, with SCBench's
+    traceback, when its code refuses the folder."""
+    done = subprocess.run(
+        [python, "-c", _READ_WHOLE, str(output)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(source / "src")},
+        timeout=600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"SCBench's reader failed ({done.returncode}):\n{done.stderr[-4000:]}")
     found: dict[str, Any] = json.loads(done.stdout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scbench_ci.error_handler import CRASH_LOG, Ending, handle_errors
-from scbench_ci.errors import InfrastructureError, UsageError
+from scbench_ci.errors import InfrastructureError, UsageError, UsageErrors
 from scbench_ci.signals import Terminated
 
 
@@ -28,8 +28,17 @@ def test_a_command_that_returns_ends_with_its_code() -> None:
 
 
 def test_an_error_the_user_can_act_on_is_its_exit_code_and_its_line() -> None:
-    assert _ended(UsageError("--x: bad")) == (2, Ending(2, "--x: bad"))
-    assert _ended(InfrastructureError("no daemon")) == (3, Ending(3, "no daemon"))
+    assert _ended(UsageError("--x: bad")) == (2, Ending(2, "--x: bad", lines=("--x: bad",)))
+    assert _ended(InfrastructureError("no daemon")) == (
+        3,
+        Ending(3, "no daemon", lines=("no daemon",)),
+    )
+
+
+def test_several_errors_are_a_line_each() -> None:
+    error = UsageErrors("2 problems with the run:", ["  - a\nb", "  - c"])
+    assert _ended(error)[1].shown_lines() == ("2 problems with the run:", "  - a\nb", "  - c")
+    assert str(error) == "2 problems with the run:\n  - a\nb\n  - c"
 
 
 def test_ctrl_c_and_sigterm_are_cancels() -> None:

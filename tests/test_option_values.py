@@ -15,6 +15,7 @@ from scbench_ci.option_values import (
     as_text,
     boolean,
     choice,
+    duration,
     optional_text,
     positive_number,
     seconds,
@@ -37,6 +38,11 @@ from scbench_ci.option_values import (
         (optional_text, "", None),
         (optional_text, "python:3.12", "python:3.12"),
         (partial(choice, choices=("a", "b")), "b", "b"),
+        (duration, "0", 0.0),
+        (duration, "90s", 90.0),
+        (duration, "30m", 1800.0),
+        (duration, "1.5h", 5400.0),
+        (duration, "7d", 604800.0),
     ],
 )
 def test_what_each_takes(parse: Callable[[str, str], Any], text: str, value: object) -> None:
@@ -58,6 +64,11 @@ def test_what_each_takes(parse: Callable[[str, str], Any], text: str, value: obj
         (size, "lots", "not a size like 512m or 4g: 'lots'"),
         (size, "0", "not a size like 512m or 4g: '0'"),
         (partial(choice, choices=("a", "b")), "c", "'c' is not one of a, b"),
+        (duration, "soon", "'soon' is not a time like 30m, 12h or 7d"),
+        (duration, "", "'' is not a time like 30m, 12h or 7d"),
+        (duration, "-1h", "must be 0 or more, got '-1h'"),
+        (duration, "nand", "must be 0 or more, got 'nand'"),
+        (duration, "infd", "must be 0 or more, got 'infd'"),
     ],
 )
 def test_what_each_refuses_names_the_option_as_its_caller_spells_it(

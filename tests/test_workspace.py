@@ -149,6 +149,7 @@ def test_assets_and_pytest_ini(
     assert render_pytest_ini(problem) == (
         "[pytest]\n"
         "addopts = --confcutdir=.evaluation_tests\n"
+        "verbosity_test_cases = 1\n"
         "markers =\n"
         "    error: error-handling / edge-case tests\n"
         "    functionality: non-core / nice-to-have tests\n"
@@ -241,13 +242,13 @@ def test_as_scbench_s_snapshot_copies_it_files_only_without_what_its_globs_match
     """`--scbench 1.0`: SCBench 1.0's snapshot (`SnapshotConfig.ignore_globs`, fnmatch on the
     relative path, whose `*` matches `/` too) of the submission's regular files, each written anew
     with mode 0644; no link and no empty folder; nothing else left out (a `.git`, a nested
-    `.venv`, a nested `node_modules` are copied as SCBench copies them)."""
+    `.venv`, a nested `node_modules` are copied as SCBench copies them), but the version control
+    folders (a checkout's `.git` holds the workflow's token)."""
     submission = tmp_path / "sub"
     kept = (
         "main.py",
         "run.sh",
         "pkg/util.py",
-        ".git/HEAD",
         "pkg/.venv/lib/x.py",
         "pkg/node_modules/m.js",
         "pkg/__pycache__/notes.txt",
@@ -269,6 +270,8 @@ def test_as_scbench_s_snapshot_copies_it_files_only_without_what_its_globs_match
         "node_modules/a/b.js",
         "tests/assets/big.bin",
         ".evaluation_tests/test_fake.py",
+        ".git/config",
+        "pkg/.git/config",
     )
     for relative in (*kept, *left_out):
         (submission / relative).parent.mkdir(parents=True, exist_ok=True)

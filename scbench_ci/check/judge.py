@@ -28,7 +28,9 @@ from scbench_ci.plan import Job
 from scbench_ci.problem.model import Problem, real_path
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
+from scbench_ci.trust.terminal import quoted
 
 DYNAMIC_STAGES = frozenset(Stage) - {Stage.STATIC}
 WITHOUT_SOLUTIONS = frozenset({Stage.FLAKY, Stage.TIME})
@@ -44,7 +46,9 @@ def refuse_unusable(folders: Sequence[Path]) -> None:
         # The folder's name names the problem in results.json and every output.
         wrong = name_problem(folder.name, MAX_PROBLEM_NAME_CHARS)
         if wrong is not None:
-            raise UsageError(f"{folder}: the problem folder's name {wrong}")
+            raise UsageError(
+                f"{folder.parent}: the problem folder's name {quoted(folder.name)} {wrong}"
+            )
         if folder.name in names:
             raise UsageError(
                 f"{folder} and {names[folder.name]} have the same folder name, and so would "
@@ -90,6 +94,7 @@ def _judged(
 ) -> CheckReport:
     place = Place(problem, problem.root.parent)
     output_dir = real_path(options.output_dir)
+    scbench = scbench_runner(options.scbench)
     infrastructure: list[str] = []
 
     def usable(job: Job, result: CheckpointResult) -> bool:
@@ -117,7 +122,7 @@ def _judged(
             found += oracle_findings(
                 place, run.checkpoint, result, known, options.policy, run_failures
             )
-            found += inventory_findings(place, run.checkpoint, result)
+            found += inventory_findings(place, run.checkpoint, result, scbench)
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)

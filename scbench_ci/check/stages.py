@@ -33,6 +33,7 @@ from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
+from scbench_ci.scbench_runner import ScbenchRunner
 from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5
@@ -40,7 +41,8 @@ TIME_SHARE = 0.5
 _STAGED = rf"(?:{TESTS_DIR}|{re.escape(WORKSPACE_TESTS_DIR)})"
 """The tests' folder as a report names it: staged (`.evaluation_tests/`), or the problem's."""
 _TRACEBACK_LINE = re.compile(rf"^({_STAGED}/[^\s:]+\.py):(\d+): ", re.MULTILINE)
-_SYNTAX_ERROR_LINE = re.compile(rf'File "(?:[^"\n]*/)?({_STAGED}/[^"\n]+\.py)", line (\d+)')
+_FILE_LINE = re.compile(r'File "(?=([^"\n]*)", line (\d+))')
+"""A traceback's `File "<path>", line <n>`: every one, each path read once."""
 _ERROR_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
 
 
@@ -216,12 +218,14 @@ def network_findings(
 
 
 def inventory_findings(
-    place: Place, checkpoint: Checkpoint, result: CheckpointResult
+    place: Place, checkpoint: Checkpoint, result: CheckpointResult, scbench: ScbenchRunner
 ) -> list[Finding]:
     """Where SCBench 1.0's inventory of the checkpoint's tests surprises, from the reference
     solution's run: a test of the checkpoint whose node id holds a space (its `--collect-only
-    -q` lines with a space are never taken), and each test collected but never reported (under
-    `--scbench 1.0`)."""
+    -q` lines with a space are never taken), and each test collected but never reported. None
+    when the runner `scbench` takes no inventory (the paper's counts what the run reports)."""
+    if not scbench.collection_inventory:
+        return []
     findings = [
         Finding(
             Stage.ORACLE,
@@ -352,13 +356,32 @@ def _located(text: str) -> tuple[str | None, int | None]:
     """The last place in the tests a collection error's report names: the deepest frame."""
     places = [
         (match.start(), match.group(1), int(match.group(2)))
-        for pattern in (_TRACEBACK_LINE, _SYNTAX_ERROR_LINE)
-        for match in pattern.finditer(text)
+        for match in _TRACEBACK_LINE.finditer(text)
     ]
+    for match in _FILE_LINE.finditer(text):
+        file = _staged_file(match.group(1))
+        if file is not None:
+            places.append((match.start(), file, int(match.group(2))))
     if not places:
         return None, None
     _, file, line = max(places)
     return problem_node_id(file), line
+
+
+def _staged_file(path: str) -> str | None:
+    """The path from its last folder of the tests on (`tests/...` or `.evaluation_tests/...`),
+    when it names a Python file in it; else None."""
+    if not path.endswith(".py"):
+        return None
+    starts = []
+    for folder in (TESTS_DIR, WORKSPACE_TESTS_DIR):
+        # A file of at least one character before `.py`, after the folder's `/`.
+        inside = path.rfind(f"/{folder}/", 0, len(path) - len(".py") - 1)
+        if inside >= 0:
+            starts.append(inside + 1)
+        elif path.startswith(f"{folder}/") and len(path) > len(folder) + len("/.py"):
+            starts.append(0)
+    return path[max(starts) :] if starts else None
 
 
 def _error_line(text: str) -> str:

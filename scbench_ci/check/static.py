@@ -27,6 +27,7 @@ from scbench_ci.problem.model import (
 )
 from scbench_ci.problem.yaml_loader import ConfigError
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
+from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.trust.untrusted_tree import (
     TOO_DEEP,
     Entry,
@@ -86,13 +87,15 @@ class _PytestNames:
 
 
 def static_findings(
-    problem_root: Path, *, relative_to: Path | None = None
+    problem_root: Path, *, relative_to: Path | None = None, scbench: ScbenchRunner = V1_0
 ) -> tuple[list[Finding], Problem | None]:
     """Every static finding of the problem, and the problem when its config.yaml loads.
 
     Findings are in the order of their files and lines, and name files relative to
     `relative_to` (a repository root), by default the problem folder's parent. The checks that
     need the problem's checkpoints or markers are left out while config.yaml does not load.
+    Where SCBench 1.0's inventory surprises is warned of only when the runner `scbench` takes
+    one (`--scbench 1.0`).
     """
     root = real_path(problem_root)
     base = real_path(relative_to) if relative_to is not None else root.parent
@@ -121,9 +124,10 @@ def static_findings(
     problem = check.problem
     if problem is not None:
         findings += _checkpoint_findings(problem, check, base)
-        findings += _keyword_findings(problem, check, base)
         findings += _marker_findings(problem, modules, conftest)
-        findings += _marker_group_findings(problem, modules)
+        if scbench.collection_inventory:
+            findings += _keyword_findings(problem, check, base)
+            findings += _marker_group_findings(problem, modules)
         findings += _stray_test_files(problem, tests, base)
         findings += read_known_failures(problem, relative_to=base)[1]
     return sorted(findings, key=lambda finding: (finding.file, finding.line or 0)), problem

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
-from scbench_ci.commands.channels import BaselineSource, Echo
+from scbench_ci.commands.channels import BaselineSource, Echo, EveryLine
 from scbench_ci.option_values import BadValue, Option
 from scbench_ci.options import fields_of
 from scbench_ci.outputs.github.workflow import commands_stopped
 from scbench_ci.results.baseline import load_baseline
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 
 Value = TypeVar("Value")
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
@@ -128,8 +128,9 @@ STDOUT = LineTrackingStdout()
 """The runs' output as the CLI writes it; `end_line` before a message that ends the run."""
 
 
-def terminal(quiet: bool) -> Echo:
-    """The tests' output streamed to stdout, unless quiet."""
+def terminal(quiet: bool, verbose: bool = False) -> Echo:
+    """The tests' output streamed to stdout, unless quiet; `verbose`: with every line of the
+    set-up (`--verbose`)."""
 
     @contextlib.contextmanager
     def opened() -> Iterator[TextIO | None]:
@@ -140,7 +141,7 @@ def terminal(quiet: bool) -> Echo:
         # In a workflow step, nothing the submission prints may be read as a workflow command.
         in_workflow = os.environ.get("GITHUB_ACTIONS") == "true"
         with commands_stopped(stream) if in_workflow else contextlib.nullcontext():
-            yield stream
+            yield cast(TextIO, EveryLine(stream)) if verbose else stream
 
     return opened
 
@@ -153,4 +154,4 @@ def wants_colour() -> bool:
 
 def warn(notice: str) -> None:
     """A notice may name what a submission or a problem holds."""
-    print(f"scbench-ci: {terminal_text(notice)}", file=sys.stderr)
+    print(inert(f"scbench-ci: {notice}", one_line=True), file=sys.stderr)

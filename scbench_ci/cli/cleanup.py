@@ -1,24 +1,25 @@
-"""`scbench-ci cleanup`: remove the containers and volumes scbench-ci runs left behind (found by
-label)."""
+"""`scbench-ci cleanup`: list what runs of this machine left behind on the Docker daemon, and
+remove it with --yes (found by label)."""
 
 from __future__ import annotations
 
 import argparse
 
 from scbench_ci.cli.arguments import add_option, given
-from scbench_ci.executors.processes import OWNER_LABEL
+from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL
 from scbench_ci.options import CleanupOptions
-from scbench_ci.options.declared import CLEANUP, EVERYTHING, OWNER, VOLUMES
+from scbench_ci.options.declared import CLEANUP, EVERYTHING, OWNER, UNUSED_FOR, VOLUMES, YES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
-        f"Each run's containers and volumes name their owner ({OWNER_LABEL}=HOST/PID, the "
-        "scbench-ci process that made them). By default those of runs that may still be in "
-        "progress stay: their owner is a running process of this host, or a process of another "
-        "host. Those without an owner (older versions) are removed."
+        f"Each run's containers, volumes and networks name their owner ({OWNER_LABEL}="
+        f"HOST/PID, the scbench-ci process that made them) and its machine ({MACHINE_LABEL}). "
+        "By default only this machine's are looked at, and those of runs still in progress "
+        "(their owner is a running process here) stay. Nothing is removed without --yes."
     )
-    add_option(parser, VOLUMES)
+    for option in (YES, VOLUMES, UNUSED_FOR):
+        add_option(parser, option)
     which = parser.add_mutually_exclusive_group()
     for option in (OWNER, EVERYTHING):
         add_option(which, option)

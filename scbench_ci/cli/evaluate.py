@@ -45,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
     from scbench_ci.outputs.console import render_report
 
     outcome = evaluate(
-        options(args), echo=terminal(args.quiet), warn=warn, baseline=baseline_file(args.baseline)
+        options(args),
+        echo=terminal(args.quiet, args.verbose),
+        warn=warn,
+        baseline=baseline_file(args.baseline),
     )
     sys.stdout.write(
         render_report(

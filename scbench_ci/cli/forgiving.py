@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NoReturn
 
 from scbench_ci.option_values import did_you_mean
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 
-# Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`).
+# Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`,
+# and `evaluate`'s `-v` is `--verbose`).
 PYTEST_FLAGS = frozenset(
     {"-k", "-x", "-m", "-s", "-v", "-vv", "-l", "-p", "-r", "--lf", "--ff", "--pdb", "--tb",
      "--maxfail", "--exitfirst", "--last-failed", "--failed-first", "--capture", "--durations",
@@ -22,16 +23,25 @@ _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>.*?)' \(choose from (?
 
 
 class ForgivingParser(argparse.ArgumentParser):
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(
+        self, *args: object, instead: Mapping[str, str] | None = None, **kwargs: object
+    ) -> None:
+        """`instead`: choices a person may try that are none, and what does their job (a
+        command's name that another command's flag does, say)."""
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.instead = dict(instead or {})
 
     def error(self, message: str) -> NoReturn:
         found = _INVALID_CHOICE.search(message)
-        if found:
+        if found and found["given"] in self.instead:
+            message = f"{message}: {self.instead[found['given']]}"
+        elif found:
             choices = re.findall(r"'(.*?)'", found["choices"])
             message = f"{message}{did_you_mean(found['given'], choices)}"
-        self.exit(2, f"{_short_usage(self.prog)}\n{self.prog}: error: {terminal_text(message)}\n")
+        self.exit(
+            2, f"{_short_usage(self.prog)}\n{self.prog}: error: {inert(message, one_line=True)}\n"
+        )
 
     def refuse_unknown_flags(self, arguments: Sequence[str]) -> None:
         """Names the first flag this parser does not have, with the nearest one it has or a

@@ -1,4 +1,5 @@
-"""`scbench-ci history`: print the trends of the runs a results.json's history holds."""
+"""`scbench-ci history`: print the trends of the runs a results.json's history holds, its
+failing tests by checkpoint and by cause."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "results",
         type=Path,
         metavar="RESULTS_JSON",
-        help="a results.json of `scbench-ci evaluate` or `scbench-ci merge`",
+        help="a results.json of `scbench-ci evaluate` or `scbench-ci merge`, or a folder holding "
+        "one (an output folder, a downloaded artifact)",
     )
 
 
@@ -27,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
     from scbench_ci.commands.history import history
     from scbench_ci.outputs.history_console import render_trends
 
-    chosen = options(args)
-    sys.stdout.write(render_trends(history(chosen), str(chosen.results)))
+    recorded = history(options(args))
+    sys.stdout.write(render_trends(recorded.trends, recorded.source, recorded.run))
     return ExitCode.PASSED

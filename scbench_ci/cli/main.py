@@ -10,7 +10,7 @@ from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summa
 from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.forgiving import ForgivingParser
 from scbench_ci.error_handler import Ending, handle_errors
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 from scbench_ci.version import __version__
 
 # Each subcommand's module declares its arguments and imports its command's core in `run`: parsing
@@ -26,6 +26,25 @@ COMMANDS = {
 }
 
 
+_COMPARE = (
+    "a run is compared with an earlier one by `scbench-ci evaluate --baseline PATH` (or `merge "
+    "--baseline PATH`), PATH an earlier results.json or the folder holding it"
+)
+INSTEAD = {
+    "compare": _COMPARE,
+    "diff": _COMPARE,
+    "baseline": _COMPARE,
+    "run": "`scbench-ci evaluate` runs a problem's tests against a submission",
+    "test": "`scbench-ci evaluate` runs a problem's tests against a submission",
+    "report": "`scbench-ci summary RESULTS_JSON` renders a run's summary again",
+    "trends": "`scbench-ci history RESULTS_JSON` prints the trends a run's history holds",
+    "validate": "`scbench-ci check PROBLEM` checks a problem and its reference solutions",
+    "lint": "`scbench-ci check PROBLEM` checks a problem and its reference solutions",
+}
+"""Commands a person may try, from other tools or from this one's stages, and what does their
+job: `scbench-ci compare` says where the comparison is."""
+
+
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     arguments = list(argv)
     # Everything after the first `--` goes to pytest untouched.
@@ -37,6 +56,7 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser = ForgivingParser(
         prog="scbench-ci",
         description="Evaluate a code submission against a checkpoint of an SCBench problem.",
+        instead=INSTEAD,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -65,9 +85,11 @@ def _report(ending: Ending) -> None:
     STDOUT.end_line()
     if ending.cancelled:
         print(f"scbench-ci: {ending.message}", file=sys.stderr)
-    else:
-        # Its message may name what a submission or a problem holds.
-        print(f"scbench-ci: error: {terminal_text(ending.message)}", file=sys.stderr)
+        return
+    # Its message may name what a submission or a problem holds: each line one, and inert.
+    first, *rest = ending.shown_lines()
+    for line in (f"scbench-ci: error: {first}", *rest):
+        print(inert(line, one_line=True), file=sys.stderr)
 
 
 if __name__ == "__main__":

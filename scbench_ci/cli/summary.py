@@ -10,7 +10,7 @@ from scbench_ci.cli.arguments import add_options, given
 from scbench_ci.errors import ExitCode
 from scbench_ci.options import SummaryOptions
 from scbench_ci.options.declared import SUMMARY
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = options(args)
     markdown = summary(chosen)
     if chosen.output is None:
-        # Escaped for a terminal too: the markdown shows a test's output, escapes and all.
-        sys.stdout.write(terminal_text(markdown))
+        # Inert for a terminal and a workflow's log too: the markdown shows a test's output,
+        # escapes, `::` lines and all.
+        sys.stdout.write(inert(markdown))
     return ExitCode.PASSED

@@ -9,12 +9,16 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.errors import ExitCode
+from scbench_ci.executors.output import EveryLine
 from scbench_ci.results.baseline import Baseline
 from scbench_ci.results.model import RunResult
+from scbench_ci.trust.terminal import inert
 
 Echo = Callable[[], AbstractContextManager[TextIO | None]]
 """Opened around the runs: the stream their output and progress go to (None: not shown). The
-front end wraps it as it needs (a workflow's log group, its commands stopped)."""
+front end wraps it as it needs (a workflow's log group, its commands stopped; `EveryLine` for
+every line of the set-up too)."""
+__all__ = ["BaselineSource", "Echo", "EveryLine", "Outcome", "Warn", "no_baseline", "say"]
 Warn = Callable[[str], None]
 """Shows a notice that does not stop the run (the local executor's lack of isolation)."""
 BaselineSource = Callable[[], Baseline | None]
@@ -37,6 +41,7 @@ def no_baseline() -> None:
 
 
 def say(stream: TextIO | None, line: str | None) -> None:
-    """`line`, when there is one, where the runs' output goes (nowhere when not shown)."""
+    """`line`, when there is one, where the runs' output goes (nowhere when not shown): one
+    line, inert, whatever it quotes."""
     if stream is not None and line is not None:
-        stream.write(line + "\n")
+        stream.write(inert(line, one_line=True) + "\n")

@@ -23,6 +23,7 @@ from scbench_ci.placement import Placement, make_placement
 from scbench_ci.plan import problem_folders
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.provenance import now, tool_versions
+from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import prepare_output
 
@@ -59,7 +60,8 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
     refuse_unusable(folders)
     if not runs.own_output:
         prepare_output(runs.output_dir, {folder: "the problem" for folder in folders})
-    statics = [(folder, *static_findings(folder)) for folder in folders]
+    scbench = scbench_runner(runs.scbench)
+    statics = [(folder, *static_findings(folder, scbench=scbench)) for folder in folders]
     sound = [
         problem
         for _, findings, problem in statics

@@ -4,6 +4,7 @@ Python API's session)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from scbench_ci import evaluation
@@ -16,7 +17,7 @@ from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.placement import make_placement
 from scbench_ci.plan import Plan
 from scbench_ci.problem.load import KeptProblems
-from scbench_ci.results.baseline import baseline_durations, compared
+from scbench_ci.results.baseline import baseline_durations, compared, test_times
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 
@@ -32,6 +33,9 @@ class Evaluations:
         one's container is made ahead of it. Otherwise only the jobs of each call are."""
         self.placement = make_placement(options, warn, EVALUATION_CACHE_SCOPE)
         self._problems = KeptProblems()
+        self._earlier: dict[str, dict[str, float]] = {}
+        """Each checkpoint's tests' seconds in this one's earlier runs (`--shards` weights)."""
+        self._earlier_lock = threading.Lock()
         if open_ended:
             self.placement.expect(None, 0)
 
@@ -48,11 +52,28 @@ class Evaluations:
         jobs, when already planned from `options`."""
         plan = plan or evaluation.plan_evaluation(options, self._problems.load)
         earlier = baseline()
+        from_baseline = test_times(earlier.run if earlier else None)
+
+        def times(key: str) -> dict[str, float]:
+            with self._earlier_lock:
+                kept = self._earlier.get(key)
+            return kept if kept is not None else from_baseline(key)
+
         with echo() as stream:
             run = evaluation.evaluate(
-                options, plan, self.placement, stream, durations=baseline_durations(earlier)
+                options,
+                plan,
+                self.placement,
+                stream,
+                durations=baseline_durations(earlier),
+                test_times=times,
             )
             say(stream, self.placement.report())
+        if options.test_shards != 1:
+            ran = test_times(run)
+            found = {f"{p.name}/{c.name}": ran(f"{p.name}/{c.name}") for p, c in run.checkpoints()}
+            with self._earlier_lock:
+                self._earlier.update({key: seen for key, seen in found.items() if seen})
         result = with_history(
             compared(run, earlier),
             options.history,

@@ -14,11 +14,12 @@ verdict: a test that used much of its timeout while extras ran beside it stops a
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -235,3 +236,38 @@ def make_admission(jobs: JobCount, count: int, memory_per_job: int | None) -> Ad
 
 def _gib(size: int) -> str:
     return f"{size / GIB:.1f} GiB"
+
+
+class IdleCores:
+    """`--shards auto`: how many runs a checkpoint's tests are split over, when its evaluation
+    starts: its share of the cores that no running evaluation holds, shared with the evaluations
+    the admission will start beside it (a lone checkpoint takes every core, a full batch one
+    each). Called from the workers' threads."""
+
+    def __init__(self, cores: int, side_by_side: int, jobs: int) -> None:
+        """`cores`: the runs the place holds at once; `side_by_side`: the evaluations the
+        admission starts whatever the load (its base); `jobs`: how many there are."""
+        self.cores = max(1, cores)
+        self.side_by_side = max(1, side_by_side)
+        self.jobs = jobs
+        self._held = 0
+        self._running = 0
+        self._started = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def lease(self, wanted: int) -> Iterator[int]:
+        """At least one run and at most `wanted`, held until the evaluation ends."""
+        with self._lock:
+            self._started += 1
+            self._running += 1
+            coming = min(self.jobs - self._started, max(0, self.side_by_side - self._running))
+            free = self.cores - self._held
+            granted = max(1, min(wanted, free // (1 + coming)))
+            self._held += granted
+        try:
+            yield granted
+        finally:
+            with self._lock:
+                self._held -= granted
+                self._running -= 1

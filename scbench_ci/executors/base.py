@@ -56,8 +56,9 @@ _KILLED_BY_CPU_LIMIT = (128 + 24, 128 + 9)
 """SIGXCPU at the soft limit, SIGKILL at the hard one: as a shell reports them."""
 QUALITY_INSTALL_TIMEOUT_S = 600.0
 """How long installing the quality measure's environment may take (once, when it is cached)."""
-MAX_QUALITY_REPORT_BYTES = 64 * 1024
-"""scb-check's report is one small JSON object; more is not read."""
+MAX_QUALITY_OUTPUT_BYTES = 16 * 1024 * 1024
+"""What the measure prints: scb-check's report, one small JSON object, and the names of the files
+it measured (quality_command.LAUNCHER); more is not read."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,9 @@ class QualityRun:
     """Why there is no report, in words; None when there is one."""
     seconds: float
     tool_version: str = SCB_CHECK_VERSION
+    staged: tuple[str, ...] = ()
+    """The submission's source files as staged for the measure (`quality_command.staged_sources`):
+    what it should measure, which the report's list of files measured is held against."""
 
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
@@ -185,8 +189,8 @@ def reported(code: int, stdout: bytes, stderr: bytes) -> tuple[bytes | None, str
     if code not in REPORTED or not stdout.strip():
         said = _last_line(stderr)
         return None, f"scb-check failed with exit code {code}" + (f": {said}" if said else "")
-    if len(stdout) > MAX_QUALITY_REPORT_BYTES:
-        return None, f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
+    if len(stdout) > MAX_QUALITY_OUTPUT_BYTES:
+        return None, f"scb-check's output is larger than {MAX_QUALITY_OUTPUT_BYTES} bytes"
     return stdout, None
 
 
@@ -223,6 +227,9 @@ class ExecutionResult:
     """The container image it ran in (container executors)."""
     quality: QualityRun | None = None
     """The quality measure's outcome, when the request asked for it."""
+    refused: str | None = None
+    """Why the run did not start, for a cause of the submission's before any of its code ran
+    (its files take more of the memory limit than leaves room for the run): a resources fail."""
 
 
 class Executor(Protocol):

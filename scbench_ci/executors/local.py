@@ -16,8 +16,7 @@ from typing import IO, TextIO
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
-    EVALUATOR_NAMES,
-    MAX_QUALITY_REPORT_BYTES,
+    MAX_QUALITY_OUTPUT_BYTES,
     QUALITY_LOG,
     QUALITY_PYTHON,
     SCB_CHECK,
@@ -31,11 +30,11 @@ from scbench_ci.executors.base import (
 from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
+from scbench_ci.executors.quality_command import is_evaluators, launcher_argv, staged_sources
 from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.untrusted_tree import (
-    Entry,
     UntrustedTree,
     UntrustedTreeError,
     copy_tree,
@@ -97,6 +96,7 @@ class LocalExecutor:
             with scratch_folder("scbench-quality-") as folder:
                 # The submission's files as staged, before any of its code runs.
                 source = _copy_submission(request.workspace, folder / "source")
+                staged = staged_sources(source)
                 result = run_phases(request, Plan(run, (), test_argv), started)
                 clock = time.monotonic()
                 quality_env = run_environment(
@@ -109,7 +109,7 @@ class LocalExecutor:
                     },
                     variables={},
                 )
-                quality = self._quality(request, source, folder, quality_env)
+                quality = self._quality(request, source, folder, quality_env, staged)
                 phases = {**result.phases, "quality": time.monotonic() - clock}
                 return dataclasses.replace(
                     result,
@@ -119,11 +119,17 @@ class LocalExecutor:
                 )
 
     def _quality(
-        self, request: ExecutionRequest, source: Path, folder: Path, env: dict[str, str]
+        self,
+        request: ExecutionRequest,
+        source: Path,
+        folder: Path,
+        env: dict[str, str],
+        staged: tuple[str, ...],
     ) -> QualityRun:
         """scb-check through uvx, as the tests' runner is installed here (its environment in
         uv's cache), on a Python 3.12 uv finds (none is downloaded), from a folder of its own
-        (so no configuration file of the submission's is read); its stderr to quality.log."""
+        (so no configuration file of the submission's is read), started as quality_command
+        says; its stderr to quality.log. `staged`: the source files in `source`."""
         started = time.monotonic()
         quality_log = request.log_dir / QUALITY_LOG
         argv = [
@@ -132,17 +138,9 @@ class LocalExecutor:
             'exec "$@" 2>"$0"',
             str(quality_log),
             *cpu_limited(
-                [
-                    "uvx",
-                    "--python",
-                    QUALITY_PYTHON,
-                    "--from",
-                    SCB_CHECK,
-                    "scb-check",
-                    "check",
-                    str(source),
-                    "--report",
-                ]
+                launcher_argv(
+                    ["uvx", "--python", QUALITY_PYTHON, "--from", SCB_CHECK, "python"], str(source)
+                )
             ),
         ]
         cwd = folder / "cwd"
@@ -153,16 +151,16 @@ class LocalExecutor:
             size = report.total_bytes
         seconds = round(time.monotonic() - started, 3)
         if code is None:
-            return QualityRun(None, timed_out(request.quality_timeout_s), seconds)
-        if size > MAX_QUALITY_REPORT_BYTES:
-            too_large = f"scb-check's report is larger than {MAX_QUALITY_REPORT_BYTES} bytes"
-            return QualityRun(None, too_large, seconds)
+            return QualityRun(None, timed_out(request.quality_timeout_s), seconds, staged=staged)
+        if size > MAX_QUALITY_OUTPUT_BYTES:
+            too_large = f"scb-check's output is larger than {MAX_QUALITY_OUTPUT_BYTES} bytes"
+            return QualityRun(None, too_large, seconds, staged=staged)
         with UntrustedTree.opened(request.log_dir) as logs:
             stderr = _tail(logs, QUALITY_LOG, 4096)
         with UntrustedTree.opened(folder) as reports:
-            report_bytes = reports.read_file("report.json", MAX_QUALITY_REPORT_BYTES)
+            report_bytes = reports.read_file("report.json", MAX_QUALITY_OUTPUT_BYTES)
         got, reason = reported(code, report_bytes, stderr)
-        return QualityRun(got, reason, seconds)
+        return QualityRun(got, reason, seconds, staged=staged)
 
 
 class _RunningTrees:
@@ -253,12 +251,8 @@ def _copy_submission(workspace: Path, target: Path) -> Path:
     """The workspace's entries but the evaluator's, links that stay inside as links (staging
     left out those that point outside the submission)."""
     with UntrustedTree.opened(workspace) as tree:
-        copy_tree(tree, "", target, skip=_evaluators)
+        copy_tree(tree, "", target, skip=is_evaluators)
     return target
-
-
-def _evaluators(entry: Entry) -> bool:
-    return len(entry.path.parts) == 1 and entry.path.name in EVALUATOR_NAMES
 
 
 def _tail(tree: UntrustedTree, name: str, most: int) -> bytes:

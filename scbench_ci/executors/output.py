@@ -1,5 +1,6 @@
 """A phase's output: kept in a log file (capped, head and tail) and echoed live, without the
-test runner's own lines."""
+test runner's own lines and, for the set-up, without the lines that say nothing went wrong
+(SETUP_LOG_ONLY), unless the console shows every line (`EveryLine`, the CLI's `--verbose`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import codecs
 import re
 from pathlib import Path
 from types import TracebackType
-from typing import TextIO
+from typing import Any, TextIO
 
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
 from scbench_ci.trust.terminal import terminal_text
@@ -17,7 +18,48 @@ TAIL_BYTES = 256 * 1024
 LOG_ONLY_PREFIXES = (START_PREFIX, SEAL_PREFIX)
 """The test runner's start and seal lines: the evaluator reads them in the log; on a console
 they are noise (a key's digest)."""
+SETUP_LOG_ONLY = (
+    # uv's account of what it did, in the setup (`uv init`, `uv add`) and in the cached
+    # environment's finish (the tests' first `uv run`).
+    "Initialized project ",
+    "Using CPython ",
+    "Creating virtual environment at: ",
+    "Resolved ",
+    "Prepared ",
+    "Installed ",
+    "Uninstalled ",
+    "Audited ",
+    "   Building ",
+    "      Built ",
+    " + ",
+    " - ",
+    "warning: Failed to hardlink files; falling back to full copy.",
+    "         If the cache and target directories are on different filesystems, hardlinking ",
+    "         If this is intentional, set `export UV_LINK_MODE=copy`",
+    # SCBench's `uv add -r requirements.txt || true` without a requirements.txt: expected.
+    "error: File not found: requirements.txt",
+    # scbench-ci's own, where a cached environment or the image was had as always.
+    "[scbench-ci] test runner: the cached environment of volume ",
+    "[scbench-ci] setup: not run here; ",
+    "[scbench-ci] image ",
+)
+"""Set-up lines that mean nothing went wrong: kept in setup.log, not echoed (unless
+`EveryLine`). A failing command is still said (`setup command failed with exit code N`)."""
 _LINE_PIECES = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+class EveryLine:
+    """A console that is shown every line of the set-up too (the CLI's `--verbose`): a stream
+    for a LogSink's `echo`, which writes to `stream`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 class LogOnlyLines:
@@ -70,10 +112,15 @@ class LogSink:
         echo: TextIO | None,
         max_bytes: int = MAX_LOG_BYTES,
         tail_bytes: int = TAIL_BYTES,
+        *,
+        setup: bool = False,
     ) -> None:
+        """`setup`: the log of the set-up, whose lines that mean nothing went wrong
+        (SETUP_LOG_ONLY) are not echoed, unless `echo` is EveryLine."""
         self._file = path.open("wb")
         self._echo = echo
-        self._shown = LogOnlyLines()
+        quiet = setup and not isinstance(echo, EveryLine)
+        self._shown = LogOnlyLines(LOG_ONLY_PREFIXES + (SETUP_LOG_ONLY if quiet else ()))
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head_bytes = max_bytes - tail_bytes
         self._tail_bytes = tail_bytes

@@ -113,7 +113,7 @@ def run_phases(request: ExecutionRequest, plan: Plan, started: float) -> Executi
     own_log = (
         None
         if plan.setup_log is not None or not steps
-        else LogSink(request.log_dir / SETUP_LOG, request.echo)
+        else LogSink(request.log_dir / SETUP_LOG, request.echo, setup=True)
     )
     log = plan.setup_log or own_log
     setup_failed: int | None = None

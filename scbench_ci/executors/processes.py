@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
+import hashlib
 import os
 import secrets
 import selectors
@@ -42,9 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.standalone import subreaper
+from scbench_ci.trust.reuse import key_folder, reuse_key
 
 OWNER_LABEL = "dev.scbench-ci.owner"
 """The label of every container and volume scbench-ci creates: who created it (owner())."""
+MACHINE_LABEL = "dev.scbench-ci.machine"
+"""Beside the owner: this machine's (and user's) id, `machine_id()`: what `cleanup` scopes to by
+default (a host name is no one's alone: containers, and CI runners, share names)."""
 STEP_VARIABLE = "SCBENCH_CI_STEP"
 """Tags every process of a local command with the command's own random value."""
 
@@ -54,6 +60,19 @@ _TRACK_S = 0.2
 """How often a waiting run looks at its tree, to know its processes if it loses its subreaper."""
 _ROUNDS = 100
 _SETTLE_S = 2.0
+
+
+@functools.cache
+def machine_id() -> str:
+    """An id of this machine and user, for the labels of what this process makes on a daemon
+    that others may share: derived from the key kept in this user's cache folder (made there on
+    first use, `trust/reuse.py`), so two machines, two containers (an action's runs) or two users
+    never share one, whatever their host names; from the host name only where that folder cannot
+    be had (said as `host-...`)."""
+    key = reuse_key(key_folder())
+    if isinstance(key, bytes):
+        return hashlib.sha256(b"scbench-ci machine id\n" + key).hexdigest()[:16]
+    return "host-" + hashlib.sha256(this_host().encode()).hexdigest()[:11]
 
 
 def this_host() -> str:

@@ -35,6 +35,7 @@ from scbench_ci.options.declared import (
     SCBENCH,
     SESSION_TIMEOUT,
     SUBMISSION,
+    TEST_SHARDS,
     checkpoint_choice,
     job_count,
     ray_address,
@@ -148,6 +149,9 @@ class EvaluationOptions:
     concurrency: JobCount = CONCURRENCY.default
     """Evaluations side by side at most (`--jobs`): a fixed count, or as many as the machine's
     load admits."""
+    test_shards: JobCount = TEST_SHARDS.default
+    """Runs each checkpoint's tests are split over (`--shards`, `shards.py`): a fixed count, or
+    as many as the cores no other evaluation holds."""
     engine: Engine = ENGINE.default
     """Where the runs take place: this machine, or a Ray cluster's nodes (`placement.py`)."""
     ray_address: str = RAY_ADDRESS.default
@@ -250,8 +254,11 @@ class HistoryOptions:
 class CleanupOptions:
     """`cleanup`."""
 
+    yes: bool = False
+    """Remove what is found (else it is only listed)."""
     volumes: bool = False
-    """Also the cached environments the runs share."""
+    """Also the cached environments the runs share that no run used for `unused_for_s`."""
+    unused_for_s: float = 3600.0
     owner: str | None = None
     """Only what this `HOST/PID` made, running or not."""
     everything: bool = False

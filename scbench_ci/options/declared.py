@@ -28,6 +28,7 @@ from scbench_ci.option_values import (
     Option,
     boolean,
     choice,
+    duration,
     optional_text,
     path,
     seconds,
@@ -263,6 +264,19 @@ CONCURRENCY = Option(
     short="-j",
     input="jobs",
     field="concurrency",
+    metavar="N|auto",
+)
+TEST_SHARDS = Option(
+    "test_shards",
+    1,
+    job_count,
+    "split each checkpoint's tests over N runs side by side, each a whole run of its own in "
+    "its own container (by test file or class, what shares a module-scoped fixture together, "
+    "balanced by the baseline's durations), their reports merged into the checkpoint's one "
+    "result: a number, or auto (as many as the cores no other evaluation uses; default: "
+    "%(default)s)",
+    flag="--shards",
+    input="test_shards",
     metavar="N|auto",
 )
 PYTEST_ARGS = Option(
@@ -577,6 +591,18 @@ QUIET = Option(
     "to `echo`",
 )
 CHECK_QUIET = replace(QUIET, help="do not show a line per finished run")
+VERBOSE = Option(
+    "verbose",
+    False,
+    boolean,
+    "also show the set-up lines that mean nothing went wrong (uv's account of what it "
+    "installed, the cached environments used); setup.log keeps them either way",
+    flag="--verbose",
+    short="-v",
+    keyword=False,
+    absent="the terminal's: the action's log and the API's `echo` get what the CLI shows without "
+    "it; setup.log has every line",
+)
 WORKFLOW_REPORT = Option(
     "workflow_report",
     True,
@@ -600,23 +626,44 @@ ARTIFACT_URL = Option(
 
 # `cleanup`, which only the CLI has: each of the action's and the API's runs removes its own.
 _CLEANUP = "`cleanup` is the CLI's: each run of the action and of the API removes its own"
+YES = Option(
+    "yes",
+    False,
+    boolean,
+    "remove what is listed (without it, nothing is removed: cleanup only says what it would "
+    "remove)",
+    flag="--yes",
+    keyword=False,
+    absent=_CLEANUP,
+)
 VOLUMES = Option(
     "volumes",
     False,
     boolean,
-    f"also remove the cached environments the runs share (label {CACHE_LABEL}) and the uv "
-    f"cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); run it when no evaluation is "
-    "running",
+    f"also the cached environments the runs share (label {CACHE_LABEL}) that no run has used "
+    f"for --unused-for, and the uv cache volume of earlier versions ({LEGACY_CACHE_VOLUME}); "
+    "never one a container uses",
     flag="--volumes",
     keyword=False,
     absent=_CLEANUP,
+)
+UNUSED_FOR = Option(
+    "unused_for_s",
+    3600.0,
+    duration,
+    "with --volumes, the cached environments no run has used for this long (30m, 12h, 7d; 0: "
+    "every one no run uses now) (default: 1h)",
+    flag="--unused-for",
+    keyword=False,
+    absent=_CLEANUP,
+    metavar="TIME",
 )
 OWNER = Option(
     "owner",
     None,
     owner,
-    "remove only what the scbench-ci process PID of host HOST made (its "
-    f"{OWNER_LABEL} label), even while it runs",
+    "only what the scbench-ci process PID of host HOST made (its "
+    f"{OWNER_LABEL} label), on any machine, even while it runs",
     flag="--owner",
     keyword=False,
     absent=_CLEANUP,
@@ -626,7 +673,8 @@ EVERYTHING = Option(
     "everything",
     False,
     boolean,
-    "remove every run's containers and volumes, those of runs still in progress too",
+    "every run's containers, volumes and networks on the daemon, whatever machine made them, "
+    "those of runs still in progress too",
     flag="--all",
     keyword=False,
     absent=_CLEANUP,
@@ -659,6 +707,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     FLAKY_PASSES,
     PYTEST_ARGS,
     CONCURRENCY,
+    TEST_SHARDS,
     SKIP_EXISTING,
     RESULTS,
     SHARDS,
@@ -695,6 +744,7 @@ EVALUATE = (
     SUBMISSION,
     SAME_SUBMISSION,
     CONCURRENCY,
+    TEST_SHARDS,
     SKIP_EXISTING,
     SELECT,
     INCLUDE_PRIOR_TESTS,
@@ -706,6 +756,7 @@ EVALUATE = (
     FLAKY_PASSES,
     OUTPUT,
     QUIET,
+    VERBOSE,
     WORKFLOW_REPORT,
 )
 """`evaluate`'s options (its flags, in the help's order)."""
@@ -724,4 +775,4 @@ MERGE = (*COMPARISON, MERGE_OUTPUT)
 """`merge`'s options, after its results."""
 SUMMARY = (ARTIFACT_URL, ARTIFACT_NAME, SUMMARY_OUTPUT, SUMMARY_FAIL_ON, DETAILS)
 """`summary`'s options, after its results."""
-CLEANUP = (VOLUMES, OWNER, EVERYTHING)
+CLEANUP = (YES, VOLUMES, UNUSED_FOR, OWNER, EVERYTHING)

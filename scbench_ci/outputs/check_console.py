@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scbench_ci.outputs.console import UNMEASURED_NAMED
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.results import policy
 from scbench_ci.results.findings import CheckReport, Finding, Stage
@@ -61,9 +62,16 @@ def quality_lines(run: RunResult) -> list[str]:
         if found is None:
             lines.append(f"  {name:<{width}}  not measured: {checkpoint.quality.reason}")
         else:
+            left_out = checkpoint.quality.unmeasured
             lines.append(
                 f"  {name:<{width}}  verbosity {found.verbosity:.3f}  erosion "
                 f"{found.erosion:.3f}  {counted(found.total_loc, 'line')}"
+                + (
+                    f"  ({counted(left_out.count, 'source file')} left out: "
+                    f"{left_out.named(UNMEASURED_NAMED)})"
+                    if left_out is not None and left_out.count
+                    else ""
+                )
             )
     return lines
 

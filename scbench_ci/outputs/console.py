@@ -15,8 +15,22 @@ from itertools import islice
 from pathlib import Path
 
 from scbench_ci.outputs.exit_status import run_headline
+from scbench_ci.outputs.failing_view import (
+    CheckpointCauses,
+    ListedCheckpoints,
+    cause_title,
+    example_word,
+    failing_checkpoints,
+    passing_with_failures,
+    run_network,
+    tests_in,
+    unneeded,
+    unreached,
+)
+from scbench_ci.outputs.failing_view import told as told_causes
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
+from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
@@ -31,6 +45,9 @@ from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120
+UNMEASURED_NAMED = 5
+"""How many of a checkpoint's source files left out of its code-quality figures the report
+names."""
 LISTED = 20
 """How many entries of each list (regressions, verdict changes, notes, flaky tests, failed
 checkpoints) the report shows."""
@@ -62,12 +79,16 @@ def render_report(
     if result.comparison is not None:
         lines += [*_comparison_lines(result.comparison), ""]
     compact = len(result.problems) > 1
+    checkpoints = [checkpoint for _, checkpoint in result.checkpoints()]
     for problem, checkpoint in result.checkpoints():
-        show = _checkpoint_line if compact else _checkpoint_lines
-        lines += show(problem.name, checkpoint, why_failed(checkpoint, result.policy))
+        if compact:
+            lines += _checkpoint_line(
+                problem.name, checkpoint, why_failed(checkpoint, result.policy)
+            )
+        else:
+            lines += _checkpoint_lines(result, problem, checkpoint, len(checkpoints) == 1)
     if compact:
         lines.append("")
-    checkpoints = [checkpoint for _, checkpoint in result.checkpoints()]
     if len(checkpoints) > 1:
         passed = sum(checkpoint.passed for checkpoint in checkpoints)
         lines.append(
@@ -78,7 +99,10 @@ def render_report(
     lines += _flaky_lines(result)
     if len(checkpoints) > 1:
         lines += _failed_lines(result)
+        lines += _passing_failures_lines(result, len(checkpoints))
+        lines += _network_lines(result)
     lines += _erosion_lines(result)
+    lines += _unmeasured_lines(result)
     headline = run_headline(result, fail_on)
     lines.append(rules_line(result.scbench))
     lines.append(Coloured(f"Verdict: {headline.text}", headline.mark == "✅"))
@@ -169,7 +193,7 @@ def passed_of(counts: GroupCounts) -> str:
 
 def headline(message: str | None) -> str:
     """The first line of a message, at most HEADLINE_CHARS long."""
-    line = next((line.strip() for line in (message or "").splitlines() if line.strip()), "")
+    line = first_line(message)
     return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 1] + "…"
 
 
@@ -213,18 +237,65 @@ def _flaky_lines(result: RunResult) -> list[str]:
 
 
 def _failed_lines(result: RunResult) -> list[str]:
-    """The recap at the end of a run of several checkpoints: each failed one and why."""
-    failed = [
-        (problem, checkpoint, why)
-        for problem, checkpoint in result.checkpoints()
-        if (why := why_failed(checkpoint, result.policy)) is not None
-    ]
-    if not failed:
+    """The recap at the end of a run of several checkpoints: the failed ones, why and their main
+    cause (failing_view.py, as the summary's first screen)."""
+    failed = failing_checkpoints(result)
+    if not failed.count:
         return []
-    lines = [f"{counted(len(failed), 'checkpoint')} failed:"]
-    for problem, checkpoint, why in failed[:LISTED]:
-        lines.append(f"  {problem.name} / {checkpoint.name}: {headline(why)}")
-    return [*lines, *_more(len(failed))]
+    lines = [f"{counted(failed.count, 'checkpoint')} failed:"]
+    for item in failed.listed:
+        where = f"{item.problem} / {item.checkpoint.name}"
+        lines += [f"  {where}: {headline(item.why)}", *_cause_lines(item, "    ")]
+    return [*lines, *_more_of(failed)]
+
+
+def _passing_failures_lines(result: RunResult, checkpoints: int) -> list[str]:
+    """The passing checkpoints of a run of several whose tests fail somewhere."""
+    found = passing_with_failures(result)
+    if not found.count:
+        return []
+    lines = [
+        f"Failing tests in checkpoints that pass: {tests_in(found, checkpoints)} "
+        f"({unneeded(result.policy, found.tests)})"
+    ]
+    for item in found.listed:
+        lines += [
+            f"  {item.problem} / {item.checkpoint.name}: {counted(item.failing, 'failing test')}",
+            *_cause_lines(item, "    "),
+        ]
+    return [*lines, *_more_of(found)]
+
+
+def _cause_lines(item: CheckpointCauses, indent: str) -> list[str]:
+    """`The main cause (20 of 21 failing tests): NameError: …`, then one of its tests, how
+    many causes more summary.md shows, and how many failing tests could not reach the
+    network."""
+    cause, example = item.main_cause, item.example
+    if cause is None or example is None:
+        return []
+    lines = [
+        f"{indent}{cause_title(item)}: {headline(cause.cause.text)}",
+        f"{indent}{example_word(item)} {example.id}",
+    ]
+    others = item.causes - 1
+    if others:
+        lines.append(f"{indent}and {counted(others, 'more cause')}, in the summary")
+    network = item.checkpoint.network
+    return [*lines, *([f"{indent}{unreached(network)}"] if network is not None else [])]
+
+
+def _network_lines(result: RunResult) -> list[str]:
+    """For a run of several checkpoints: its failing tests that could not reach the network."""
+    network = run_network(result)
+    if network is None:
+        return []
+    where = sum(checkpoint.network is not None for _, checkpoint in result.checkpoints())
+    return [f"In {counted(where, 'checkpoint')}, {unreached(network)}"]
+
+
+def _more_of(found: ListedCheckpoints) -> list[str]:
+    left = found.count - len(found.listed)
+    return [f"  … and {left} more, in the summary"] if left else []
 
 
 def _erosion_lines(result: RunResult) -> list[str]:
@@ -243,6 +314,24 @@ def _erosion_lines(result: RunResult) -> list[str]:
     ]
 
 
+def _unmeasured_lines(result: RunResult) -> list[str]:
+    """The checkpoints whose code-quality figures leave source files of the submission out, and
+    the first files of each (their names escaped to one line when they were read)."""
+    lines = []
+    for problem, checkpoint in result.checkpoints():
+        quality = checkpoint.quality
+        left_out = None if quality is None or quality.measures is None else quality.unmeasured
+        if left_out is None or left_out.count == 0:
+            continue
+        lines.append(
+            f"  {problem.name} / {checkpoint.name}: {counted(left_out.count, 'file')} "
+            f"({left_out.named(UNMEASURED_NAMED)})"
+        )
+    if not lines:
+        return []
+    return ["Source files the code-quality measure left out:", *lines[:LISTED], *_more(len(lines))]
+
+
 def _more(count: int) -> list[str]:
     return [f"  … and {count - LISTED} more"] if count > LISTED else []
 
@@ -252,22 +341,34 @@ def _passed(passed: bool | None) -> str:
 
 
 def _checkpoint_lines(
-    problem: str, checkpoint: CheckpointResult, why: str | None
+    result: RunResult, problem: ProblemResult, checkpoint: CheckpointResult, alone: bool
 ) -> list[str | Coloured]:
+    """`alone`: the run's only checkpoint, whose report is all of the first screen: its failing
+    tests' main cause, as its summary says it."""
     verdict = "passed" if checkpoint.passed else "failed"
     reused = " (earlier result, unchanged)" if checkpoint.reused else ""
-    heading = f"{problem} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"
+    heading = (
+        f"{problem.name} / {checkpoint.name}: {verdict} in {checkpoint.duration_s:.1f} s{reused}"
+    )
     lines: list[str | Coloured] = [Coloured(heading, checkpoint.passed)]
     lines.append(f"  {'group':<14}{'passed/total':>13}{'rate':>9}")
     for group in Group:
         lines.append(_row(group.value, checkpoint.groups[group]))
     lines.append(_row("all", checkpoint.counts))
+    why = why_failed(checkpoint, result.policy)
+    told = told_causes(result, problem.name, checkpoint) if alone else None
     if why is not None:
         lines.append(f"  why it failed: {why}")
+    elif told is not None and told.failing:
+        lines.append(
+            f"  {counted(told.failing, 'failing test')} ({unneeded(result.policy, told.failing)})"
+        )
+    if told is not None:
+        lines += _cause_lines(told, "    ")
     if checkpoint.failure is not None and checkpoint.failure.log_tail:
         lines += ["    " + line for line in checkpoint.failure.log_tail.splitlines()[-15:]]
     for warning in checkpoint.warnings:
-        lines.append(f"  warning: {warning}")
+        lines.append(f"  warning: {inert(warning, one_line=True)}")
     return [*lines, ""]
 
 

@@ -12,19 +12,27 @@ from scbench_ci.option_values import BadValue, did_you_mean
 from scbench_ci.results import policy
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.policy import counted
+from scbench_ci.results.quality import QualityOutcome
 
 FAIL_ON = ("policy", "regressions", "never")
 DEFAULT_FAIL_ON = "policy"
 QUALITY_GATED = ("erosion", "verbosity")
 """The code-quality measures `--fail-on` can hold to a limit (`erosion>0.5`)."""
+IF_MEASURED = "if-measured"
+"""The word that holds the quality limits only to what was measured."""
 FAIL_ON_HELP = (
     "policy: fail when a checkpoint fails its policy; regressions: only when a test that passed "
     "in the baseline fails now (for suites that never pass completely); never: only on an "
     "infrastructure failure; followed by any of erosion>X, verbosity>X (X from 0 to 1): also "
     "fail when a checkpoint's measure is above X, and erosion>+X, verbosity>+X: when it rose by "
-    "more than X since the baseline's same checkpoint (one not measured never fails it)"
+    "more than X since the baseline's same checkpoint. With a limit, a checkpoint whose measure "
+    "is missing, or that left a source file of the submission unmeasured, fails too (and one "
+    "whose baseline checkpoint was not measured, for a rise), unless if-measured is given: then "
+    "the limits hold only the figures that were measured"
 )
 _LIMIT = re.compile(r"(?P<measure>[a-z_]+)>(?P<rise>\+)?(?P<most>[0-9.]+)")
+_NAMED = 3
+"""How many files left out a line of the verdict names."""
 
 
 @dataclass(frozen=True)
@@ -42,15 +50,16 @@ class QualityLimit:
 
 
 def parse_fail_on(option: str, value: str) -> str:
-    """A mode (policy, regressions, never; policy when none is given) and quality limits,
-    separated by spaces, as one normalized text; a BadValue naming the word that is wrong."""
+    """A mode (policy, regressions, never; policy when none is given), quality limits and
+    `if-measured`, separated by spaces, as one normalized text; a BadValue naming the word that
+    is wrong."""
     words = value.split()
     modes = [word for word in words if word in FAIL_ON]
     if len(modes) > 1:
         raise BadValue(option, f"give one of {', '.join(FAIL_ON)}, not {' and '.join(modes)}")
     limits = []
     for word in words:
-        if word in FAIL_ON:
+        if word in FAIL_ON or word == IF_MEASURED:
             continue
         limits.append(_limit(option, word))
     kinds = [(limit.measure, limit.rise) for limit in limits]
@@ -58,7 +67,16 @@ def parse_fail_on(option: str, value: str) -> str:
         raise BadValue(option, "a quality limit is given twice for one measure")
     if not words:
         raise BadValue(option, f"'' is not one of {', '.join(FAIL_ON)}")
-    return " ".join([modes[0] if modes else DEFAULT_FAIL_ON, *(limit.text for limit in limits)])
+    lenient = IF_MEASURED in words
+    if lenient and not limits:
+        raise BadValue(option, f"{IF_MEASURED} qualifies quality limits, and none is given")
+    return " ".join(
+        [
+            modes[0] if modes else DEFAULT_FAIL_ON,
+            *(limit.text for limit in limits),
+            *([IF_MEASURED] if lenient else []),
+        ]
+    )
 
 
 def _limit(option: str, word: str) -> QualityLimit:
@@ -91,46 +109,93 @@ def fail_on_mode(fail_on: str) -> str:
 
 
 def quality_limits(fail_on: str) -> tuple[QualityLimit, ...]:
-    return tuple(_limit("--fail-on", word) for word in fail_on.split() if word not in FAIL_ON)
+    return tuple(
+        _limit("--fail-on", word)
+        for word in fail_on.split()
+        if word not in FAIL_ON and word != IF_MEASURED
+    )
 
 
 def over_limits(run: RunResult, fail_on: str) -> list[str]:
-    """`problem/checkpoint erosion 0.62 > 0.5` for each measure above its limit, and
-    `problem/checkpoint erosion rose 0.08 > 0.05 since the baseline` for each rise above its
-    limit; a checkpoint not measured (here, or for a rise in the baseline) is never over."""
+    """What fails the quality limits, checkpoint by checkpoint, in words:
+    `problem/checkpoint erosion 0.620 > 0.5` for each measure above its limit,
+    `problem/checkpoint erosion rose 0.080 > 0.05 since the baseline` for each rise above its
+    limit; and unless `if-measured`, each checkpoint the limits cannot judge: its measure missing
+    (`problem/checkpoint not measured: <why>`), source files it left out (named), a rise whose
+    baseline checkpoint was not measured. A checkpoint the baseline does not hold has nothing
+    to rise from."""
+    limits = quality_limits(fail_on)
+    if not limits:
+        return []
+    lenient = IF_MEASURED in fail_on.split()
     before = _baseline_measures(run)
-    over = []
-    for limit in quality_limits(fail_on):
-        for problem, checkpoint in run.checkpoints():
-            quality = checkpoint.quality
-            if quality is None or quality.measures is None:
-                continue
+    failing = []
+    for problem, checkpoint in run.checkpoints():
+        where = f"{problem.name}/{checkpoint.name}"
+        quality = checkpoint.quality
+        gap = _unjudged(quality)
+        if gap is not None and not lenient:
+            failing.append(f"{where} {gap}")
+            continue
+        if quality is None or quality.measures is None:
+            continue
+        for limit in limits:
             value = getattr(quality.measures, limit.measure)
-            where = f"{problem.name}/{checkpoint.name} {limit.measure}"
             if not limit.rise:
                 if value > limit.most:
-                    over.append(f"{where} {value:.3f} > {limit.most:g}")
+                    failing.append(f"{where} {limit.measure} {value:.3f} > {limit.most:g}")
                 continue
-            earlier = before.get((problem.name, checkpoint.name, limit.measure))
-            if earlier is not None and value - earlier > limit.most:
-                over.append(
-                    f"{where} rose {value - earlier:.3f} > {limit.most:g} since the baseline"
+            key = (problem.name, checkpoint.name, limit.measure)
+            if key not in before:
+                continue
+            earlier = before[key]
+            if earlier is None:
+                if not lenient:
+                    failing.append(
+                        f"{where} {limit.measure}: its baseline checkpoint was not measured, so "
+                        "no rise can be judged"
+                    )
+            elif value - earlier > limit.most:
+                failing.append(
+                    f"{where} {limit.measure} rose {value - earlier:.3f} > {limit.most:g} since "
+                    "the baseline"
                 )
-    return over
+    return failing
 
 
-def _baseline_measures(run: RunResult) -> dict[tuple[str, str, str], float]:
-    """The baseline's measured figures, by problem, checkpoint and measure."""
+def _unjudged(quality: QualityOutcome | None) -> str | None:
+    """Why the limits cannot judge the checkpoint's figures, in words; None when they can."""
+    if quality is None:
+        return "not measured (the quality measure was off, or the result predates it)"
+    if quality.measures is None:
+        # Its first line: a reason read back from a file may hold more.
+        lines = [line.strip() for line in (quality.reason or "").splitlines() if line.strip()]
+        return f"not measured: {lines[0] if lines else 'no reason given'}"
+    if quality.unmeasured is None:
+        return "measured, but which source files were measured is not recorded"
+    count = quality.unmeasured.count
+    if count == 0:
+        return None
+    return (
+        f"left {counted(count, 'source file')} of the submission unmeasured: "
+        f"{quality.unmeasured.named(_NAMED)}"
+    )
+
+
+def _baseline_measures(run: RunResult) -> dict[tuple[str, str, str], float | None]:
+    """The baseline's figures by problem, checkpoint and measure, for each checkpoint it holds:
+    None where it was not measured."""
     if run.comparison is None:
         return {}
-    figures = {}
+    figures: dict[tuple[str, str, str], float | None] = {}
     for delta in run.comparison.checkpoints:
+        if delta.passed_before is None:
+            continue
         for measure, value in (
             ("verbosity", delta.verbosity_before),
             ("erosion", delta.erosion_before),
         ):
-            if value is not None:
-                figures[(delta.problem, delta.checkpoint, measure)] = value
+            figures[(delta.problem, delta.checkpoint, measure)] = value
     return figures
 
 
@@ -198,7 +263,7 @@ def run_headline(run: RunResult, fail_on: str) -> Headline:
         )
     if over:
         shown = "; ".join(over[:3]) + (f"; {len(over) - 3} more" if len(over) > 3 else "")
-        return Headline(mark, "FAILED", f"code quality over the --fail-on limits: {shown}", False)
+        return Headline(mark, "FAILED", f"code quality fails the --fail-on limits: {shown}", False)
     if fail_on == "regressions" and not run.infrastructure_failure:
         if run.comparison is None:
             return Headline(

@@ -22,6 +22,13 @@ from scbench_ci.outputs.console import (
     headline,
     passed_of,
 )
+from scbench_ci.outputs.failing_view import (
+    FOLDED_OVER,
+    cause_title,
+    tests_in,
+    unneeded,
+    unreached,
+)
 from scbench_ci.outputs.failure_kinds import FAILURE_KINDS, explained, verdict
 from scbench_ci.outputs.summary_quality import (
     QUALITY_COLOR_NAMES,
@@ -31,7 +38,7 @@ from scbench_ci.outputs.summary_quality import (
     quality_paragraph,
     trajectory_cell,
 )
-from scbench_ci.outputs.summary_sections import cause_block, cause_title
+from scbench_ci.outputs.summary_sections import cause_block, told_cause
 from scbench_ci.outputs.summary_view import LISTED_PLACES, cell_label, history_date
 from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
@@ -100,8 +107,9 @@ def _environment() -> jinja2.Environment:
         cell_label=cell_label,
         history_date=history_date,
         cause_block=cause_block,
-        cause_title=cause_title,
         quality_line=quality_line,
+        tests_in=tests_in,
+        cause_title=cause_title,
         quality_paragraph=quality_paragraph,
         rules=rules_line,
     )
@@ -110,6 +118,10 @@ def _environment() -> jinja2.Environment:
         baseline_date=baseline_date,
         counts_cells=fmt.counts_cells,
         explained=explained,
+        told_cause=told_cause,
+        unneeded=unneeded,
+        unreached=unreached,
+        folded_over=FOLDED_OVER,
         test_cell=fmt.test_cell,
         trajectory_cell=trajectory_cell,
         baseline_cell=baseline_cell,

@@ -13,14 +13,14 @@ from itertools import islice
 from scbench_ci.executors.base import MissingProgram
 from scbench_ci.outputs.console import FlakyTest, flaky_counting, flaky_meaning, flaky_tests
 from scbench_ci.outputs.exit_status import Headline, run_headline
+from scbench_ci.outputs.failing_view import (
+    ListedCheckpoints,
+    failing_checkpoints,
+    passing_with_failures,
+)
 from scbench_ci.outputs.summary_levels import LEVELS
 from scbench_ci.outputs.summary_quality import Trajectory, quality_by_checkpoint, trajectory
-from scbench_ci.outputs.summary_sections import (
-    FailingCheckpoints,
-    FixedTests,
-    failing_checkpoints,
-    fixed_tests,
-)
+from scbench_ci.outputs.summary_sections import FixedTests, fixed_tests
 from scbench_ci.outputs.summary_view import (
     CheckpointChanges,
     Matrix,
@@ -48,16 +48,19 @@ LISTED_FLAKY = max(level.listed for level in LEVELS)
 @dataclass(frozen=True)
 class Overview:
     """The top of the page: the headline and its numbers, for several checkpoints the failing
-    ones with why, then the matrix of problems x checkpoints or the checkpoints' table, and the
-    warnings once each."""
+    ones with why and the passing ones with failing tests, then the matrix of problems x
+    checkpoints or the checkpoints' table, and the warnings once each."""
 
     headline: Headline
     numbers: Numbers
     checkpoints: list[CheckpointResult]
     many_problems: bool
     many_checkpoints: bool
-    failing: FailingCheckpoints | None
+    failing: ListedCheckpoints | None
     """None for a run of one checkpoint: its section says why it failed."""
+    passing_failures: ListedCheckpoints | None
+    """The checkpoints that pass with failing tests; None for a run of one checkpoint: its
+    section names them."""
     matrix: Matrix
     warnings: list[RunWarning]
 
@@ -71,6 +74,7 @@ def overview(run: RunResult, fail_on: str) -> Overview:
         many_problems=len(run.problems) > 1,
         many_checkpoints=len(checkpoints) > 1,
         failing=failing_checkpoints(run) if len(checkpoints) > 1 else None,
+        passing_failures=passing_with_failures(run) if len(checkpoints) > 1 else None,
         matrix=matrix(run),
         warnings=run_warnings(run),
     )

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.console import UNMEASURED_NAMED, headline
 from scbench_ci.results.model import RunResult
+from scbench_ci.results.policy import counted
 from scbench_ci.results.quality_steps import QualityStep, percent, quality_steps
 from scbench_ci.trust.markdown import Markdown, formatted, joined, literal
 
@@ -62,7 +63,12 @@ def quality_line(step: QualityStep) -> Markdown:
         step.erosion_since_baseline(),
         step.previous,
     )
-    return formatted("{} · {}", verbosity, erosion)
+    left_out = step.outcome.unmeasured
+    if left_out is None or left_out.count == 0:
+        return formatted("{} · {}", verbosity, erosion)
+    return formatted(
+        "{} · {} · {} left out", verbosity, erosion, counted(left_out.count, "source file")
+    )
 
 
 def _figure(
@@ -89,9 +95,15 @@ def quality_paragraph(step: QualityStep) -> Markdown:
     if step.measures is None:
         reason = headline(step.outcome.reason) or "no reason given"
         return formatted("Code quality not measured: {}.", reason)
-    return formatted(
+    figures = formatted(
         "Code quality (scb-check {}): {}.", step.measures.tool_version, quality_line(step)
     )
+    left_out = step.outcome.unmeasured
+    if left_out is None:
+        return formatted("{} Which source files it measured is not recorded.", figures)
+    if left_out.count == 0:
+        return figures
+    return formatted("{} Left out of these figures: {}.", figures, left_out.named(UNMEASURED_NAMED))
 
 
 @dataclass(frozen=True)

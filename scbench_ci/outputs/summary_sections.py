@@ -1,36 +1,34 @@
 """What the job summary says of each checkpoint's failing tests: grouped by cause
-(results/causes.py), the tests that fail the same way once, with how many they are and which,
-most first; for a run of several checkpoints, the failing ones with why and their main cause,
-for the top of the page; and the text shown under a cause (a traceback, the submission's
-stderr), once."""
+(results/causes.py, outputs/failing_view.py), the tests that fail the same way once, with how
+many they are and which, most first, after the line that the console says too (why it failed,
+its main cause); and the text shown under a cause (a traceback, the submission's stderr),
+once."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
 
+from scbench_ci.outputs.console import headline
+from scbench_ci.outputs.failing_view import (
+    CauseGroup,
+    CheckpointCauses,
+    cause_groups,
+    cause_title,
+    checkpoint_causes,
+    example_word,
+    regressed_tests,
+    unreached,
+)
 from scbench_ci.outputs.summary_levels import Level, end_of
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import FAILING, cap
-from scbench_ci.results.causes import Cause, cause_of, first_line
+from scbench_ci.reports import cap
+from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
-from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult, TestResult
+from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.trust.markdown import Markdown, code_span, formatted, literal
 
-LISTED_FAILING = 5
-"""How many failing checkpoints the top of a run's summary names, with why."""
 MAX_ASSERTION_CHARS = 200
-
-
-@dataclass(frozen=True)
-class CauseGroup:
-    """The failing tests of a checkpoint that failed the same way."""
-
-    cause: Cause
-    tests: list[TestResult]
-    """Those that newly fail since the baseline first."""
-    regressed: int
 
 
 @dataclass(frozen=True)
@@ -48,10 +46,12 @@ class Section:
     """The ids of its tests that newly fail since the baseline."""
     title: str
     """`problem / checkpoint`, or the checkpoint alone in a run of one problem."""
+    told: CheckpointCauses
+    """Why it failed and its main cause, as the console tells them."""
 
     @property
     def failing_count(self) -> int:
-        return sum(len(group.tests) for group in self.causes)
+        return self.told.failing
 
 
 def sections(run: RunResult, shown: set[tuple[str, str]]) -> Iterator[Section]:
@@ -64,79 +64,34 @@ def sections(run: RunResult, shown: set[tuple[str, str]]) -> Iterator[Section]:
         if key not in shown:
             continue
         newly = regressed.get(key, frozenset())
+        groups = cause_groups(checkpoint, newly)
         yield Section(
             problem,
             checkpoint,
-            cause_groups(checkpoint, newly),
+            groups,
             deltas.get(key, {}),
             newly,
             run.where(*key),
+            checkpoint_causes(run, problem.name, checkpoint, groups),
         )
 
 
-def cause_groups(checkpoint: CheckpointResult, regressed: frozenset[str]) -> list[CauseGroup]:
-    """The checkpoint's failing tests by cause: the cause that hit the most first, then in the
-    order of their first test (newly failing first, then group by group)."""
-    order = {group.value: index for index, group in enumerate(Group)}
-    failing = [test for test in checkpoint.tests if test.status in FAILING]
-    failing.sort(key=lambda test: (test.id not in regressed, order[test.group]))
-    found: dict[str, tuple[Cause, list[TestResult]]] = {}
-    for test in failing:
-        cause = cause_of(test)
-        found.setdefault(cause.text, (cause, []))[1].append(test)
-    groups = [
-        CauseGroup(cause, tests, sum(test.id in regressed for test in tests))
-        for cause, tests in found.values()
-    ]
-    return sorted(groups, key=lambda group: -len(group.tests))
-
-
-@dataclass(frozen=True)
-class FailingCheckpoint:
-    """A checkpoint that fails the policy, for the top of a run's summary."""
-
-    where: str
-    checkpoint: CheckpointResult
-    main_cause: CauseGroup | None
-    """The cause of the most of its failing tests; None when none fails (it failed for its
-    failure kind, or for tests skipped)."""
-    failing: int
-    """How many of its tests fail."""
-
-
-def cause_title(failing: FailingCheckpoint) -> str:
-    """What its main cause is called: the cause of all its failing tests, of the most of them,
-    or (each failing its own way) the first failure."""
-    cause = failing.main_cause
-    if cause is None:
-        return ""
-    count = len(cause.tests)
-    if count == failing.failing:
-        return f"The cause ({count} test{'s' if count != 1 else ''})"
-    if count > 1:
-        return f"The main cause ({count} of {failing.failing} failing tests)"
-    return "The first failure"
-
-
-@dataclass(frozen=True)
-class FailingCheckpoints:
-    listed: list[FailingCheckpoint]
-    """The first LISTED_FAILING, in the run's order."""
-    count: int
-
-
-def failing_checkpoints(run: RunResult) -> FailingCheckpoints:
-    failing = [(p, c) for p, c in run.checkpoints() if not c.passed]
-    regressed = regressed_tests(run.comparison)
-    listed = []
-    for problem, checkpoint in islice(failing, LISTED_FAILING):
-        key = (problem.name, checkpoint.name)
-        causes = cause_groups(checkpoint, regressed.get(key, frozenset()))
-        failing_count = sum(len(group.tests) for group in causes)
-        listed.append(
-            FailingCheckpoint(run.where(*key), checkpoint, next(iter(causes), None), failing_count)
-        )
-    return FailingCheckpoints(listed, len(failing))
+def told_cause(told: CheckpointCauses) -> Markdown:
+    """` The main cause (20 of 21 failing tests): NameError: … (e.g. <code>test_x</code>).`, in
+    the words of the console's report, and how many failing tests could not reach the network;
+    empty when no test fails."""
+    cause, example = told.main_cause, told.example
+    if cause is None or example is None:
+        return literal("")
+    said = formatted(
+        " {}: {} ({} <code>{}</code>).",
+        cause_title(told),
+        headline(cause.cause.text),
+        example_word(told),
+        example.id,
+    )
+    network = told.checkpoint.network
+    return said if network is None else formatted("{} {}.", said, unreached(network))
 
 
 @dataclass(frozen=True)
@@ -185,14 +140,6 @@ def _cut(lines: int) -> Markdown:
     if lines == 1:
         return literal(" (its first line is in the reports)")
     return formatted(" (its first {} lines are in the reports)", lines)
-
-
-def regressed_tests(comparison: Comparison | None) -> dict[tuple[str, str], frozenset[str]]:
-    """Per checkpoint, the ids of its tests that newly fail."""
-    found: dict[tuple[str, str], set[str]] = {}
-    for change in comparison.regressions if comparison is not None else ():
-        found.setdefault((change.problem, change.checkpoint), set()).add(change.test)
-    return {key: frozenset(ids) for key, ids in found.items()}
 
 
 def _checkpoint_deltas(

@@ -55,6 +55,8 @@ class Numbers:
     core_delta: int
     tests_passed: int
     tests_failed: int
+    tests_unreached: int
+    """Of the failing tests, those that could not reach the network."""
     tests_skipped: int
     tests_total: int
     tests_delta: int
@@ -75,6 +77,7 @@ def numbers(run: RunResult) -> Numbers:
         core_delta=moved.get(Group.CORE, (0, 0))[0],
         tests_passed=sum(counts.passed for counts in totals.values()),
         tests_failed=sum(counts.failed for counts in totals.values()),
+        tests_unreached=sum(c.network.tests for _, c in run.checkpoints() if c.network),
         tests_skipped=sum(counts.skipped for counts in totals.values()),
         tests_total=sum(counts.total for counts in totals.values()),
         tests_delta=sum(passed for passed, _ in moved.values()),

@@ -30,6 +30,7 @@ from scbench_ci.problem.model import (
 )
 from scbench_ci.problem.yaml_loader import ConfigError, YamlLines, read_yaml_lines
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem
+from scbench_ci.trust.terminal import quoted
 
 MAX_NAME_BYTES = 255
 """The longest file name Linux file systems take."""
@@ -118,7 +119,9 @@ def _read_problem(
     # The folder's name names the problem in results.json and every output.
     wrong = name_problem(root.name, MAX_PROBLEM_NAME_CHARS)
     if wrong is not None:
-        raise ProblemError(root, None, f"the problem folder's name {wrong}")
+        raise ProblemError(
+            root.parent, None, f"the problem folder's name {quoted(root.name)} {wrong}"
+        )
     config_path = root / CONFIG_NAME
     if not config_path.exists() and not config_path.is_symlink():
         raise ProblemError(config_path, None, "missing (every problem needs a config.yaml)")

@@ -3,6 +3,7 @@ holding it), read and compared with."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -81,3 +82,28 @@ def baseline_durations(baseline: Baseline | None) -> dict[str, float]:
         f"{problem.name}/{checkpoint.name}": checkpoint.duration_s
         for problem, checkpoint in baseline.run.checkpoints()
     }
+
+
+def test_times(run: RunResult | None) -> Callable[[str], dict[str, float]]:
+    """The seconds each test of a checkpoint of `run` took, by test id, for the checkpoint's
+    `<problem>/<checkpoint>` (read when asked; none when unknown or unreadable)."""
+    checkpoints = (
+        {}
+        if run is None
+        else {
+            f"{problem.name}/{checkpoint.name}": checkpoint
+            for problem, checkpoint in run.checkpoints()
+            if not checkpoint.infrastructure_failure
+        }
+    )
+
+    def times(key: str) -> dict[str, float]:
+        checkpoint = checkpoints.get(key)
+        if checkpoint is None:
+            return {}
+        try:
+            return {test.id: test.duration_s for test in checkpoint.tests}
+        except ResultsError:
+            return {}
+
+    return times

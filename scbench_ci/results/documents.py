@@ -12,7 +12,7 @@ from typing import Any
 
 from scbench_ci.executors.base import ImageRecord, MissingProgram
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
+from scbench_ci.reports import Status, capped_as_written
 from scbench_ci.results import policy
 from scbench_ci.results.comparison import CheckpointDelta, Comparison, TestChange
 from scbench_ci.results.findings import (
@@ -26,6 +26,7 @@ from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
+    NetworkFailures,
     ProblemResult,
     RepeatCount,
     RunResult,
@@ -33,8 +34,9 @@ from scbench_ci.results.model import (
     TestResult,
     add_counts,
 )
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
 from scbench_ci.results.verdict import count_groups, counts_skipped, verdict
@@ -69,9 +71,14 @@ def checkpoint_to_json(result: CheckpointResult) -> dict[str, Any]:
         "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
         "image": None if result.image is None else _image_json(result.image),
         "quality": None if result.quality is None else _quality_json(result.quality),
+        "network": None if result.network is None else _network_json(result.network),
         "scbench": None if result.scbench is None else _scbench_json(result.scbench),
         "tests": [_test_json(test) for test in result.tests],
     }
+
+
+def _network_json(network: NetworkFailures) -> dict[str, Any]:
+    return {"tests": network.tests, "hosts": list(network.hosts)}
 
 
 def _scbench_json(record: ScbenchRecord) -> dict[str, Any]:
@@ -96,9 +103,15 @@ def _scbench_from_json(document: Mapping[str, Any] | None) -> ScbenchRecord | No
 
 def _quality_json(quality: QualityOutcome) -> dict[str, Any]:
     measures = None if quality.measures is None else asdict(quality.measures)
-    if measures is not None:
+    if measures is not None and quality.measures is not None:
         measures["seconds"] = round(measures["seconds"], 3)
-    return {"measures": measures, "reason": quality.reason}
+        measures["cloned_pct"] = quality.measures.cloned_pct
+        measures["verbosity_flagged_pct"] = quality.measures.verbosity_flagged_pct
+    document = {"measures": measures, "reason": quality.reason}
+    if quality.unmeasured is not None:
+        unmeasured = quality.unmeasured
+        document["unmeasured"] = {"count": unmeasured.count, "files": list(unmeasured.files)}
+    return document
 
 
 def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> QualityOutcome | None:
@@ -108,7 +121,34 @@ def _quality_from_json(document: Mapping[str, Any] | None, where: str) -> Qualit
     measures, reason = document["measures"], document["reason"]
     if (measures is None) == (reason is None):
         raise JsonError(f"{where}quality", "has measures and a reason" if reason else "has neither")
-    return QualityOutcome(None if measures is None else QualityMeasures(**measures), reason)
+    unmeasured = document.get("unmeasured")
+    return QualityOutcome(
+        None if measures is None else QualityMeasures(**_without(measures, DERIVED_MEASURES)),
+        reason,
+        None if unmeasured is None else _unmeasured_from_json(unmeasured, f"{where}quality"),
+    )
+
+
+DERIVED_MEASURES = ("cloned_pct", "verbosity_flagged_pct")
+"""Written beside the measures they derive from, and derived again when read."""
+
+
+def _without(document: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key not in names}
+
+
+def _unmeasured_from_json(document: Mapping[str, Any], where: str) -> Unmeasured:
+    """A JsonError at `where` when it lists more files than it counts, or a file other than as
+    one line of printable text (as they are written)."""
+    files = tuple(document["files"])
+    if len(files) > document["count"]:
+        raise JsonError(f"{where}.unmeasured", "lists more files than it counts")
+    for number, name in enumerate(files):
+        if not name.isprintable():
+            raise JsonError(
+                f"{where}.unmeasured.files[{number}]", "is not one line of printable text"
+            )
+    return Unmeasured(document["count"], files)
 
 
 def _image_json(image: ImageRecord) -> dict[str, Any]:
@@ -365,6 +405,8 @@ def checkpoint_from_json(
         phases=dict(document["phases"]),
         image=_image_from_json(document.get("image")),
         quality=_quality_from_json(document.get("quality"), prefix),
+        # Derived again from the tests, as the counts are: what the file says is not read.
+        network=network_failures(tests),
         scbench=record,
     )
 
@@ -420,6 +462,7 @@ def _counts_from_json(document: Mapping[str, Any]) -> GroupCounts:
 
 
 def test_from_json(document: Mapping[str, Any]) -> TestResult:
+    message, details = capped_as_written(document["message"], document["details"])
     return TestResult(
         id=document["id"],
         checkpoint=document["checkpoint"],
@@ -427,8 +470,8 @@ def test_from_json(document: Mapping[str, Any]) -> TestResult:
         status=Status(document["status"]),
         duration_s=document["duration_s"],
         markers=tuple(document["markers"]),
-        message=document["message"],
-        traceback=document["details"],
+        message=message,
+        traceback=details,
         file=document["file"],
         line=document["line"],
         reruns=document["reruns"],

@@ -37,7 +37,10 @@ def detect_failure(
 def _stopped_before_tests(
     execution: ExecutionResult, log_dir: Path, session_timeout_s: float
 ) -> Failure | None:
-    """The runner's installation or a setup command failed, or the session's clock ran out."""
+    """The run was refused, the runner's installation or a setup command failed, or the
+    session's clock ran out."""
+    if execution.refused is not None:
+        return Failure(FailureKind.RESOURCES, execution.refused, None)
     if execution.runner_exit_code is not None:
         return Failure(
             FailureKind.INFRASTRUCTURE,

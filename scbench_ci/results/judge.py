@@ -12,6 +12,7 @@ from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import CheckpointResult, Failure, ScbenchRecord, TestResult
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.results.quality_report import read_quality
 from scbench_ci.results.scbench_rules import judge_by_1_0
@@ -40,8 +41,8 @@ def judge_checkpoint(
 ) -> CheckpointResult:
     """Outcomes count only from sealed reports: `reports` is ignored unless `seal` is a Seal; as
     a string, it says why there are no outcomes. `scbench`: whose rules decide; `inventory`:
-    SCBench 1.0's inventory of the tests as the runner sealed it (`inventory_expected`: the run
-    was to take one)."""
+    SCBench 1.0's inventory of the tests as the runner sealed it; `inventory_expected`: the run
+    was to take it (an evaluation under SCBench 1.0's rules, which alone they judge)."""
     trusted = reports if isinstance(seal, Seal) and isinstance(reports, Reports) else None
     by_file_name = scbench.checkpoint_from_any_test_file
     tests = tuple(
@@ -67,13 +68,15 @@ def judge_checkpoint(
     failure = detect_failure(execution, seal, reports, log_dir, session_timeout_s)
     record: ScbenchRecord | None = None
     rules_warnings: tuple[str, ...] = ()
-    if scbench.infrastructure_exit_codes is not None and execution.exit_code is not None:
+    # SCBench 1.0 judges an evaluation: a run that took its inventory (not `check`'s collection).
+    exit_codes = scbench.infrastructure_exit_codes if inventory_expected else None
+    if exit_codes is not None and execution.exit_code is not None:
         judged = judge_by_1_0(
             tests,
             inventory,
             evaluated=checkpoint.name,
             exit_code=execution.exit_code,
-            exit_codes=scbench.infrastructure_exit_codes,
+            exit_codes=exit_codes,
             inventory_expected=inventory_expected,
         )
         tests, record = judged.tests, judged.record
@@ -105,6 +108,7 @@ def judge_checkpoint(
         ),
         image=execution.image,
         quality=read_quality(execution.quality),
+        network=network_failures(tests),
         scbench=record,
     )
 

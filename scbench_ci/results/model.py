@@ -106,6 +106,16 @@ class TestResult:
 
 
 @dataclass(frozen=True)
+class NetworkFailures:
+    """A checkpoint's failing tests that could not reach the network (`network_causes.py`):
+    counted failed as SCBench counts them, and apart, since they say nothing of the answers."""
+
+    tests: int
+    hosts: tuple[str, ...]
+    """The outside hosts they named, in the order met (at most network_causes.MAX_HOSTS)."""
+
+
+@dataclass(frozen=True)
 class CheckpointResult:
     name: str
     include_prior_tests: bool
@@ -138,6 +148,9 @@ class CheckpointResult:
     quality: QualityOutcome | None = None
     """The submission's code-quality measures, or why they are missing; None when not measured
     (turned off, or no test ran)."""
+    network: NetworkFailures | None = None
+    """Its failing tests that could not reach the network, derived from its tests; None when
+    none."""
     scbench: ScbenchRecord | None = None
     """What SCBench 1.0 records beside its tests, when its rules decided and pytest ran."""
 

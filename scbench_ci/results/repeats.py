@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from scbench_ci.reports import FAILING, PASSING, Status
 from scbench_ci.results.model import CheckpointResult, RepeatCount, TestResult
+from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.verdict import count_groups, verdict
 
 
@@ -50,6 +51,7 @@ def combine_runs(
         duration_s=round(sum(run.duration_s for run in runs), 3),
         groups=groups,
         tests=tests,
+        network=network_failures(tests),
         warnings=tuple(dict.fromkeys(w for run in runs for w in run.warnings)),
         notices=tuple(dict.fromkeys(n for run in runs for n in run.notices)),
         reused=all(run.reused for run in runs),

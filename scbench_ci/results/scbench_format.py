@@ -2,7 +2,8 @@
 checkpoint and the rows of one `checkpoint_results.jsonl` per run, so that SCBench's metrics
 tooling (SprocketLab/slop-code-bench) reads our output as if its own runner had written it. Each
 in the format of the runner whose rules decided (`--scbench`): SCBench 1.0's (below, after the
-paper's), or the paper's.
+paper's), or the paper's, each difference read from its own rule of `ScbenchRunner`
+(`skipped_bucket`, `every_group_counted`, `collection_hash`, `strict_rates`, `bare_report`).
 
 What the paper's SCBench (feeab5a) writes and reads, from its code (the code wins where its docs
 differ):
@@ -150,10 +151,12 @@ def evaluation_json(
     """
     if checkpoint.pytest_exit_code is None:
         return None
-    if scbench.skipped_bucket:
-        return _evaluation_1_0(problem, checkpoint, entrypoint, flaky_passes)
-    pass_counts, total_counts = _counts(checkpoint)
-    return {
+    # Only SCBench 1.0's rules make a record (`judge_by_1_0`); the paper's take these from
+    # the run.
+    record = checkpoint.scbench
+    buckets = ("passed", "failed", "skipped") if scbench.skipped_bucket else ("passed", "failed")
+    pass_counts, total_counts = _counts(checkpoint, every_group=scbench.every_group_counted)
+    document: dict[str, Any] = {
         "schema_version": EVALUATION_SCHEMA_VERSION,
         "problem_name": problem.name,
         "problem_version": problem.version,
@@ -161,38 +164,18 @@ def evaluation_json(
         "checkpoint_version": problem.checkpoint(checkpoint.name).version,
         "duration": checkpoint.duration_s,
         "entrypoint": entrypoint,
-        "tests": _grouped_tests(checkpoint.tests, flaky_passes),
+        "tests": _grouped_tests(checkpoint.tests, flaky_passes, buckets),
         "pass_counts": pass_counts,
         "total_counts": total_counts,
         "pytest_exit_code": checkpoint.pytest_exit_code,
-        "pytest_collected": len(checkpoint.tests),
-        "infrastructure_failure": checkpoint.failure is not None,
-    }
-
-
-def _evaluation_1_0(
-    problem: Problem, checkpoint: CheckpointResult, entrypoint: str, flaky_passes: bool
-) -> dict[str, Any]:
-    record = checkpoint.scbench
-    groups = checkpoint.groups
-    return {
-        "schema_version": EVALUATION_SCHEMA_VERSION,
-        "problem_name": problem.name,
-        "problem_version": problem.version,
-        "checkpoint_name": checkpoint.name,
-        "checkpoint_version": problem.checkpoint(checkpoint.name).version,
-        "duration": checkpoint.duration_s,
-        "entrypoint": entrypoint,
-        "tests": _grouped_tests(checkpoint.tests, flaky_passes, ("passed", "failed", "skipped")),
-        "pass_counts": {GROUP_TYPES[group]: groups[group].passed for group in COUNTED_GROUPS},
-        "total_counts": {GROUP_TYPES[group]: groups[group].total for group in COUNTED_GROUPS},
-        "pytest_exit_code": checkpoint.pytest_exit_code,
         "pytest_collected": len(checkpoint.tests) if record is None else record.pytest_collected,
-        "test_collection_hash": None if record is None else record.collection_hash,
-        "infrastructure_failure": checkpoint.failure is not None
-        if record is None
-        else record.infrastructure_failure,
     }
+    if scbench.collection_hash:
+        document["test_collection_hash"] = None if record is None else record.collection_hash
+    document["infrastructure_failure"] = (
+        checkpoint.failure is not None if record is None else record.infrastructure_failure
+    )
+    return document
 
 
 def checkpoint_results_row(
@@ -278,7 +261,7 @@ def _row(
         "is_first": position == 0,
         "is_last": position == len(order) - 1,
     }
-    if scbench.skipped_bucket:
+    if scbench.strict_rates:
         if checkpoint.pytest_exit_code is not None:
             row.update(_evaluation_metrics_1_0(checkpoint))
         if after_another:
@@ -304,7 +287,7 @@ def write_evaluation(
     write_file(checkpoint_dir, folder + "stdout.txt", stdout.encode())
     write_file(checkpoint_dir, folder + "stderr.txt", b"")
     if report is not None:
-        slim = scbench_pytest_report(report, ours=not scbench.skipped_bucket)
+        slim = scbench_pytest_report(report, ours=not scbench.bare_report)
         report_json = json.dumps(slim, indent=2)
         write_file(checkpoint_dir, folder + "report.json", report_json.encode())
     return write_file(checkpoint_dir, EVALUATION_FILE, json.dumps(document, indent=2).encode())
@@ -374,15 +357,25 @@ def write_checkpoint_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> P
     return write_file(path.parent, path.name, "".join(lines).encode())
 
 
-def _counts(checkpoint: CheckpointResult) -> tuple[dict[str, int], dict[str, int]]:
-    """`pass_counts` and `total_counts`: SCBench has a key for each group that has tests. Its
-    runner leaves a group with no passing test out of `pass_counts`; it is written here with 0,
-    which SCBench's model and readers take as they take a missing key, and without which one of
-    its reader versions (iterating over `pass_counts`) would drop that group's tests."""
-    counted = {GROUP_TYPES[group]: counts for group, counts in checkpoint.groups.items()}
+def _counts(
+    checkpoint: CheckpointResult, *, every_group: bool
+) -> tuple[dict[str, int], dict[str, int]]:
+    """`pass_counts` and `total_counts`: with `every_group` (SCBench 1.0), all four groups in
+    `GroupType`'s order, 0 included; else a key for each group that has tests, as the paper's
+    SCBench has them. Its runner leaves a group with no passing test out of `pass_counts`; it is
+    written here with 0, which SCBench's model and readers take as they take a missing key, and
+    without which one of its reader versions (iterating over `pass_counts`) would drop that
+    group's tests."""
+    groups = checkpoint.groups
+    empty = GroupCounts()
+    counted = (
+        {GROUP_TYPES[group]: groups.get(group, empty) for group in COUNTED_GROUPS}
+        if every_group
+        else {GROUP_TYPES[group]: counts for group, counts in groups.items() if counts.total}
+    )
     return (
-        {name: counts.passed for name, counts in counted.items() if counts.total},
-        {name: counts.total for name, counts in counted.items() if counts.total},
+        {name: counts.passed for name, counts in counted.items()},
+        {name: counts.total for name, counts in counted.items()},
     )
 
 

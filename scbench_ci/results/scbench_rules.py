@@ -21,8 +21,9 @@ from scbench_ci.results.model import FailureKind, ScbenchRecord, TestResult
 from scbench_ci.results.policy import counted
 
 MISSING_INVENTORY = (
-    "SCBench 1.0's inventory of the tests is missing (the run ended before they were "
-    "collected): tests it would have collected and that were never reported are not counted"
+    "SCBench 1.0's inventory of the tests is missing or not the runner's (the run ended before "
+    "they were collected, or something changed it): tests it would have collected and that were "
+    "never reported are not counted"
 )
 
 

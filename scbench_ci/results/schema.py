@@ -64,11 +64,14 @@ def upgraded(document: Mapping[str, Any], version: int) -> Mapping[str, Any]:
 
 def upgraded_checkpoint(document: Any) -> Any:
     """A checkpoint's own result.json as the current version has it: one written before
-    version 4 has no notices, one written before version 7 no quality."""
+    version 4 has no notices, one written before version 7 no quality, one written before
+    version 8 no count of failures of the network."""
     if isinstance(document, dict) and "notices" not in document:
         document = {**document, "notices": []}
     if isinstance(document, dict) and "quality" not in document:
         document = {**document, "quality": None}
+    if isinstance(document, dict) and "network" not in document:
+        document = {**document, "network": None}
     return document
 
 
@@ -192,8 +195,20 @@ def _upgrade_v6(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _upgrade_v7(document: Mapping[str, Any]) -> dict[str, Any]:
     """A schema_version 7 document as version 8 has it: it was judged by the paper's runner's
-    rules, the only ones before `--scbench`."""
-    return {**document, "schema_version": SCHEMA_VERSION, "scbench": FORMER_SCBENCH}
+    rules, the only ones before `--scbench`, and its checkpoints did not count the failures of
+    the network apart (the reader derives them from the tests all the same)."""
+    return {
+        **document,
+        "schema_version": SCHEMA_VERSION,
+        "scbench": FORMER_SCBENCH,
+        "problems": [
+            {
+                **problem,
+                "checkpoints": [{**c, "network": None} for c in problem["checkpoints"]],
+            }
+            for problem in document["problems"]
+        ],
+    }
 
 
 def _is_integer(_: object, value: object) -> bool:

@@ -7,7 +7,9 @@ plugins can be imported (never scbench_ci):
 - It makes itself undumpable first, so processes of the same user (the submission) can neither
   attach to it nor open its /proc files (memory, environment, file descriptors).
 - It takes the seal key out of its environment, so no child process inherits it, and prints a
-  start line keyed with it: from then on, the submission's code may run.
+  start line keyed with it: from then on, the submission's code may run. Started ahead of its
+  run (the key `-`), it imports pytest, then reads the key from its stdin, which it then points
+  at /dev/null, as a command started without one has it.
 - Started with `-X pycache_prefix=DIR` (a cached runner environment's compiled bytecode), it
   imports pytest from there, then leaves the prefix before pytest starts: what the tests import
   is compiled and cached as under SCBench, and no module, option or `sys` attribute tells the
@@ -34,6 +36,14 @@ plugins can be imported (never scbench_ci):
 - It prints one seal line: an HMAC, keyed with the run's secret, of the exit code, the number of
   processes killed and the reports' digests (the inventory's among them). A report changed after
   it was written, or a forged line, does not match.
+- Given `--scbench-ci-shard=<json>` (anywhere among pytest's arguments, which never see it), it runs
+  one shard of a checkpoint's tests: once the whole collection is made and every other plugin
+  has selected and ordered it, it deals the collection's units (a test file, or an outer class of
+  one, never apart what a module- or package-scoped fixture shares) to the shards by their
+  weights, the longest first to the least loaded, and deselects the units not dealt to its own.
+  Every shard collects the same files and deals alike, so each runs its part and the parts are
+  the whole; the report records the collection it dealt from (SHARD_REPORT_KEY), and the
+  inventory is the whole collection's, as the unsharded run's.
 """
 
 from __future__ import annotations
@@ -53,9 +63,15 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10: the image's may be older
 
 SEAL_KEY_VARIABLE = "SCBENCH_CI_SEAL_KEY"
+KEY_FROM_STDIN = "-"
+"""SEAL_KEY_VARIABLE's value for a runner started ahead of its run: it imports pytest, then waits
+for the key as the one line of its stdin (nothing: it ends at once)."""
 SEAL_PREFIX = "[scbench-ci] seal "
 START_PREFIX = "[scbench-ci] runner started "
 COLLECTED_PREFIX = "[scbench-ci] collected "
@@ -65,6 +81,19 @@ INVENTORY_OPTION = "--scbench-inventory="
 CTRF_OPTION = "--ctrf="
 JSON_REPORT_FILE_OPTION = "--json-report-file="
 JSON_REPORT_FLAG = "--json-report"
+SHARD_OPTION = "--scbench-ci-shard="
+"""`--scbench-ci-shard={"index": K, "count": N, "weights": {UNIT: SECONDS}, "warm_up": ARGV}`:
+run shard K (from 1) of N; each unit's expected seconds, where known; and, when the collection's
+first test is another shard's, a command to run before this shard's first test, as an earlier
+test of one whole session would have (the first `uv run` builds the workspace's project, and says
+so: the tests that come later see nothing of it)."""
+SHARD_REPORT_KEY = "scbench_ci_shard"
+"""The JSON report's record of a shard: its index and count, every test of the collection it was
+dealt from (`items`, in the order pytest would run them all), and the warm-up's exit code when it
+ran (`warmed_up`)."""
+MAX_SHARDS = 1024
+_WIDER_THAN_A_TEST = ("module", "package")
+"""Fixture scopes whose instance tests of more than one class share: they stay in one shard."""
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
@@ -267,6 +296,147 @@ def split_arguments(args: list[str]) -> tuple[list[str], Path | None, Path | Non
     return [*kept, f"{JSON_REPORT_FILE_OPTION}none"], json_path, ctrf_path
 
 
+def take_shard(args: list[str]) -> tuple[list[str], dict[str, Any] | None]:
+    """pytest's arguments without any SHARD_OPTION, and the first one's shard (None: none given,
+    or not one: the run is then whole)."""
+    kept = [arg for arg in args if not arg.startswith(SHARD_OPTION)]
+    given = next((arg[len(SHARD_OPTION) :] for arg in args if arg.startswith(SHARD_OPTION)), None)
+    try:
+        shard = json.loads(given) if given is not None else None
+    except ValueError:
+        shard = None
+    if not isinstance(shard, dict):
+        return kept, None
+    index, count, weights = shard.get("index"), shard.get("count"), shard.get("weights", {})
+    if not (_whole(index) and _whole(count) and 1 <= index <= count <= MAX_SHARDS):
+        return kept, None
+    if not isinstance(weights, dict):
+        weights = {}
+    seconds = {
+        str(unit): float(value)
+        for unit, value in weights.items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9
+    }
+    warm_up = shard.get("warm_up", [])
+    if not isinstance(warm_up, list) or not all(isinstance(arg, str) for arg in warm_up):
+        warm_up = []
+    return kept, {"index": index, "count": count, "weights": seconds, "warm_up": warm_up}
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def units_of(facts: list[tuple[str, str | None, str | None]]) -> list[str]:
+    """Each test's unit, from its (file, outer class, widest fixture scope): its folder
+    (`dir/`) when a package-scoped fixture is used there, its file when a module-scoped one is
+    used in the file, else its outer class (`file::Class`) or the file's tests outside any class
+    (`file::`)."""
+    whole_folders = {os.path.dirname(file) for file, _, scope in facts if scope == "package"}
+    whole_files = {file for file, _, scope in facts if scope == "module"}
+    units = []
+    for file, outer, _ in facts:
+        if os.path.dirname(file) in whole_folders:
+            units.append(f"{os.path.dirname(file)}/")
+        elif file in whole_files:
+            units.append(file)
+        else:
+            units.append(f"{file}::{outer or ''}")
+    return units
+
+
+def deal_units(sizes: dict[str, int], weights: dict[str, float], count: int) -> dict[str, int]:
+    """Each unit's shard (from 1): the heaviest first, each to the least loaded shard (of equals,
+    the one with the fewest tests, then the lowest). A unit without a weight weighs its tests at
+    the known units' mean per test; with no weight known (or all zero), each test weighs one.
+    Only the units and their sizes decide, never their order."""
+    known = [unit for unit in sizes if unit in weights]
+    known_tests = sum(sizes[unit] for unit in known)
+    known_s = sum(weights[unit] for unit in known)
+    per_test = known_s / known_tests if known_tests and known_s > 0 else 1.0
+    weight = {
+        unit: weights[unit] if unit in weights and known_s > 0 else sizes[unit] * per_test
+        for unit in sizes
+    }
+    loads = [0.0] * count
+    tests = [0] * count
+    dealt = {}
+    for unit in sorted(sizes, key=lambda unit: (-weight[unit], unit)):
+        shard = min(range(count), key=lambda index: (loads[index], tests[index], index))
+        dealt[unit] = shard + 1
+        loads[shard] += weight[unit]
+        tests[shard] += sizes[unit]
+    return dealt
+
+
+def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str | None]:
+    """An item's file (as its node id names it), outer class (the outermost node of
+    `class_type`, pytest's Class) and widest fixture scope beyond a class's."""
+    outer: str | None = next(
+        (node.name for node in item.listchain() if isinstance(node, class_type)), None
+    )
+    widest = None
+    info = getattr(item, "_fixtureinfo", None)
+    for definitions in getattr(info, "name2fixturedefs", {}).values():
+        scope = getattr(definitions[-1], "scope", None) if definitions else None
+        if scope in _WIDER_THAN_A_TEST and widest != "package":
+            widest = scope
+    return item.nodeid.split("::", 1)[0], outer, widest
+
+
+def preload_plugins(args: list[str]) -> None:
+    """Import the plugins pytest will load from their packages' entry points (`pytest11`), as it
+    would (none blocked by `-p no:NAME`, none when their autoload is turned off); one that
+    fails is left for pytest to report."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or "--disable-plugin-autoload" in args:
+        return
+    blocked = {
+        spec[3:]
+        for spec in (
+            value[2:] if value.startswith("-p") and len(value) > 2 else following
+            for value, following in zip(args, [*args[1:], ""])  # noqa: B905 (the image's Python)
+            if value.startswith("-p")
+        )
+        if spec.startswith("no:")
+    }
+    from importlib.metadata import entry_points
+
+    try:
+        found = entry_points(group="pytest11")
+    except TypeError:  # Python 3.9 or older: pytest loads them itself
+        return
+    for entry in found:
+        if entry.name not in blocked:
+            with contextlib.suppress(Exception):
+                entry.load()
+
+
+def read_key() -> str:
+    """The first line of stdin (empty at its end), then stdin is /dev/null."""
+    data = b""
+    while b"\n" not in data and len(data) < 4096:
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        data += chunk
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
+
+
+def warm_up(argv: list[str]) -> int | None:
+    """Run `argv` as the tests' own processes run (this process's environment and folder), its
+    output thrown away: its exit code (None: it could not start)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    return done.returncode
+
+
 def reports_folders(*paths: Path | None) -> set[Path]:
     """The folders of the reports that the runner may replace: below the working directory."""
     folders = {path.parent for path in paths if path is not None}
@@ -397,6 +567,9 @@ class InventoryTaker:
         self.collection_failed = False
         self.reasons: list[str] = [spec["passes_because"]] if spec.get("passes_because") else []
         self.taken_by = "passes" if self.reasons else "session"
+        self.dealt_from: list[Any] | None = None
+        """The whole collection a shard dealt its part from: the inventory is the checkpoint's,
+        as an unsharded run's, not the shard's part."""
 
     def run_passes(self, reason: str) -> None:
         self.found = run_passes(self.passes)
@@ -441,7 +614,8 @@ class InventoryTaker:
 
     def pytest_collection_finish(self, session: Any) -> None:
         if self.found is None and self.selections is not None:
-            kept = {id(item) for item in session.items}
+            whole = self.dealt_from if self.dealt_from is not None else session.items
+            kept = {id(item) for item in whole}
             self.found = []
             for one, chosen in zip(self.passes, self.selections, strict=True):
                 node_ids = [i.nodeid for i in chosen or () if id(i) in kept]
@@ -576,11 +750,19 @@ def main() -> int:
         args = args[1:]
     if mode == KILL_DESCENDANTS and sys.platform.startswith("linux"):
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    args, shard = take_shard(args)
     spec = None
     if args[:1] and args[0].startswith(INVENTORY_OPTION):
         spec = json.loads(args[0][len(INVENTORY_OPTION) :])
         args = args[1:]
     pytest_args, json_path, ctrf_path = split_arguments(args)
+    if key == KEY_FROM_STDIN:
+        import pytest  # ahead of the run, which has not begun
+
+        preload_plugins(pytest_args)
+        key = read_key()
+        if not key:
+            return 0
     sys.stdout.write(f"{START_PREFIX}{start_text(key)}\n")
     sys.stdout.flush()
 
@@ -674,8 +856,43 @@ def main() -> int:
             """pytest-json-report's report, built and about to be saved (it is not: `none`)."""
             self.json_report = json_report
 
+    class Shard:
+        """Deals the whole collection, as every other plugin left it, and keeps this shard's."""
+
+        def __init__(self, shard: dict[str, Any]) -> None:
+            self.shard = shard
+            self.record: dict[str, Any] | None = None
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(
+            self, config: pytest.Config, items: list[pytest.Item]
+        ) -> None:
+            units = units_of([test_facts(item, pytest.Class) for item in items])
+            sizes: dict[str, int] = {}
+            for unit in units:
+                sizes[unit] = sizes.get(unit, 0) + 1
+            dealt = deal_units(sizes, self.shard["weights"], self.shard["count"])
+            index = self.shard["index"]
+            kept: list[pytest.Item] = []
+            left: list[pytest.Item] = []
+            for item, unit in zip(items, units):  # noqa: B905 (the image's Python may be older)
+                (kept if dealt[unit] == index else left).append(item)
+            if taker is not None:
+                taker.dealt_from = list(items)
+            self.record = {
+                "index": index,
+                "count": self.shard["count"],
+                "items": [item.nodeid for item in items],
+            }
+            if kept and dealt[units[0]] != index and self.shard["warm_up"]:
+                self.record["warmed_up"] = warm_up(self.shard["warm_up"])
+            if left:
+                config.hook.pytest_deselected(items=left)
+                items[:] = kept
+
     guard = Guard()
-    plugins: list[object] = [guard] if taker is None else [guard, taker]
+    sharding = Shard(shard) if shard is not None else None
+    plugins: list[object] = [guard, *(one for one in (taker, sharding) if one is not None)]
     exit_code = int(pytest.main(pytest_args, plugins=plugins))
     killed = killed_before + guard.killed
     ctrf = read_regular(ctrf_path, _MAX_CTRF_BYTES) if ctrf_path is not None else None
@@ -692,6 +909,8 @@ def main() -> int:
             killed += kill_leftovers()
         inventory = taker.document(exit_code)
     reruns = {node_id: len(attempts) for node_id, attempts in guard.rerun_attempts.items()}
+    if sharding is not None and guard.json_report is not None and sharding.record is not None:
+        guard.json_report[SHARD_REPORT_KEY] = sharding.record
     json_bytes = json_report_bytes(guard.json_report, guard.marks, reruns, guard.rerun_failures)
     if json_path is not None and json_bytes is not None:
         try:

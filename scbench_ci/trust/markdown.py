@@ -39,7 +39,9 @@ class Markdown(str):
     __slots__ = ()
 
 
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+# A run of white space that holds a line break, whole. It starts only where white space does: the
+# expression alone would try again at each character of a long run without one (quadratic time).
+_LINE_BREAKS = re.compile(r"(?<!\s)\s*[\r\n]\s*")
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#~|])")
 # Where a backslash keeps text from starting a list (`- `, `+ `, `1. `, `1) `) or underlining the
 # line before it as a heading (`===`, `---`): before the `-`, `+` or `=`, after the digits.

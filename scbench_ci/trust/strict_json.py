@@ -70,47 +70,68 @@ def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def check_limits(value: Any, limits: JsonLimits = DEFAULT_LIMITS) -> None:
     """Without recursion: the first value past a limit, by its path."""
-    for item, where, depth in _walk(value):
+    for item, place, depth in _walk(value):
         if depth > limits.max_depth:
-            raise JsonError(where, f"nested more than {limits.max_depth} deep")
+            raise JsonError(_where(place), f"nested more than {limits.max_depth} deep")
         if isinstance(item, dict | list) and len(item) > limits.max_items:
-            raise JsonError(where, f"{len(item)} items, more than the {limits.max_items} allowed")
+            raise JsonError(
+                _where(place), f"{len(item)} items, more than the {limits.max_items} allowed"
+            )
         if isinstance(item, dict):
             for key in item:
-                _check_string(key, where, limits)
+                _check_string(key, place, limits)
         elif isinstance(item, str):
-            _check_string(item, where, limits)
+            _check_string(item, place, limits)
         elif isinstance(item, bool):
             continue
         elif isinstance(item, int) and abs(item) > limits.max_integer:
-            raise JsonError(where, f"the integer is larger than {limits.max_integer}")
+            raise JsonError(_where(place), f"the integer is larger than {limits.max_integer}")
         elif isinstance(item, float) and not (
             math.isfinite(item) and abs(item) <= limits.max_float
         ):
-            raise JsonError(where, f"{item} is not a finite number up to {limits.max_float:g}")
+            raise JsonError(
+                _where(place), f"{item} is not a finite number up to {limits.max_float:g}"
+            )
 
 
-def _walk(value: Any) -> Iterator[tuple[Any, str, int]]:
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+_Place = tuple[Any, str | int] | None
+"""Where a value is: None for the whole document, else (where its container is, its key or
+index). Its path is written only for an error: written for every value, it made each value cost
+as much as the length of its path (32 levels of escaped keys)."""
+
+
+def _walk(value: Any) -> Iterator[tuple[Any, _Place, int]]:
+    stack: list[tuple[Any, _Place, int]] = [(value, None, 0)]
     while stack:
-        item, where, depth = stack.pop()
-        yield item, where, depth
+        item, place, depth = stack.pop()
+        yield item, place, depth
         if isinstance(item, dict):
-            stack.extend((child, join(where, key), depth + 1) for key, child in item.items())
+            stack.extend((child, (place, key), depth + 1) for key, child in item.items())
         elif isinstance(item, list):
-            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
+            stack.extend((child, (place, index), depth + 1) for index, child in enumerate(item))
 
 
-def _check_string(text: str, where: str, limits: JsonLimits) -> None:
+def _where(place: _Place) -> str:
+    parts: list[str | int] = []
+    while place is not None:
+        place, part = place
+        parts.append(part)
+    return path_of(reversed(parts))
+
+
+def _check_string(text: str, place: _Place, limits: JsonLimits) -> None:
     if len(text) > limits.max_string_chars:
         raise JsonError(
-            where, f"a string of {len(text)} characters, more than {limits.max_string_chars}"
+            _where(place),
+            f"a string of {len(text)} characters, more than {limits.max_string_chars}",
         )
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise JsonError(where, "a string with a lone surrogate (not Unicode text)") from None
+            raise JsonError(
+                _where(place), "a string with a lone surrogate (not Unicode text)"
+            ) from None
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")

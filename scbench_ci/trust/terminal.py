@@ -37,12 +37,13 @@ def terminal_text(text: str, kept: str = _KEPT) -> TerminalText:
     text = text.replace("\r\n", "\n")
     if _printable(text, kept):
         return TerminalText(text)
-    return TerminalText(
-        "".join(c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in text)
-    )
+    # Each distinct character is looked at once: a text of one escaped character repeated costs
+    # no more than one with a few.
+    shown = {c: c if c.isprintable() or c in kept else ascii(c)[1:-1] for c in set(text)}
+    return TerminalText("".join(map(shown.__getitem__, text)))
 
 
-def inert(text: str) -> TerminalText:
+def inert(text: str, *, one_line: bool = False) -> TerminalText:
     """Text that GitHub's runner reads as text and a terminal shows as it is, for what is printed
     outside `workflow.commands_stopped` (or by the CLI in a workflow step).
 
@@ -50,10 +51,22 @@ def inert(text: str) -> TerminalText:
     the start of a line and the older `##[name]` anywhere in one. So every character that is not
     printable but a newline (carriage returns, tabs, terminal escape sequences, Unicode spaces
     and line separators) becomes its Python escape, and a backslash goes before such a `::` and
-    into every `##[`.
+    into every `##[`. `one_line`: the newlines too, for a message (an error, a warning, a
+    refusal) that may quote a name or an input: it is one line, whatever it quotes.
     """
-    shown = terminal_text(text, kept="\n")
+    shown = terminal_text(text, kept="" if one_line else "\n")
     return TerminalText(_COMMAND_AT_LINE_START.sub(r"\1\\::", shown.replace("##[", "##\\[")))
+
+
+def quoted(text: str) -> str:
+    """A name or a path put into a message: in quotes, each character that is not printable
+    (a line break among them) as its Python escape."""
+    return f"'{terminal_text(text, kept='')}'"
+
+
+def shown_name(text: str) -> str:
+    """A file's name in a message: as it is when it is printable, else `quoted`."""
+    return text if text.isprintable() else quoted(text)
 
 
 def _printable(text: str, kept: str) -> bool:

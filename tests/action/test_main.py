@@ -444,6 +444,7 @@ def test_every_input_set(
         "session_timeout": "900",
         "pass_policy": "any-case",
         "fail_on_policy": "false",
+        "scbench": "1.0",
         "fail_on": "policy",
         "details": "all",
         "history": "30",

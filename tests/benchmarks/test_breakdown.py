@@ -94,11 +94,12 @@ def test_the_benchmark_runs_every_mode_on_a_tiny_set(
     for mode in (name.replace("-N", "-2") for name in MODES):  # batch-N is --jobs 2 here
         assert f"{mode}: seconds per checkpoint" in lines
         [row] = [line.split() for line in lines if line.startswith(f"  {mode} ")]
-        assert row[1] == "1" and float(row[3]) > 0  # one evaluation, some per minute
-    # The phases of scbench-ci's four modes, the measure's among them (on by default), and
+        # One evaluation (the reward loop's calls after the first), some per minute.
+        assert row[1] == ("3" if mode == "reward" else "1") and float(row[3]) > 0
+    # The phases of scbench-ci's five modes, the measure's among them (on by default), and
     # pytest's duration under every mode.
-    assert sum(line.startswith("  setup ") for line in lines) == 4
-    assert sum(line.startswith("  quality ") for line in lines) == 4
+    assert sum(line.startswith("  setup ") for line in lines) == 5
+    assert sum(line.startswith("  quality ") for line in lines) == 5
     assert sum(line.startswith("  pytest ") for line in lines) == len(MODES)
 
 

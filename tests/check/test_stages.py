@@ -27,6 +27,7 @@ from scbench_ci.results.findings import Finding, Severity, Stage
 from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, TestResult
 from scbench_ci.results.verdict import count_groups
+from scbench_ci.scbench_runner import PAPER, V1_0
 from testing.paths import CHECK_REPO_PROBLEMS
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -351,16 +352,15 @@ def test_where_scbench_1_0_s_inventory_surprises(place: Place, problem: Problem)
     """A test of the checkpoint whose id holds a space (never in SCBench 1.0's inventory), and a
     test collected but never reported; a prior checkpoint's spaced id is its own checkpoint's."""
     checkpoint = problem.checkpoint("checkpoint_1")
-    found = inventory_findings(
-        place,
-        checkpoint,
-        result(
-            make_test("test_p[a b]", Status.PASSED, line=9),
-            make_test("test_p[a-b]", Status.PASSED),
-            make_test("test_q[c d]", Status.PASSED, checkpoint="checkpoint_0"),
-            make_test("test_gone", Status.FAILED, message=UNREPORTED, line=None),
-        ),
+    oracle = result(
+        make_test("test_p[a b]", Status.PASSED, line=9),
+        make_test("test_p[a-b]", Status.PASSED),
+        make_test("test_q[c d]", Status.PASSED, checkpoint="checkpoint_0"),
+        make_test("test_gone", Status.FAILED, message=UNREPORTED, line=None),
     )
+    # The paper's runner takes no inventory: a spaced id counts as any other.
+    assert inventory_findings(place, checkpoint, oracle, PAPER) == []
+    found = inventory_findings(place, checkpoint, oracle, V1_0)
     assert brief(found) == [
         (Stage.ORACLE, W, "clean/tests/test_checkpoint_1.py", 9, f"{FILE}::test_p[a b]"),
         (Stage.ORACLE, W, "clean/tests/test_checkpoint_1.py", None, f"{FILE}::test_gone"),

@@ -8,6 +8,7 @@ import pytest
 
 from scbench_ci.check.static import static_findings
 from scbench_ci.results.findings import Finding, Severity, Stage
+from scbench_ci.scbench_runner import PAPER
 from testing.paths import CHECK_REPO_PROBLEMS, EXAMPLES, REPO_ROOT
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -462,6 +463,7 @@ def test_a_marker_that_gives_a_group_is_warned_of_on_each_use(clean: Path) -> No
         "inventory, which decides the groups, reads only error, functionality and regression: "
         "under SCBench 1.0 they are Core, unless marked with one of those too"
     )
+    assert static_findings(clean, scbench=PAPER)[0] == []  # --scbench paper reads them
 
 
 def test_a_checkpoint_name_part_of_another_is_warned_of_on_its_line(clean: Path) -> None:
@@ -477,6 +479,8 @@ def test_a_checkpoint_name_part_of_another_is_warned_of_on_its_line(clean: Path)
         "another avoid it"
     )
     assert not [f for f in static_findings(clean)[0] if f.file.endswith("config.yaml")]
+    paper, _ = static_findings(REPO_ROOT / "tests/data/inventory/keywords", scbench=PAPER)
+    assert not [f for f in paper if f.file.endswith("config.yaml")]
 
 
 def test_markers_the_conftest_registers_are_known(clean: Path) -> None:

@@ -57,6 +57,21 @@ def test_a_mistyped_command_or_choice_is_named_with_the_nearest_one(
     assert _error(capsys, *EVALUATE, "--policy", "core-case").endswith("(did you mean core-cases?)")
 
 
+def test_a_command_of_another_tool_or_stage_says_what_does_its_job(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue #52: `scbench-ci compare` was `invalid choice`, with no pointer to --baseline."""
+    error = _error(capsys, "compare", "a.json", "b.json")
+    assert "invalid choice: 'compare'" in error
+    assert error.endswith(
+        ": a run is compared with an earlier one by `scbench-ci evaluate --baseline PATH` (or "
+        "`merge --baseline PATH`), PATH an earlier results.json or the folder holding it"
+    )
+    assert _error(capsys, "report", "r.json").endswith(
+        ": `scbench-ci summary RESULTS_JSON` renders a run's summary again"
+    )
+
+
 def test_a_value_that_starts_with_a_dash_is_a_value_not_a_flag(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -45,21 +45,50 @@ def test_real_runs_carry_their_history_and_print_its_trends(tmp_path: Path) -> N
     assert len(results["trends"]["failing"]) == 9
     assert results["trends"]["pass_rates"][1]["rates"]["Core"] == 0.2857
 
-    done = run_cli("history", tmp_path / "night2" / "results.json")
+    # The output folder, as --baseline takes it (issue #52: only the file was taken).
+    done = run_cli("history", tmp_path / "night2")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("History: 2 runs of at most 30, ")
     assert lines[5].split()[3:] == ["0123456", "28.6%", "0.0%", "75.0%", "0.0%"]
-    assert "Failing now: 9" in lines
-    assert any(
-        line.endswith(
-            "::test_counts_simple_file: failing since "
-            + runs[1]["started_at"][:10]
-            + " "
-            + runs[1]["started_at"][11:16]
-            + ", 1 run"
+    since = f"{runs[1]['started_at'][:10]} {runs[1]['started_at'][11:16]}"
+    failing = lines.index("Failing now: 9 tests in 1 checkpoint, the longest failing first")
+    assert lines[failing + 1 : failing + 4] == [
+        "  wordstat/checkpoint_1: 9 failing tests, 9 causes",
+        "    1 test: AssertionError: assert {'lines': 2, 'words': 4, 'chars': 29} == {'lines': 2, "
+        "'words': 5, 'chars': 29}",
+        f"      tests/test_checkpoint_1.py::test_counts_simple_file, failing since {since}, 1 run",
+    ]
+    assert lines[-1] == "    … and 4 more causes"
+
+
+def test_tests_failing_the_same_way_are_one_cause_per_checkpoint(tmp_path: Path) -> None:
+    """Issue #52: `history` listed 49 failing tests one per line, where the summary has one
+    cause."""
+    missing = "NameError: name 'values_equal' is not defined"
+    run = None
+    for day in (1, 2):
+        failing = [
+            replace(make_test(f"t{i}", Status.FAILED), message=missing)
+            for i in range(49 if day == 2 else 40)
+        ]
+        tonight = make_run(
+            make_checkpoint(*failing),
+            make_checkpoint(make_test("x", Status.FAILED), name="checkpoint_2"),
+            started_at=f"2026-05-0{day}T01:30:00+00:00",
         )
-        for line in lines
+        run = with_history(tonight, 10, None, carried(run))
+    assert run is not None
+    write_results(run, tmp_path)
+    done = run_cli("history", tmp_path)
+    assert done.stdout.endswith(
+        "Failing now: 50 tests in 2 checkpoints, the longest failing first\n"
+        "  demo/checkpoint_1: 49 failing tests\n"
+        f"    49 tests: {missing}\n"
+        "      e.g. tests/test_checkpoint_1.py::t0, failing since 2026-05-01 01:30, 2 runs\n"
+        "  demo/checkpoint_2: 1 failing test\n"
+        "    1 test: x broke\n"
+        "      tests/test_checkpoint_1.py::x, failing since 2026-05-01 01:30, 2 runs\n"
     )
 
 
@@ -116,7 +145,8 @@ def test_the_trends_print_as_a_terminal_shows_them(tmp_path: Path) -> None:
         "Flaky (the same inputs gave different outcomes): 1\n"
         "  demo/checkpoint_1  tests/test_checkpoint_1.py::flips: failed 2 of 4, 3 flips\n"
         "Newly flaky (every flip in the last 5 runs): 0\n"
-        "Failing now: 1\n"
-        "  demo/checkpoint_1  tests/test_checkpoint_1.py::flips: failing since 2026-05-04 01:30,"
-        " 1 run\n"
+        "Failing now: 1 test in 1 checkpoint, the longest failing first\n"
+        "  demo/checkpoint_1: 1 failing test\n"
+        "    1 test: flips broke\n"
+        "      tests/test_checkpoint_1.py::flips, failing since 2026-05-04 01:30, 1 run\n"
     )

@@ -1,5 +1,5 @@
-"""`scbench-ci cleanup`: by default never what a run in progress made; one owner's leftovers with
-`--owner`, every run's with `--all`."""
+"""`scbench-ci cleanup`: by default only this machine's runs, never what a run in progress made, and
+only listed until `--yes`; one owner's leftovers with `--owner`, every run's with `--all`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from scbench_ci.cli.main import parse_arguments
 from scbench_ci.commands import cleanup
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.container import RUN_LABEL
-from scbench_ci.executors.processes import OWNER_LABEL, owner, this_host
+from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, machine_id, owner, this_host
 from tests.executors.docker.test_executor import execute
 
 
@@ -80,63 +80,79 @@ class _Client:
     def __init__(self, made: list[_Made]) -> None:
         self.containers = _Listing(made)
         self.volumes = _Listing([])
+        self.networks = _Listing([])
 
     def close(self) -> None:
         pass
 
 
-def test_by_default_what_a_run_in_progress_made_stays(
+MACHINE = "this-machine"
+
+
+def test_by_default_what_this_machine_s_ended_runs_made_goes_with_yes(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = {RUN_LABEL: "r"}
+    run = {RUN_LABEL: "r", MACHINE_LABEL: MACHINE}
     made = {
-        "older": _Made("older", dict(run), _made(60)),  # no owner: an older version's
+        "older": _Made("older", {RUN_LABEL: "r"}, _made(60)),  # an older version's: no machine
         "garbled": _Made("garbled", {**run, OWNER_LABEL: "garbled"}, _made(60)),
         "running": _Made("running", {**run, OWNER_LABEL: owner()}, _made(1)),
         "ended": _Made("ended", {**run, OWNER_LABEL: owner(_dead_pid())}, _made(1)),
         # This process started after the container was made: the pid was another's then.
         "reused": _Made("reused", {**run, OWNER_LABEL: owner()}, _made(10**7)),
+        # This machine's id with another host name: two containers that share a home folder.
         "elsewhere": _Made("elsewhere", {**run, OWNER_LABEL: "elsewhere/1"}, _made(60)),
+        "another's": _Made(
+            "another's", {RUN_LABEL: "r", MACHINE_LABEL: "other", OWNER_LABEL: owner(1)}, _made(60)
+        ),
         "bystander": _Made("bystander", {OWNER_LABEL: owner()}, _made(60)),  # not a run's
     }
     monkeypatch.setattr(docker_cleanup, "connect", lambda: _Client(list(made.values())))
+    monkeypatch.setattr(docker_cleanup, "machine_id", lambda: MACHINE)
 
     assert _cleanup() == 0
 
-    assert {name for name, m in made.items() if m.removed} == {
-        "older",
-        "garbled",
-        "ended",
-        "reused",
-    }
+    assert {name for name, m in made.items() if m.removed} == set()
+    out = capsys.readouterr().out
+    assert "would remove container ended (ende)\n" in out
+    assert out.endswith(
+        "3 container(s) would be removed; nothing was: run it again with --yes to remove them\n"
+    )
+
+    assert _cleanup("--yes") == 0
+
+    assert {name for name, m in made.items() if m.removed} == {"garbled", "ended", "reused"}
     out = capsys.readouterr().out
     assert f"kept container running (runn): its run is in progress (process {os.getpid()} " in out
     assert (
         "kept container elsewhere (else): made by elsewhere/1, of another host, whose run may "
-        "still be in progress (`scbench-ci cleanup --owner elsewhere/1` removes it)"
+        "still be in progress"
     ) in out
-    assert out.endswith("4 container(s) removed\n")
+    assert "2 container(s) of runs of other machines (or of versions without machine" in out
+    assert out.endswith("removed 3 container(s)\n")
 
 
 @pytest.mark.parametrize(
     ("argv", "removed"),
     [
         (["--owner", owner()], {"running", "reused"}),
-        (["--all"], {"running", "reused", "elsewhere"}),
+        (["--all"], {"running", "reused", "elsewhere", "another's"}),
     ],
 )
 def test_owner_and_all_take_runs_in_progress_too(
     argv: list[str], removed: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = {RUN_LABEL: "r"}
+    run = {RUN_LABEL: "r", MACHINE_LABEL: MACHINE}
     made = {
         "running": _Made("running", {**run, OWNER_LABEL: owner()}, _made(1)),
         "reused": _Made("reused", {**run, OWNER_LABEL: owner()}, _made(10**7)),
         "elsewhere": _Made("elsewhere", {**run, OWNER_LABEL: "elsewhere/1"}, _made(60)),
+        "another's": _Made("another's", {RUN_LABEL: "r", OWNER_LABEL: "x/2"}, _made(60)),
     }
     monkeypatch.setattr(docker_cleanup, "connect", lambda: _Client(list(made.values())))
+    monkeypatch.setattr(docker_cleanup, "machine_id", lambda: MACHINE)
 
-    assert _cleanup(*argv) == 0
+    assert _cleanup(*argv, "--yes") == 0
 
     assert {name for name, m in made.items() if m.removed} == removed
 
@@ -165,11 +181,12 @@ def test_owner_removes_only_that_owners_leftovers(
     container, volume = owned["a container"], owned["a volume"]
     container.start()  # type: ignore[attr-defined]
 
-    assert _cleanup("--owner", str(owned["a"])) == 0
+    assert _cleanup("--owner", str(owned["a"]), "--yes") == 0
 
     assert capsys.readouterr().out == (
         f"removed container {container.name} ({container.short_id})\n"  # type: ignore[attr-defined]
-        f"1 container(s) removed\nremoved volume {volume.name}\n"  # type: ignore[attr-defined]
+        f"removed volume {volume.name}\n"  # type: ignore[attr-defined]
+        "removed 1 container(s), 1 volume(s)\n"
     )
     for key in ("a container", "a volume"):
         with pytest.raises(docker.errors.NotFound):
@@ -193,6 +210,7 @@ def test_what_the_docker_executor_makes_names_its_owner(
                 for c in docker_client.containers.list(ignore_removed=True, filters=mine)
             )
             seen.update(f"volume {v.name}" for v in docker_client.volumes.list(filters=mine))
+            seen.update(f"network {n.name}" for n in docker_client.networks.list(filters=mine))
             time.sleep(0.2)
 
     watcher = threading.Thread(target=watch)
@@ -204,5 +222,7 @@ def test_what_the_docker_executor_makes_names_its_owner(
         watcher.join()
 
     assert result.exit_code == 0
-    assert {kind.split()[0] for kind in seen} == {"container", "volume"}
+    assert {kind.split()[0] for kind in seen} == {"container", "volume", "network"}
     assert owner() == f"{this_host()}/{os.getpid()}"
+    (network,) = docker_client.networks.list(filters={"label": f"{OWNER_LABEL}={owner()}"})
+    assert network.attrs["Labels"][MACHINE_LABEL] == machine_id()  # removed as the process exits

@@ -1,8 +1,11 @@
 """`--jobs auto`'s admission: the cores' count whatever the load, one more only after the CPU
 stayed idle for the window since the last start and memory holds another job at its limit, never
-beyond the cap, never once backed off or while a checkpoint runs again; `--jobs N` a fixed count."""
+beyond the cap, never once backed off or while a checkpoint runs again; `--jobs N` a fixed count.
+`--shards auto`: the cores no evaluation holds."""
 
 from __future__ import annotations
+
+import contextlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +15,7 @@ from scbench_ci.engines.admission import (
     GIB,
     ByLoad,
     FixedCount,
+    IdleCores,
     Thresholds,
     make_admission,
 )
@@ -231,3 +235,29 @@ def test_no_load_a_submission_can_make_forces_or_starves_the_pool(
             assert running < auto.most == 8
             assert memory is not None and memory >= needed
             assert not backed_off and not holding
+
+
+def test_a_lone_checkpoint_takes_every_idle_core() -> None:
+    cores = IdleCores(cores=4, side_by_side=1, jobs=1)
+    with cores.lease(9) as granted:
+        assert granted == 4
+    with IdleCores(cores=4, side_by_side=1, jobs=1).lease(2) as granted:
+        assert granted == 2  # no more than its units
+
+
+def test_a_full_batch_takes_one_core_each() -> None:
+    cores = IdleCores(cores=4, side_by_side=4, jobs=10)
+    with contextlib.ExitStack() as held:
+        grants = [held.enter_context(cores.lease(8)) for _ in range(6)]
+    assert grants == [1] * 6
+
+
+def test_the_cores_are_shared_with_the_evaluations_still_to_start() -> None:
+    cores = IdleCores(cores=4, side_by_side=4, jobs=2)
+    with cores.lease(8) as first, cores.lease(8) as second:
+        assert (first, second) == (2, 2)
+    # Once given back, the next one alone takes them all.
+    later = IdleCores(cores=4, side_by_side=1, jobs=3)
+    for _ in range(3):
+        with later.lease(8) as granted:
+            assert granted == 4

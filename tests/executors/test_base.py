@@ -6,7 +6,12 @@ import subprocess
 
 import pytest
 
-from scbench_ci.executors.base import QUALITY_CPU_S, cpu_limited, reported
+from scbench_ci.executors.base import (
+    MAX_QUALITY_OUTPUT_BYTES,
+    QUALITY_CPU_S,
+    cpu_limited,
+    reported,
+)
 
 
 @pytest.mark.parametrize(
@@ -31,7 +36,12 @@ from scbench_ci.executors.base import QUALITY_CPU_S, cpu_limited, reported
                 "or the memory limit",
             ),
         ),
-        (0, b"x" * (64 * 1024 + 1), b"", (None, "scb-check's report is larger than 65536 bytes")),
+        (
+            0,
+            b"x" * (MAX_QUALITY_OUTPUT_BYTES + 1),
+            b"",
+            (None, f"scb-check's output is larger than {MAX_QUALITY_OUTPUT_BYTES} bytes"),
+        ),
     ],
 )
 def test_how_the_measure_ended(

@@ -1,7 +1,7 @@
 import io
 from pathlib import Path
 
-from scbench_ci.executors.output import LogSink
+from scbench_ci.executors.output import EveryLine, LogSink
 
 
 def test_keeps_everything_under_the_cap(tmp_path: Path) -> None:
@@ -49,3 +49,38 @@ def test_the_runner_s_own_lines_stay_in_the_log(tmp_path: Path) -> None:
     assert (tmp_path / "log").read_text() == f"{output}\n" * 3 + "pytest's dots ."
     shown = "collecting ...\n....\n[scbench-ci] see\n\n[scbench-ci\n"
     assert echo.getvalue() == shown * 3 + "pytest's dots ."
+
+
+UV_FINISHING = (
+    "   Building workspace @ file:///workspace\n"
+    "      Built workspace @ file:///workspace\n"
+    "Uninstalled 1 package in 0.20ms\n"
+    "warning: Failed to hardlink files; falling back to full copy. This may lead to degraded "
+    "performance.\n"
+    "         If the cache and target directories are on different filesystems, hardlinking "
+    "may not be supported.\n"
+    "         If this is intentional, set `export UV_LINK_MODE=copy` or use `--link-mode=copy` "
+    "to suppress this warning.\n"
+    "Installed 1 package in 1ms\n"
+)
+"""What uv printed, finishing a cached environment in this machine's evaluation image."""
+
+
+def test_set_up_lines_that_mean_nothing_went_wrong_stay_in_its_log(tmp_path: Path) -> None:
+    """Issue #52: shown on every run, they meant nothing; a failure is still shown."""
+    failing = "error: No solution found when resolving dependencies\n"
+    output = f"[scbench-ci] image x: built here without nvm's and rustup's hosts\n{UV_FINISHING}"
+    for echo, setup, shown in [
+        (io.StringIO(), True, failing),
+        (EveryLine(io.StringIO()), True, output * 2 + failing),
+        (io.StringIO(), False, output * 2 + failing),  # pytest's log: every line
+    ]:
+        with LogSink(tmp_path / "log", echo, setup=setup) as sink:  # type: ignore[arg-type]
+            for size in (5, 1000):
+                data = output.encode()
+                for start in range(0, len(data), size):
+                    sink.write(data[start : start + size])
+            sink.write(failing.encode())
+        stream = echo.stream if isinstance(echo, EveryLine) else echo
+        assert stream.getvalue() == shown
+        assert (tmp_path / "log").read_text() == output * 2 + failing

@@ -123,7 +123,8 @@ def test_scbench_reads_the_evaluation_as_current(shared_evaluations: SharedEvalu
     """The paper's SCBench (testing/scbench_source/, unmodified) keeps our evaluation made by its
     rules (`--scbench paper`): its `eval` finds it current and the problem fully evaluated, its
     `CorrectnessResults` validates it; and the files beside evaluation.json are the session's
-    output and its slimmed report. SCBench 1.0's files: tests/results/test_scbench_1_0_files.py."""
+    output and its slimmed report. SCBench 1.0's files:
+    tests/integration/test_scbench_1_0_files.py."""
     output = shared_evaluations(
         "wordstat", "checkpoint_1", "solutions/checkpoint_1", "--scbench", "paper"
     ).output

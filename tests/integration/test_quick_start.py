@@ -33,18 +33,22 @@ NAMED_LINES = (
     "ERROR at setup of test_top_matches_frequency_table",
     "report auto-save skipped",
     "28 passed, 1 xfailed, 1 error",
+    "1 failing test (the policy core-cases does not need it to pass)",
+    "in tests/test_checkpoint_2.py::test_top_matches_frequency_table",
     "Verdict: PASSED (1 of 1 checkpoint passes the policy core-cases, which asks that every Core"
     " test passes)",
 )
 
 
-SETUP_BUILT = (
-    "[scbench-ci] $ uv init",
-    "[scbench-ci] $ uv add -r requirements.txt || true",
+SETUP_BUILT = ("[scbench-ci] $ uv init", "[scbench-ci] $ uv add -r requirements.txt || true")
+"""What the terminal shows of SCBench's setup, when it builds the dependency cache."""
+SETUP_LOG_ONLY = (
     "Creating virtual environment at: .venv",
     "error: File not found: requirements.txt",
 )
+"""What setup.log, and not the terminal, has of it then (issue #52)."""
 RESTORED = "[scbench-ci] setup: not run here;"
+"""What setup.log, and not the terminal, says of it later."""
 
 
 def quick_start() -> str:
@@ -87,15 +91,20 @@ def test_the_readme_quick_start_works_as_written(
     for line in NAMED_LINES:
         assert f"`{line}`" in readme or line in readme, line
         assert line in run.stdout + run.stderr, line
-    # SCBench's setup: built into the cache on this daemon's first run, copied in after.
+    # SCBench's setup: built into the cache on this daemon's first run, copied in after; what
+    # it says when nothing went wrong is in setup.log, not on the terminal.
     printed = run.stdout + run.stderr
-    built = all(line in printed for line in SETUP_BUILT)
-    assert built or RESTORED in printed, printed[-4000:]
-    for line in (*SETUP_BUILT, RESTORED):
-        assert f"`{line}`" in readme or line in readme, line
-    if built:
-        assert re.search(r"^Using CPython 3\.12\.\d+ interpreter at: ", printed, re.M)
     clone = tmp_path / CLONE
+    setup_log = (clone / ".scbench/wordstat/checkpoint_2/setup.log").read_text()
+    built = all(line in printed for line in SETUP_BUILT)
+    assert built or RESTORED in setup_log, setup_log
+    for line in SETUP_BUILT:
+        assert f"`{line}`" in readme, line
+    for line in (*SETUP_LOG_ONLY, RESTORED):
+        assert line not in printed, line
+    if built:
+        assert all(line in setup_log for line in SETUP_LOG_ONLY), setup_log
+        assert re.search(r"^Using CPython 3\.12\.\d+ interpreter at: ", setup_log, re.M)
     head = ["git", "rev-parse", "HEAD"]
     assert subprocess.check_output(head, cwd=clone) == subprocess.check_output(head, cwd=REPO_ROOT)
 

@@ -4,6 +4,7 @@ API on the cluster; a task no node can hold; Ctrl-C."""
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -76,6 +77,30 @@ def test_the_api_runs_on_the_cluster(
     assert on_ray.exit_code == local.exit_code == 0
     assert [_outcomes(c) for c in on_ray.checkpoints] == [_outcomes(c) for c in local.checkpoints]
     assert all("ray" in c.phases for c in on_ray.checkpoints)
+
+
+def test_one_checkpoints_shards_are_tasks_on_several_nodes(
+    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+) -> None:
+    """marks/checkpoint_1 holds three units (the file's tests outside a class, two classes):
+    three tasks of one CPU, more than a worker of two CPUs holds, so both work on it."""
+    target = [
+        scbench_ci.Target(
+            EXAMPLES / "marks", "checkpoint_1", EXAMPLES / "marks/solutions/checkpoint_1"
+        )
+    ]
+    options = {"image": test_image, "cpus": 1, "executor": "docker", "quality": False}
+    address = ray_cluster.cluster.address
+    echo = io.StringIO()
+    on_ray = scbench_ci.evaluate(
+        target, engine="ray", ray_address=address, test_shards=3, echo=echo, **options
+    )
+    local = scbench_ci.evaluate(target, **options)
+    (sharded,), (whole,) = on_ray.checkpoints, local.checkpoints
+    assert (sharded.passed, sharded.groups) == (whole.passed, whole.groups)
+    assert _outcomes(sharded) == _outcomes(whole)
+    assert "Ray: 3 task(s) on 2 node(s)" in echo.getvalue(), echo.getvalue()
+    assert any("ran in 3 shards" in notice for notice in sharded.notices)
 
 
 def _outcomes(checkpoint: scbench_ci.CheckpointResult) -> list[tuple[str, str, str]]:

@@ -1,5 +1,6 @@
-"""What a run's end says, on examples/marks under `any-core-cases` (its checkpoint_2 has no Core
-test, so that policy fails it): each failed checkpoint says why, in the console and the summary,
+"""What a run's end says, on examples/marks under `any-core-cases` by the paper's rules (its
+checkpoint_2 has no Core test there, so that policy fails it; SCBench 1.0's inventory makes its
+tests Core): each failed checkpoint says why, in the console and the summary,
 and the headline follows `--fail-on` as the exit code does, for `evaluate` and `merge`."""
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def evaluate(output: Path, *extra: str | Path) -> subprocess.CompletedProcess[st
     return scbench(
         "evaluate",
         *("--problem", MARKS, "--checkpoint", "all", "--executor", "local", "--quiet"),
-        *("--policy", "any-core-cases"),
+        *("--policy", "any-core-cases", "--scbench", "paper"),
         *("--submission", MARKS / "solutions/{checkpoint}", "--output", output, *extra),
     )
 

@@ -64,6 +64,8 @@ BAD_TEXT = {
     "cpus": "0",
     "pids_limit": "x",
     "disk": "0",
+    "cache_size": "lots",
+    "unused_for_s": "a while",
     "use_cache": "sometimes",
     "test_network": "rarely",
     "include_prior_tests": "perhaps",
@@ -78,6 +80,7 @@ BAD_TEXT = {
     "checkpoint": "../c",
     "submission": "x/{problems}",
     "shards": "0",
+    "test_shards": "none",
     "pytest_args": "-k 'open",
     "command": "check-all",
     "comment": "loud",
@@ -246,7 +249,7 @@ def test_a_bad_value_has_the_same_reason_from_the_cli_the_action_and_the_api(
 
 
 READ_BY_THE_FRONT_END = {
-    "evaluate": {"same_submission", "baseline", "quiet", "workflow_report"},
+    "evaluate": {"same_submission", "baseline", "quiet", "verbose", "workflow_report"},
     "check": {"changed_since", "quiet"},
     "merge": {"baseline"},
     "plan": {"baseline"},

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from scbench_ci.outputs.console import render_report
+from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group
 from scbench_ci.reports import Status
@@ -17,7 +19,7 @@ from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, Tes
 from scbench_ci.results.verdict import count_groups
 from scbench_ci.scbench_runner import rules_line
 from testing.problems import ProblemFolder
-from testing.results import make_checkpoint, make_run, make_test, measured
+from testing.results import left_out, make_checkpoint, make_run, make_test, measured
 
 RULES = rules_line("1.0")
 
@@ -44,8 +46,7 @@ def test_text_from_the_run_cannot_command_a_terminal_or_the_runner(
         "    ok\n"
         "    \\::error::cr\n"
         "    \\x1b[2K\n"
-        "  warning: a warning\n"
-        "\\::warning::injected\n"
+        "  warning: a warning\\n::warning::injected\n"
         "\n"
         f"{RULES}\n"
         "Verdict: FAILED (0 of 1 checkpoint passes the policy core-cases, which asks that every "
@@ -119,6 +120,8 @@ def test_the_changes_since_the_baseline_come_first() -> None:
     assert report.endswith(
         "  all                     1/3    33.3%\n"
         "  why it failed: 2 Core tests failed\n"
+        "    The cause (1 test): AssertionError: 1 == 2\n"
+        "    in tests/test_checkpoint_1.py::a\n"
         "\n"
         "Flaky tests: 1, counted as failed for the policy\n"
         "  demo / checkpoint_1: tests/test_checkpoint_1.py::c passed on attempt 2; "
@@ -207,8 +210,13 @@ def test_a_run_of_several_checkpoints_ends_with_what_failed_and_why() -> None:
     assert report.endswith(
         "23 checkpoints passed (1 problem, 1.0 s, 1 job side by side)\n"
         "22 checkpoints failed:\n"
-        + "".join(f"  demo / checkpoint_{i}: 1 Core test failed\n" for i in range(1, 21))
-        + "  … and 2 more\n"
+        + "".join(
+            f"  demo / checkpoint_{i}: 1 Core test failed\n"
+            "    The cause (1 test): (no message)\n"
+            "    in tests/test_checkpoint_1.py::a\n"
+            for i in range(1, 6)
+        )
+        + "  … and 17 more, in the summary\n"
         f"{RULES}\n"
         "Verdict: FAILED (1 of 23 checkpoints pass the policy core-cases, which asks that every "
         "Core test passes)\n"
@@ -237,6 +245,27 @@ def test_the_recap_names_the_checkpoints_whose_erosion_rose_most() -> None:
     assert "Erosion" not in render_report(make_run(*falling), None, fail_on="policy")
 
 
+def test_the_recap_names_the_source_files_the_quality_measure_left_out() -> None:
+    passing = make_checkpoint(make_test("a", Status.PASSED))
+    files = ("build/a.py", "build/b\\n::warning::x.py", "c.py", "d.py", "e.py", "f.py")
+    partial = left_out(measured(passing, 0.1, 0.1), 7, *files)
+    whole = measured(replace(passing, name="checkpoint_2"), 0.1, 0.1)
+
+    report = render_report(make_run(partial, whole), None, fail_on="policy verbosity>0.5")
+
+    assert (
+        "Source files the code-quality measure left out:\n"
+        "  demo / checkpoint_1: 7 files (build/a.py, build/b\\n::warning::x.py, c.py, d.py, e.py "
+        "and 2 more)\n"
+    ) in report
+    assert (
+        "Verdict: FAILED (code quality fails the --fail-on limits: demo/checkpoint_1 left 7 "
+        "source files of the submission unmeasured: build/a.py, build/b\\n::warning::x.py, c.py "
+        "and 4 more)\n"
+    ) in report
+    assert "left out" not in render_report(make_run(whole), None, fail_on="policy")
+
+
 def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> None:
     """A failure message that prints a green `Verdict: PASSED` of its own stays plain text."""
     spoof = "\x1b[32mVerdict: PASSED\x1b[0m\nVerdict: PASSED"
@@ -251,3 +280,94 @@ def test_on_a_terminal_only_the_report_s_own_verdict_lines_are_coloured() -> Non
     assert coloured.endswith(f"{red}{verdict} every Core test passes){reset}\n")
     assert "\x1b" not in plain
     assert coloured.replace(red, "").replace(reset, "") == plain
+
+
+def test_a_failed_checkpoint_s_report_names_its_main_cause_as_the_summary_does() -> None:
+    """Issue #52: the console told only `why it failed: 7 Core tests failed`; it says the cause
+    too, with how many tests it hit and one of them, in the summary's words."""
+    missing = "NameError: name 'values_equal' is not defined"
+    tests = [result_of(f"t{i}", Status.FAILED, missing) for i in range(3)]
+    tests.append(result_of("other", Status.FAILED, "AssertionError: 1 == 2"))
+    run = make_run(checkpoint(tests))
+    report = render_report(run, None, fail_on="policy")
+    assert (
+        "  why it failed: 4 Core tests failed\n"
+        f"    The main cause (3 of 4 failing tests): {missing}\n"
+        "    e.g. tests/test_checkpoint_1.py::t0\n"
+        "    and 1 more cause, in the summary\n"
+    ) in report
+    summary = render_summary(run)
+    assert f"<strong>The main cause (3 of 4 failing tests)</strong>: {html.escape(missing)}" in (
+        summary
+    )
+
+
+def test_failing_tests_of_a_passing_checkpoint_are_named() -> None:
+    """Issue #52: a run that passes with failing tests said only `passed`."""
+    tests = [
+        result_of("core", Status.PASSED),
+        replace(result_of("extra", Status.ERROR, "FileNotFoundError: x.csv"), group=Group.ERROR),
+    ]
+    one = make_run(checkpoint(tests))
+    assert (
+        "  all                     1/2    50.0%\n"
+        "  1 failing test (the policy core-cases does not need it to pass)\n"
+        "    The cause (1 test): FileNotFoundError: x.csv\n"
+        "    in tests/test_checkpoint_1.py::extra\n"
+    ) in render_report(one, None, fail_on="policy")
+    several = make_run(*(checkpoint(tests, name=f"checkpoint_{i}") for i in range(1, 8)))
+    report = render_report(several, None, fail_on="policy")
+    assert (
+        "Failing tests in checkpoints that pass: 7 tests in 7 of 7 checkpoints (the policy "
+        "core-cases does not need them to pass)\n"
+        "  demo / checkpoint_1: 1 failing test\n"
+        "    The cause (1 test): FileNotFoundError: x.csv\n"
+        "    in tests/test_checkpoint_1.py::extra\n"
+    ) in report
+    assert report.count(": 1 failing test\n") == 5
+    assert f"  … and 2 more, in the summary\n{RULES}\nVerdict: PASSED" in report
+
+
+def test_a_cause_on_the_console_is_inert() -> None:
+    hostile = "::error::x\x1b[2J\nnext"
+    run = make_run(checkpoint([result_of("t\x1b[31m", Status.FAILED, hostile)]))
+    report = render_report(run, None, fail_on="policy")
+    assert "    The cause (1 test): ::error::x\\x1b[2J\n" in report
+    assert "    in tests/test_checkpoint_1.py::t\\x1b[31m\n" in report
+    assert "\x1b" not in report
+
+
+CARGO = (
+    "assert 101 == 0\n +  where 101 = CompletedProcess(args=['cargo', 'build'], returncode=101, "
+    "stdout='', stderr='warning: spurious network error (1 tries remaining): [6] Could not "
+    "resolve hostname (Could not resolve host: index.crates.io)\\nerror: failed to get `rand` as "
+    "a dependency of package `demo v0.1.0`\\n').returncode"
+)
+
+
+def test_tests_that_could_not_reach_the_network_are_named_with_the_host() -> None:
+    """Issue #52: a reference solution's Rust tests failed because cargo could not reach
+    crates.io; the run ended `10 Core tests failed` with no hint. The verdict stays SCBench's."""
+    tests = [result_of(f"rust_{i}", Status.FAILED, CARGO) for i in range(3)]
+    tests.append(result_of("python", Status.PASSED))
+    run = make_run(make_checkpoint(*tests))
+    report = render_report(run, None, fail_on="policy")
+    assert (
+        "  why it failed: 3 Core tests failed\n"
+        "    The cause (3 tests): error: failed to get `rand` as a dependency of package `demo "
+        "v0.1.0`\n"
+        "    e.g. tests/test_checkpoint_1.py::rust_0\n"
+        "    3 failing tests could not reach the network (index.crates.io): SCBench counts them "
+        "failed, though they say nothing of the answers\n"
+    ) in report
+    assert "Verdict: FAILED" in report
+    summary = render_summary(run)
+    assert "all tests: 1 of 4 pass, 3 fail (3 could not reach the network)" in summary
+    assert (
+        "**Network**: 3 failing tests could not reach the network (index.crates.io): SCBench "
+        "counts them failed, though they say nothing of the answers.\n"
+    ) in summary
+    several = make_run(make_checkpoint(*tests), make_checkpoint(*tests, name="checkpoint_2"))
+    assert (
+        "In 2 checkpoints, 6 failing tests could not reach the network (index.crates.io): "
+    ) in render_report(several, None, fail_on="policy")

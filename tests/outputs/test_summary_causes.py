@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.outputs.failing_view import cause_groups
 from scbench_ci.outputs.summary import SummaryRenderer, render_summary, summary_renderer
-from scbench_ci.outputs.summary_sections import cause_groups
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
 from scbench_ci.reports import Status
@@ -41,9 +41,13 @@ def test_a_missing_module_is_one_cause_shown_once_with_its_tests() -> None:
     run = load_results(GOLDEN / "missing_module" / "results.json")
     ((_, checkpoint),) = run.checkpoints()
     (group,) = [g for g in cause_groups(checkpoint, frozenset()) if g.cause.source is Source.STDERR]
-    # The folded line names the cause and how many tests it hit; its block lists them all and
-    # shows the submission's stderr once; no CompletedProcess repr is left to read.
-    title = f"<strong>{len(group.tests)} tests</strong>: ModuleNotFoundError: No module named"
+    # The folded line names the cause and how many tests it hit, in the words of the console's
+    # report; its block lists them all and shows the submission's stderr once; no
+    # CompletedProcess repr is left to read.
+    title = (
+        f"<strong>The main cause ({len(group.tests)} of 18 failing tests)</strong>: "
+        "ModuleNotFoundError: No module named"
+    )
     assert title in markdown
     block = markdown[markdown.index(title) : markdown.index("</details>", markdown.index(title))]
     for test in group.tests:
@@ -86,7 +90,10 @@ def test_tests_failing_the_same_way_are_one_cause(problem: Problem) -> None:
     result = checkpoint_result(problem, "checkpoint_1", [*same, other])
     markdown = render_summary(document(problem, result))
     assert "#### checkpoint\\_1: 5 failing tests, 2 causes\n" in markdown
-    assert "<details><summary><strong>4 tests</strong>: OSError: disk full</summary>" in markdown
+    assert (
+        "<details><summary><strong>The main cause (4 of 5 failing tests)</strong>: OSError: disk "
+        "full</summary>"
+    ) in markdown
     assert markdown.count("disk full") == 1
     assert "```text\ntb 0\n```" in markdown and "tb 1" not in markdown  # the first test's, once
     assert markdown.index("disk full") < markdown.index("KeyError")  # the most tests first
@@ -121,3 +128,38 @@ def test_the_renderer_is_render_summary_with_the_command_s_choices(problem: Prob
         run, fail_on="regressions", details="all", reports_folder=Path("out"), max_bytes=5000
     )
     assert render(run, reports_folder=Path("out"), max_bytes=5000) == expected
+
+
+def test_failing_tests_of_passing_checkpoints_are_named_at_the_top(problem: Problem) -> None:
+    """Issue #52: log_query over all its checkpoints reported 5 of 5 passed while 8 tests failed,
+    and no part of the summary named them without `--details all`."""
+    ok = make_outcome("test_core", Status.PASSED)
+    broken = make_outcome(
+        "test_extra", Status.ERROR, "functionality", message="FileNotFoundError: x.csv"
+    )
+
+    def run_of(count: int) -> str:
+        checkpoints = [
+            checkpoint_result(problem, "checkpoint_1", [ok, broken]) for _ in range(count)
+        ]
+        named = [replace(c, name=f"checkpoint_{i}") for i, c in enumerate(checkpoints, start=1)]
+        return render_summary(document(problem, *named))
+
+    two = run_of(2)
+    line = (
+        "**Failing tests in checkpoints that pass**: 2 tests in 2 of 2 checkpoints (the policy "
+        "core-cases does not need them to pass).\n\n"
+        "- **checkpoint\\_1**: 1 failing test. The cause (1 test): FileNotFoundError: x.csv (in "
+        "<code>tests/test\\_checkpoint\\_1.py::test\\_extra</code>).\n"
+    )
+    assert line in two
+    assert two.index(line) < two.index("| Checkpoint | Verdict |")
+    # Folded when many: the counts stay on the first screen, the list is one click away.
+    many = run_of(7)
+    assert (
+        "<details><summary><strong>Failing tests in checkpoints that pass</strong>: 7 tests in 7 "
+        "of 7 checkpoints (the policy core-cases does not need them to pass)</summary>\n\n"
+        "- **checkpoint\\_1**: 1 failing test."
+    ) in many
+    assert many.count(": 1 failing test. The cause") == 5
+    assert "- … and 2 more: `--details all` gives each a section.\n\n</details>" in many

@@ -16,7 +16,14 @@ from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from testing.mermaid import draw, mermaid_blocks
-from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
+from testing.results import (
+    left_out,
+    make_checkpoint,
+    make_run,
+    make_test,
+    measured,
+    not_measured,
+)
 
 PASSED, FAILED = make_test("a", Status.PASSED), make_test("a", Status.FAILED)
 
@@ -55,6 +62,23 @@ def test_a_single_checkpoint_shows_its_figures_under_its_counts() -> None:
         "\n\nCode quality (scb-check 0.2.0): verbosity **6.6%** · erosion **22.5%**.\n" in markdown
     )
     assert "```mermaid" not in markdown  # one point is no trajectory
+
+
+def test_the_source_files_the_measure_left_out_are_named_beside_the_figures() -> None:
+    files = ("build/*a*.py", "dist/<b>.js", "env/c.py", "d.py", "e.py", "f.py")
+    partial = left_out(checkpoint("checkpoint_1", 0.0661, 0.2249), 6, *files)
+    unknown = checkpoint("checkpoint_2", 0.1, 0.3)
+    assert unknown.quality is not None
+    unknown = replace(unknown, quality=replace(unknown.quality, unmeasured=None))
+
+    markdown = render_summary(make_run(partial, unknown), details="all")
+
+    assert (
+        "Code quality (scb-check 0.2.0): verbosity **6.6%** · erosion **22.5%** · 6 source files "
+        "left out. Left out of these figures: build/\\*a\\*.py, dist/&lt;b&gt;.js, env/c.py, "
+        "d.py, e.py and 1 more.\n"
+    ) in markdown
+    assert "since checkpoint\\_1). Which source files it measured is not recorded.\n" in markdown
 
 
 def test_the_figures_line_gives_the_change_since_the_previous_checkpoint_and_the_baseline() -> None:

@@ -221,9 +221,9 @@ def test_a_problem_folder_s_name_is_a_name(tmp_path: Path) -> None:
     folder = ProblemFolder(tmp_path / "demo\x1b[2J\u202e").save()
     with pytest.raises(ProblemError) as error:
         load_problem(folder.root)
-    assert str(error.value).endswith(
-        "the problem folder's name holds \\x1b, a character that is not printable (a control, "
-        "bidirectional or format character, or a line separator)"
+    assert str(error.value) == (
+        f"{tmp_path}: the problem folder's name 'demo\\x1b[2J\\u202e' holds \\x1b, a character "
+        "that is not printable (a control, bidirectional or format character, or a line separator)"
     )
 
 

@@ -28,17 +28,24 @@ from scbench_ci.results.model import (
     CheckpointResult,
     Failure,
     FailureKind,
+    NetworkFailures,
     ProblemResult,
     RepeatCount,
     RunResult,
     TestResult,
 )
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.results.quality import QualityMeasures, QualityOutcome
+from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured
 from scbench_ci.results.schema import schema
 from scbench_ci.results.verdict import count_groups, verdict
 from testing.paths import REPO_ROOT
-from testing.results import checkpoint_documents, make_run, measured
+from testing.results import (
+    checkpoint_documents,
+    make_checkpoint,
+    make_run,
+    make_test,
+    measured,
+)
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
 SCHEMA_V1 = json.loads((REPO_ROOT / "scbench_ci/schema/results.v1.schema.json").read_text())
@@ -249,10 +256,11 @@ def test_a_version_2_document_is_read_with_nothing_flaky_and_no_comparison(
 
 def _version_7(document: dict[str, Any]) -> dict[str, Any]:
     """A document this version wrote, as version 7 wrote it: no `scbench` (the paper's rules
-    decided)."""
+    decided) and no failures of the network."""
     del document["scbench"]
     for problem in document["problems"]:
         for each in problem["checkpoints"]:
+            del each["network"]
             each.pop("scbench", None)
     document["schema_version"] = 7
     jsonschema.validate(document, schema(7))
@@ -271,6 +279,42 @@ def test_the_rules_that_decided_are_written_and_read_back(tmp_path: Path) -> Non
         run = replace(make_run(checkpoint("checkpoint_1")), scbench=name)
         assert json.loads(write_results(run, tmp_path).read_text())["scbench"] == name
         assert load_results(tmp_path / "results.json") == run
+
+
+CARGO_STDERR = "warning: spurious network error: Could not resolve host: index.crates.io"
+
+
+def test_failures_of_the_network_are_written_and_derived_again_when_read(tmp_path: Path) -> None:
+    """Issue #52: results.json says which failing tests could not reach the network; a file's
+    claim is not believed, and a version 7 file gets them from its tests."""
+    unreached = replace(make_test("test_build", Status.FAILED), message=CARGO_STDERR)
+    run = make_run(make_checkpoint(make_test("test_ok", Status.PASSED), unreached))
+    run = replace(
+        run,
+        problems=(
+            replace(
+                run.problems[0],
+                checkpoints=(
+                    replace(
+                        run.problems[0].checkpoints[0],
+                        network=NetworkFailures(1, ("index.crates.io",)),
+                    ),
+                ),
+            ),
+        ),
+    )
+    written = write_results(run, tmp_path)
+    document = json.loads(written.read_text())
+    (entry,) = document["problems"][0]["checkpoints"]
+    assert entry["network"] == {"tests": 1, "hosts": ["index.crates.io"]}
+    assert load_results(written) == run
+    entry["network"] = {"tests": 5, "hosts": ["claimed.example"]}
+    claimed = tmp_path / "claimed.json"
+    claimed.write_text(json.dumps(document))
+    assert load_results(claimed) == run
+    old = tmp_path / "v7.json"
+    old.write_text(json.dumps(_version_7(json.loads(written.read_text()))))
+    assert load_results(old) == replace(run, scbench="paper")
 
 
 def _version_6(document: dict[str, Any]) -> dict[str, Any]:
@@ -303,8 +347,37 @@ def test_a_checkpoints_quality_is_written_and_read_back(tmp_path: Path) -> None:
     written = json.loads(write_results(run, tmp_path).read_text())
     first, second = written["problems"][0]["checkpoints"]
     assert first["quality"]["measures"]["erosion"] == 0.43
-    assert second["quality"] == {"measures": None, "reason": "scb-check timed out"}
+    assert second["quality"] == {
+        "measures": None,
+        "reason": "scb-check timed out",
+        "unmeasured": {"count": 0, "files": []},
+    }
     assert load_results(tmp_path / "results.json") == run
+
+
+def test_the_files_left_out_and_scbench_1_0_s_figures_are_written_and_derived_again(
+    tmp_path: Path,
+) -> None:
+    measures = replace(_MEASURES, clone_loc=53)
+    partial = QualityOutcome(measures, unmeasured=Unmeasured(2, ("build/a.py", "bad\\xff.py")))
+    run = make_run(replace(checkpoint("checkpoint_1"), quality=partial))
+    written = json.loads(write_results(run, tmp_path).read_text())
+    quality = written["problems"][0]["checkpoints"][0]["quality"]
+    assert quality["unmeasured"] == {"count": 2, "files": ["build/a.py", "bad\\xff.py"]}
+    assert (quality["measures"]["cloned_pct"], quality["measures"]["verbosity_flagged_pct"]) == (
+        53 / 743,
+        54 / 743,
+    )
+    assert load_results(tmp_path / "results.json") == run
+
+    # Derived figures are derived again, whatever the file says; without the files left out
+    # (written before they were recorded), they are not known.
+    quality["measures"]["cloned_pct"] = 0.0
+    del quality["unmeasured"]
+    (tmp_path / "results.json").write_text(json.dumps(written))
+    read = load_results(tmp_path / "results.json").problems[0].checkpoints[0].quality
+    assert read == QualityOutcome(measures, unmeasured=None)
+    assert read.measures is not None and read.measures.cloned_pct == 53 / 743
 
 
 @pytest.mark.parametrize(
@@ -316,6 +389,22 @@ def test_a_checkpoints_quality_is_written_and_read_back(tmp_path: Path) -> None:
             r"quality\.measures\.verbosity: 1\.5 is greater than the maximum of 1",
         ),
         ({"measures": asdict(_MEASURES), "reason": "timed out"}, "has measures and a reason"),
+        (
+            {
+                "measures": asdict(_MEASURES),
+                "reason": None,
+                "unmeasured": {"count": 1, "files": ["a.py", "b.py"]},
+            },
+            "quality.unmeasured: lists more files than it counts",
+        ),
+        (
+            {
+                "measures": asdict(_MEASURES),
+                "reason": None,
+                "unmeasured": {"count": 1, "files": ["a.py\n::error::x"]},
+            },
+            r"quality\.unmeasured\.files\[0\]: is not one line of printable text",
+        ),
     ],
 )
 def test_a_quality_that_cannot_be_is_refused(

@@ -7,6 +7,7 @@ whole files are held to SCBench 1.0's own in tests/integration/test_scbench_1_0_
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,39 @@ def test_the_report_beside_it_has_nothing_scbench_ci_s_runner_added(
     write_evaluation(tmp_path, document, scbench=V1_0, report=report)
     written = json.loads((tmp_path / "evaluation/report.json").read_text())
     assert written == {"exitcode": 1, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}
+
+
+@pytest.mark.parametrize(
+    ("rule", "keys"),
+    [
+        ("skipped_bucket", {"tests"}),
+        ("every_group_counted", {"pass_counts", "total_counts"}),
+        ("collection_hash", {"test_collection_hash"}),
+    ],
+)
+def test_each_difference_of_evaluation_json_is_the_runner_s_own_rule(
+    problem: Problem, judged: CheckpointResult, rule: str, keys: set[str]
+) -> None:
+    """Each rule of `ScbenchRunner` decides its part of the file and nothing else."""
+    full = evaluation_json(problem, judged, entrypoint="uv run main.py", scbench=V1_0)
+    without = evaluation_json(
+        problem, judged, entrypoint="uv run main.py", scbench=replace(V1_0, **{rule: False})
+    )
+    assert full is not None and without is not None
+    assert {key for key in full.keys() | without.keys() if full.get(key) != without.get(key)} == (
+        keys
+    )
+
+
+def test_the_row_and_report_follow_their_own_rules(
+    problem: Problem, judged: CheckpointResult, tmp_path: Path
+) -> None:
+    paper_row = replace(V1_0, strict_rates=False)
+    row = checkpoint_results_row(problem, judged, path="run/demo", scbench=paper_row)
+    assert "pass_rate" in row and "duration" in row and "strict_pass_rate" not in row
+    report = {"tests": [{"nodeid": "t.py::a", "outcome": "passed", "markers": ["slow"]}]}
+    document = evaluation_json(problem, judged, entrypoint="uv run main.py", scbench=V1_0)
+    assert document is not None
+    write_evaluation(tmp_path, document, scbench=replace(V1_0, bare_report=False), report=report)
+    written = json.loads((tmp_path / "evaluation/report.json").read_text())
+    assert written["tests"][0]["markers"] == ["slow"]

@@ -13,30 +13,35 @@ from testing.images import PROVISION
 from testing.paths import REPO_ROOT
 
 SCRIPT = (REPO_ROOT / PROVISION).read_text()
-_FIND_UV = re.compile(r"^find_uv\(\) \{\n.*?^\}\n", re.MULTILINE | re.DOTALL)
+HELPERS = 'die() { echo "$*" >&2; exit 1; }\nlog() { echo "$*" >&2; }\n'
+
+
+def _tool(tools: Path, name: str, body: str) -> None:
+    """An executable `name` in `tools`, a shell script of `body`."""
+    tools.mkdir(exist_ok=True)
+    (tools / name).write_text(f"#!/bin/sh\n{body}")
+    (tools / name).chmod(0o755)
+
+
+def _run_function(name: str, setup: str, tools: Path) -> subprocess.CompletedProcess[str]:
+    """The script's function `name`, run on its own after `setup` (its variables), with the
+    tools of `tools` first on PATH."""
+    found = re.search(rf"^{name}\(\) \{{\n.*?^\}}\n", SCRIPT, re.MULTILINE | re.DOTALL)
+    assert found, f"no {name} function in {PROVISION}"
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", f"{HELPERS}{setup}{found.group(0)}{name}\n"],
+        env={"PATH": f"{tools}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
 
 
 def _find_uv(root: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], str]:
     """The script's `find_uv`, run on its own for a checkout at `root`, with a `python3` first on
     PATH that records how it is called and has no uv; and what it recorded."""
-    tools = tmp_path / "tools"
-    tools.mkdir()
     calls = tmp_path / "python3-calls"
-    python3 = tools / "python3"
-    python3.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(calls))}\nexit 1\n')
-    python3.chmod(0o755)
-    match = _FIND_UV.search(SCRIPT)
-    assert match, f"no find_uv function in {PROVISION}"
-    script = (
-        'die() { echo "$*" >&2; exit 1; }\nlog() { echo "$*" >&2; }\n'
-        f"ROOT={shlex.quote(str(root))}\n{match.group(0)}find_uv\n"
-    )
-    run = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", script],
-        env={"PATH": f"{tools}:/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-    )
+    _tool(tmp_path / "tools", "python3", f'echo "$*" >> {shlex.quote(str(calls))}\nexit 1\n')
+    run = _run_function("find_uv", f"ROOT={shlex.quote(str(root))}\n", tmp_path / "tools")
     return run, calls.read_text() if calls.exists() else ""
 
 
@@ -65,3 +70,31 @@ def test_help_lists_every_setting() -> None:
         ["bash", str(REPO_ROOT / PROVISION), "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert settings <= set(re.findall(r"SCBENCH_[A-Z_]+", shown))
+
+
+def _verify(tmp_path: Path, image_id: str) -> list[str]:
+    """The script's `verify_image`, run on its own with a `docker` first on PATH that records
+    how it is called and answers as a daemon with the image `image_id` would; the calls."""
+    calls = tmp_path / "docker-calls"
+    _tool(
+        tmp_path / "tools",
+        "docker",
+        f'echo "$1" >> {shlex.quote(str(calls))}\n[ "$1" = image ] && echo "sha256:{image_id}"\n'
+        '[ "$1" = run ] && echo "pytest 8.3.0"\nexit 0\n',
+    )
+    setup = (
+        "now() { date +%s; }\nelapsed() { echo 0s; }\nCHANGED=0\nIMAGE=test-image\n"
+        f"VERIFIED_DIR={shlex.quote(str(tmp_path / 'verified'))}\n"
+    )
+    run = _run_function("verify_image", setup, tmp_path / "tools")
+    assert run.returncode == 0, run.stderr
+    lines = calls.read_text().splitlines()
+    calls.unlink()
+    return lines
+
+
+def test_the_smoke_test_runs_once_per_image(tmp_path: Path) -> None:
+    """Issue #52: a warm `./scripts/example.sh` spent 9.1 s running it again."""
+    assert _verify(tmp_path, "a" * 64) == ["image", "run"]
+    assert _verify(tmp_path, "a" * 64) == ["image"]
+    assert _verify(tmp_path, "b" * 64) == ["image", "run"]  # the image was rebuilt

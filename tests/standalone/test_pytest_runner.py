@@ -14,13 +14,21 @@ import pytest
 
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import (
+    KEY_FROM_STDIN,
     KILL_DESCENDANTS,
+    SEAL_KEY_VARIABLE,
+    SHARD_OPTION,
+    START_PREFIX,
     as_under_scbench,
+    deal_units,
     fresh_folder,
     json_report_bytes,
     read_regular,
     reports_folders,
     split_arguments,
+    start_text,
+    take_shard,
+    units_of,
     write_new,
 )
 
@@ -264,3 +272,194 @@ def test_pytest_comes_from_the_prefix_and_the_tests_see_no_prefix(tmp_path: Path
     assert any(name.startswith("python.cpython-") for name in in_prefix)  # _pytest/python.py
     assert not any("test_bytecode" in name for name in in_prefix)
     assert any(path.name.startswith("test_bytecode.") for path in (tests / "__pycache__").iterdir())
+
+
+def test_a_shard_is_taken_out_of_pytests_arguments() -> None:
+    told = '{"index": 2, "count": 3, "weights": {"t.py": 1.5, "u.py": "x", "v.py": -1}}'
+    kept, shard = take_shard(["-q", f"{SHARD_OPTION}{told}", "tests/", f"{SHARD_OPTION}{{}}"])
+    assert kept == ["-q", "tests/"]
+    assert shard == {"index": 2, "count": 3, "weights": {"t.py": 1.5}, "warm_up": []}
+    assert take_shard(["-q"]) == (["-q"], None)
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        "not json",
+        "[]",
+        '{"index": 0, "count": 2}',
+        '{"index": 3, "count": 2}',
+        '{"index": true, "count": 2}',
+        '{"index": 1, "count": 100000}',
+        '{"index": 1.0, "count": 2}',
+    ],
+)
+def test_a_shard_that_is_not_one_leaves_the_run_whole(told: str) -> None:
+    assert take_shard([f"{SHARD_OPTION}{told}", "-q"]) == (["-q"], None)
+
+
+def test_units_keep_together_what_shares_a_fixture_wider_than_a_class() -> None:
+    facts: list[tuple[str, str | None, str | None]] = [
+        ("t/a.py", None, None),
+        ("t/a.py", "TestX", None),
+        ("t/a.py", "TestX", "session"),
+        ("t/a.py", "TestY", None),
+        ("t/a.py", None, None),
+        ("t/b.py", "TestZ", None),
+        ("t/b.py", None, "module"),
+        ("p/c.py", "TestW", None),
+        ("p/d.py", None, "package"),
+    ]
+    assert units_of(facts) == [
+        "t/a.py::",
+        "t/a.py::TestX",
+        "t/a.py::TestX",
+        "t/a.py::TestY",
+        "t/a.py::",
+        "t/b.py",
+        "t/b.py",
+        "p/",
+        "p/",
+    ]
+
+
+def test_units_are_dealt_heaviest_first_to_the_least_loaded_shard() -> None:
+    sizes = {"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}
+    weights = {"a": 10.0, "b": 6.0, "c": 5.0, "d": 4.0, "e": 1.0}
+    assert deal_units(sizes, weights, 2) == {"a": 1, "b": 2, "c": 2, "d": 1, "e": 2}
+    # Whatever order the collection gave them in.
+    reordered = dict(reversed(list(sizes.items())))
+    assert deal_units(reordered, weights, 2) == deal_units(sizes, weights, 2)
+    # More shards than units: the last ones get none.
+    assert sorted(deal_units({"a": 3, "b": 1}, {}, 3).values()) == [1, 2]
+
+
+def test_units_without_a_weight_weigh_their_tests_at_the_known_mean() -> None:
+    sizes = {"known": 2, "new": 10, "small": 1}
+    # 2 tests took 8 s: 4 s a test, so `new` weighs 40 s and goes first.
+    dealt = deal_units(sizes, {"known": 8.0}, 2)
+    assert dealt["new"] == 1 and dealt["known"] == 2 and dealt["small"] == 2
+    # Nothing known, or all of it zero: by the number of tests.
+    assert deal_units({"a": 5, "b": 3, "c": 2}, {}, 2) == {"a": 1, "b": 2, "c": 2}
+    assert deal_units({"a": 5, "b": 3, "c": 2}, {"a": 0.0, "b": 0.0}, 2) == {
+        "a": 1,
+        "b": 2,
+        "c": 2,
+    }
+
+
+SHARDED_TESTS = {
+    "conftest.py": """
+def pytest_collection_modifyitems(items):
+    items.reverse()  # a problem's own order: the shards keep it
+""",
+    "test_a.py": """
+import pytest
+
+def test_one(): pass
+
+@pytest.mark.parametrize("n", range(3))
+def test_many(n): pass
+
+class TestX:
+    def test_x1(self): pass
+    def test_x2(self): pass
+
+class TestY:
+    class TestInner:
+        def test_inner(self): pass
+    def test_y(self): pass
+""",
+    "test_b.py": """
+import pytest
+
+@pytest.fixture(scope="module")
+def shared():
+    return []
+
+def test_uses(shared): pass
+
+class TestZ:
+    def test_z(self): pass
+""",
+    "test_c.py": """
+def test_c1(): pass
+def test_c2(): pass
+""",
+}
+
+
+def _collected(folder: Path, *args: str) -> list[str]:
+    runner = [sys.executable, "-I", pytest_runner.__file__, KILL_DESCENDANTS]
+    done = subprocess.run(
+        [*runner, "-q", "--collect-only", "-p", "no:cacheprovider", "-k", "not test_c2", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode in (0, 5), done.stdout + done.stderr
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+def test_every_shard_deals_the_same_collection_and_keeps_its_part(tmp_path: Path) -> None:
+    for name, source in SHARDED_TESTS.items():
+        (tmp_path / name).write_text(source)
+    whole = _collected(tmp_path)
+    assert len(whole) == 11 and "test_c.py::test_c2" not in whole  # -k deselected it first
+    weights = '{"test_a.py::": 9.0}'
+    parts = [
+        _collected(tmp_path, f'{SHARD_OPTION}{{"index": {k}, "count": 3, "weights": {weights}}}')
+        for k in (1, 2, 3)
+    ]
+    # Each test in exactly one shard, each shard in the whole's order.
+    assert sorted(test for part in parts for test in part) == sorted(whole)
+    for part in parts:
+        assert part == [test for test in whole if test in part]
+    where = {test: index for index, part in enumerate(parts) for test in part}
+    # The module-scoped fixture's file stays whole; a class, with its inner class, is one unit.
+    assert len({where[test] for test in whole if test.startswith("test_b.py")}) == 1
+    assert len({where[test] for test in whole if "TestY" in test}) == 1
+    # The heaviest unit, told: the module-level tests of test_a.py, alone in the first shard.
+    assert parts[0] == [test for test in whole if test.startswith("test_a.py::test_")]
+
+
+STDIN_SEEN = """
+import os
+
+def test_stdin():
+    key = os.environ.get("SCBENCH_CI_SEAL_KEY", "none")
+    with open("seen.txt", "w") as file:
+        file.write(os.readlink("/proc/self/fd/0") + "\\n" + key)
+"""
+
+
+def _started_ahead(folder: Path, stdin: bytes) -> subprocess.CompletedProcess[str]:
+    runner = [sys.executable, "-I", pytest_runner.__file__, KILL_DESCENDANTS]
+    return subprocess.run(
+        [*runner, "-q", "-s", "-p", "no:cacheprovider", "test_stdin.py"],
+        cwd=folder,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, SEAL_KEY_VARIABLE: KEY_FROM_STDIN},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_runner_started_ahead_takes_its_key_from_stdin_then_has_none(tmp_path: Path) -> None:
+    (tmp_path / "test_stdin.py").write_text(STDIN_SEEN)
+    done = _started_ahead(tmp_path, b"the-key\n")
+    out = done.stdout.decode()
+    assert done.returncode == 0, out
+    assert out.startswith(f"{START_PREFIX}{start_text('the-key')}\n")
+    # The tests see stdin as a command started without one has it, and no key.
+    assert (tmp_path / "seen.txt").read_text().splitlines() == ["/dev/null", "none"]
+
+
+def test_a_runner_started_ahead_and_never_given_its_key_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / "test_stdin.py").write_text(STDIN_SEEN)
+    done = _started_ahead(tmp_path, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not (tmp_path / "seen.txt").exists()

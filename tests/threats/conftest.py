@@ -65,14 +65,17 @@ class Threat:
             *more,
         )
 
-    def cli(self, *args: str | Path) -> subprocess.CompletedProcess:
+    def cli(
+        self, *args: str | Path, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
+        """`env`: variables besides this process's."""
         return subprocess.run(
             [sys.executable, "-m", "scbench_ci", *map(str, args)],
             capture_output=True,
             text=True,
             timeout=600,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, "XDG_CACHE_HOME": str(self.cache)},
+            env={**os.environ, "XDG_CACHE_HOME": str(self.cache), **(env or {})},
         )
 
     def outside_listing(self) -> dict[str, bytes]:

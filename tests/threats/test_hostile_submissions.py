@@ -203,6 +203,7 @@ def test_links_and_specials_in_the_reports_folder_stay_inside(
         "evaluation.json",
         "evaluation",  # SCBench's own files beside evaluation.json
         "pytest-report.json",
+        "inventory.json",  # SCBench 1.0's inventory of the tests, as the runner took it
         "pytest.log",
         "quality.log",  # scb-check's own output
         "result.json",

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from scbench_ci.results.inventory import UNREPORTED
+from scbench_ci.results.scbench_rules import MISSING_INVENTORY
 from testing.examples import group_counts
 from testing.hostile_submissions import (
     BROKEN_COUNTS,
@@ -31,6 +33,13 @@ from testing.hostile_submissions import (
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("nothing_survives")]
 
 NO_COUNTS = dict.fromkeys(BROKEN_COUNTS, (0, 0, 0, 0))
+PAPER_BROKEN_COUNTS = {
+    "Core": (2, 5, 0, 7),
+    "Functionality": (0, 2, 1, 3),
+    "Error": (3, 1, 0, 4),
+    "Regression": (0, 1, 0, 1),
+}
+"""wordstat's broken submission by the paper's rules: wordstat's own markers give groups."""
 CANARY = "canary: must stay as it is\n"
 
 
@@ -104,7 +113,9 @@ def test_a_killed_runner_counts_nothing(
     reports: str, executor: str, tmp_path: Path, test_image: str
 ) -> None:
     """Reports the submission wrote before it killed the runner are never believed, and those
-    made to break a parser (deep nesting, 400-digit numbers, NaN) do not break the evaluator."""
+    made to break a parser (deep nesting, 400-digit numbers, NaN) do not break the evaluator.
+    SCBench 1.0's inventory, sealed once the tests were collected, counts every test as failed
+    (none was reported); an inventory the submission forged (empty) is not believed either."""
     submission = hostile(tmp_path, "runner_killer")
     if reports == "deep":
         (submission / "deep").touch()
@@ -113,8 +124,17 @@ def test_a_killed_runner_counts_nothing(
 
     assert_ordinary_fail(code, checkpoint, output)
     assert checkpoint["failure"]["kind"] == "aborted"
-    assert group_counts(checkpoint) == NO_COUNTS
-    assert checkpoint["tests"] == []
+    if reports == "forged":
+        assert group_counts(checkpoint) == NO_COUNTS
+        assert checkpoint["tests"] == []
+        assert MISSING_INVENTORY in checkpoint["warnings"]
+    else:
+        assert all(passed == 0 for passed, *_ in group_counts(checkpoint).values())
+        assert checkpoint["tests"] and all(
+            (test["status"], test["message"]) == ("failed", UNREPORTED)
+            for test in checkpoint["tests"]
+        )
+        assert checkpoint["scbench"]["infrastructure_failure"] is True
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "Test runner stopped" in summary
     assert "15/15" not in summary and "15/15" not in output
@@ -137,6 +157,9 @@ def test_a_crowded_reports_folder_is_no_infrastructure_failure(
 def test_links_out_of_the_submission_are_left_out(
     executor: str, tmp_path: Path, test_image: str
 ) -> None:
+    """As scbench-ci copies a submission by the paper's rules (`--scbench paper`): the links
+    that stay inside are kept; by 1.0's every link is left out, as SCBench 1.0's snapshot leaves
+    it out."""
     submission = hostile(tmp_path, "root_conftest")
     (submission / "shared").symlink_to("../..")
     (submission / "system").symlink_to("/etc")
@@ -144,16 +167,28 @@ def test_links_out_of_the_submission_are_left_out(
     (submission / "around").symlink_to("here/here/..")  # climbs out only once resolved
     (submission / "inside").symlink_to("wordstat.py")
 
-    code, checkpoint, output = evaluate(submission, tmp_path, executor, test_image)
+    code, checkpoint, output = evaluate(
+        submission, tmp_path, executor, test_image, "--scbench", "paper"
+    )
 
     assert_ordinary_fail(code, checkpoint, output)
     assert checkpoint["failure"] is None
-    assert group_counts(checkpoint) == BROKEN_COUNTS
+    assert group_counts(checkpoint) == PAPER_BROKEN_COUNTS
     (warning,) = [w for w in checkpoint["warnings"] if "symlink" in w]
     assert warning.startswith("3 symlink(s) of the submission point outside it")
     assert {"shared", "system", "around"} == {
         name.strip() for name in warning.split(": ", 1)[1].split(",")
     }
+
+    shutil.rmtree(tmp_path / "out")
+    code, checkpoint, output = evaluate(submission, tmp_path, executor, test_image)
+    assert_ordinary_fail(code, checkpoint, output)
+    assert group_counts(checkpoint) == BROKEN_COUNTS
+    (warning,) = [w for w in checkpoint["warnings"] if "symlink" in w]
+    assert warning == (
+        "5 symlink(s) of the submission were left out, as SCBench's snapshot leaves out every "
+        "link: around, here, inside, shared, system"
+    )
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)

@@ -34,6 +34,8 @@ from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.file import write_pull_request, write_results
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.pull_request import PullRequestRef
+from scbench_ci.results.quality import Unmeasured
+from scbench_ci.results.quality_report import shown_path
 from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.trust.names import NAME_PATTERN
 from testing.cli import run_cli
@@ -127,9 +129,12 @@ CHECKED = {
     ".trends.failing[].since",
     ".trends.quality[].started_at",
     ".problems[].checkpoints[].quality.measures.tool_version",
+    ".problems[].checkpoints[].image.missing[].program",
+    ".problems[].checkpoints[].image.missing[].without",
 }
 """The free text fields the reader refuses a payload in: dates it parses, the trends, which it
-derives again from the history and compares, and scb-check's version (at most 64 characters)."""
+derives again from the history and compares, scb-check's version (at most 64 characters) and the
+image's missing programs (at most 100 and 500 characters)."""
 
 
 @dataclass(frozen=True)
@@ -400,8 +405,9 @@ def _value(document: Any, path: tuple[object, ...]) -> str:
 
 def _quality_run(reason: str, version: str) -> RunResult:
     """The trajectory golden's run (testing/golden.py) with `reason` as the unmeasured
-    checkpoint's reason and `version` as every measure's scb-check version: text the sandbox's
-    report gives, until results.json carries it (then the sweep's fields reach it)."""
+    checkpoint's reason, `version` as every measure's scb-check version and `reason` on one line
+    as the name of a source file each measure left out: text the sandbox's report and the
+    submission give, until results.json carries it (then the sweep's fields reach it)."""
     run = trajectory_run()
     problem = run.problems[0]
     checkpoints = []
@@ -411,7 +417,11 @@ def _quality_run(reason: str, version: str) -> RunResult:
         if outcome.measures is None:
             outcome = replace(outcome, reason=reason)
         else:
-            outcome = replace(outcome, measures=replace(outcome.measures, tool_version=version))
+            outcome = replace(
+                outcome,
+                measures=replace(outcome.measures, tool_version=version),
+                unmeasured=Unmeasured(1, (shown_path(reason),)),
+            )
         checkpoints.append(replace(checkpoint, quality=outcome))
     return replace(run, problems=(replace(problem, checkpoints=tuple(checkpoints)),))
 
@@ -434,6 +444,9 @@ def test_a_hostile_quality_reason_or_version_is_text_in_the_summary(details: str
         html = markdown_html(markdown)
         assert live_in_html(html, markdown_html(render_summary(benign, details=details))) == []
         assert not_inert_on_a_terminal(markdown.replace("@\u200b", "@")) == []
+        console = render_report(made, None, fail_on="policy verbosity>0.5")
+        assert "PWN" in console
+        assert not_inert_on_a_terminal(console) == []
     hostile_checkpoints = _quality_run(PAYLOAD, PAYLOAD).problems[0].checkpoints
     benign_checkpoints = _quality_run("a reason", "0.2.0").problems[0].checkpoints
     for hostile_one, benign_one in zip(hostile_checkpoints, benign_checkpoints, strict=True):

@@ -148,8 +148,10 @@ def test_what_the_local_executor_signed_is_reused_by_it_and_never_where_docker_a
 
 
 def test_a_marker_moved_to_another_group_is_run_again(threat: Threat) -> None:
+    """By the paper's rules, where a marker of the problem's own gives its tests their group
+    (SCBench 1.0's inventory does not read it)."""
     threat.submission_prints("ok")
-    first = threat.evaluate("--skip-existing")
+    first = threat.evaluate("--skip-existing", "--scbench", "paper")
     assert first.returncode == 0, first.stdout + first.stderr
     groups = json.loads((threat.output / RESULT).read_text())["groups"]
     assert (groups["Core"]["passed"], groups["Functionality"]["total"]) == (3, 0)
@@ -158,7 +160,7 @@ def test_a_marker_moved_to_another_group_is_run_again(threat: Threat) -> None:
     config["markers"]["extra"]["group"] = "Functionality"
     threat.problem.config = config
     threat.problem.save()
-    run = threat.evaluate("--skip-existing")
+    run = threat.evaluate("--skip-existing", "--scbench", "paper")
     no_traceback(run)
     assert run.returncode == 0, run.stdout + run.stderr
     checkpoint = json.loads((threat.output / "results.json").read_text())["problems"][0][

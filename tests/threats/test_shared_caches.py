@@ -1,8 +1,10 @@
 """Caches built from untrusted code are never shared writable.
 
 A problem's test dependency built from source runs its own code while the test runner's
-environment is built: here an sdist, served on the Docker bridge, whose setup.py writes a file
-into every folder it can reach (every mount of its container among them). Nothing but the
+environment is built: here an sdist, served on a Docker network of the test's own (an environment
+file's `docker.network`, which is used as it is: the run's own network is cut from the host),
+whose setup.py writes a file into every folder it can reach (every mount of its container among
+them). Nothing but the
 environment built for exactly that requirement list may hold it afterwards: not another cached
 environment, not a uv cache that later builds install from.
 """
@@ -12,11 +14,11 @@ from __future__ import annotations
 import functools
 import http.server
 import io
-import ipaddress
 import tarfile
 import threading
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import docker
@@ -63,11 +65,24 @@ def _sdist(name: str) -> bytes:
     return buffer.getvalue()
 
 
+@dataclass(frozen=True)
+class Served:
+    url: str
+    environment: Path
+    """An environment file whose `docker.network` is the network it is served on."""
+
+
 @pytest.fixture
-def sdist_url(docker_client: docker.DockerClient, tmp_path: Path) -> Iterator[str]:
-    """The sdist, served on the Docker bridge's gateway (containers reach it, nothing else)."""
-    subnet = docker_client.networks.get("bridge").attrs["IPAM"]["Config"][0]["Subnet"]
-    gateway = str(next(ipaddress.ip_network(subnet).hosts()))
+def sdist_url(docker_client: docker.DockerClient, tmp_path: Path) -> Iterator[Served]:
+    """The sdist, served on the gateway of a network of the test's own (containers on it reach
+    it, nothing else)."""
+    network = docker_client.networks.create(
+        f"scbench-ci-test-{uuid.uuid4().hex[:12]}", labels={"dev.scbench-ci.test": "sdist"}
+    )
+    network.reload()
+    gateway = network.attrs["IPAM"]["Config"][0]["Gateway"]
+    environment = tmp_path / "environment.yaml"
+    environment.write_text(f"docker:\n  network: {network.name}\n")
     served = tmp_path / "served"
     served.mkdir()
     (served / "plantcache-1.0.tar.gz").write_bytes(_sdist("plantcache-1.0"))
@@ -76,10 +91,13 @@ def sdist_url(docker_client: docker.DockerClient, tmp_path: Path) -> Iterator[st
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://{gateway}:{server.server_address[1]}/plantcache-1.0.tar.gz"
+        yield Served(
+            f"http://{gateway}:{server.server_address[1]}/plantcache-1.0.tar.gz", environment
+        )
     finally:
         server.shutdown()
         server.server_close()
+        network.remove()
 
 
 def _volumes_holding(client: docker.DockerClient, image: str, names: list[str]) -> list[str]:
@@ -106,7 +124,7 @@ def _volumes_holding(client: docker.DockerClient, image: str, names: list[str]) 
 
 
 def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
-    tmp_path: Path, test_image: str, docker_client: docker.DockerClient, sdist_url: str
+    tmp_path: Path, test_image: str, docker_client: docker.DockerClient, sdist_url: Served
 ) -> None:
     problem = ProblemFolder(
         tmp_path / "problem",
@@ -114,7 +132,7 @@ def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
             "name": "plant",
             "entry_file": "main",
             # A fresh requirement list: its own runner environment is built in this test.
-            "test_dependencies": [f"plantcache @ {sdist_url}#{uuid.uuid4().hex}"],
+            "test_dependencies": [f"plantcache @ {sdist_url.url}#{uuid.uuid4().hex}"],
             "checkpoints": {"checkpoint_1": {}},
         },
     )
@@ -134,6 +152,8 @@ def test_a_test_dependency_built_from_source_reaches_no_shared_cache(
         submission,
         "--output",
         tmp_path / "out",
+        "--environment",
+        sdist_url.environment,
     )
 
     assert_no_crash(run)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scbench_ci.trust.terminal import inert
+from scbench_ci.trust.terminal import inert, quoted, shown_name
 
 
 @pytest.mark.parametrize(
@@ -22,3 +22,24 @@ from scbench_ci.trust.terminal import inert
 )
 def test_inert_text(text: str, shown: str) -> None:
     assert inert(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\n::error::x", "a\\n::error::x"),
+        ("  ::warning::x\nb", "  \\::warning::x\\nb"),
+        ("a\r\n::error::x", "a\\n::error::x"),
+        ("x ##[error]y\u2029z", "x ##\\[error]y\\u2029z"),
+    ],
+)
+def test_one_line_inert_text(text: str, shown: str) -> None:
+    """An error, a warning or a refusal: one line, whatever it quotes."""
+    assert inert(text, one_line=True) == shown
+    assert "\n" not in shown
+
+
+def test_names_are_quoted_escaped() -> None:
+    assert quoted("prob\n::add-mask::x") == "'prob\\n::add-mask::x'"
+    assert shown_name("plain name.txt") == "plain name.txt"
+    assert shown_name("link\n::warning::x") == "'link\\n::warning::x'"

@@ -97,7 +97,7 @@ def test_missing_file(run_wordstat, tmp_path):
     assert result.stderr.startswith("wordstat: ")
 
 
-@pytest.mark.badinput
+@pytest.mark.error
 def test_invalid_utf8(run_wordstat, write_text):
     result = run_wordstat(write_text("latin1.txt", "caf\xe9 au lait\n".encode("latin-1")))
     assert result.returncode == 1

@@ -105,7 +105,7 @@ def test_one_missing_file_fails_the_run(run_wordstat, write_text, tmp_path):
     assert result.stderr.startswith("wordstat: ")
 
 
-@pytest.mark.badinput
+@pytest.mark.error
 @pytest.mark.parametrize("value", ["0", "-3", "many"])
 def test_top_needs_a_positive_integer(run_wordstat, write_text, value):
     result = run_wordstat(f"--top={value}", write_text("ok.txt", "fine\n"))

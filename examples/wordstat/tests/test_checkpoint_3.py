@@ -95,7 +95,7 @@ def test_unknown_format(run_wordstat, poem):
     assert result.stdout == ""
 
 
-@pytest.mark.badinput
+@pytest.mark.error
 def test_missing_stopwords_file(run_wordstat, poem, tmp_path):
     result = run_wordstat("--top", "2", "--stopwords", tmp_path / "nope.txt", poem)
     assert result.returncode == 1

@@ -13,6 +13,7 @@ from scbench_ci.executors.docker.daemon import connect, docker_errors
 from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.executors.docker.image_recipe import RECIPES
 from scbench_ci.executors.docker.image_versions import image_facts, image_path
+from scbench_ci.trust.terminal import inert
 
 
 def main(names: list[str]) -> int:
@@ -27,7 +28,7 @@ def main(names: list[str]) -> int:
             try:
                 image = default_image(client, sys.stdout, recipe)
             except InfrastructureError as error:
-                print(error, file=sys.stderr)
+                print(inert(str(error), one_line=True), file=sys.stderr)
                 return 1
             how = (
                 f"{recipe.title}'s layer built here on {image.built_from}"
@@ -35,12 +36,20 @@ def main(names: list[str]) -> int:
                 else "published"
             )
             print(
-                f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
-                f"toolchains {image.toolchains or 'unknown'}, in {time.monotonic() - started:.1f}s"
+                inert(
+                    f"{image.name}: {image.reference} ({image.id[:19]}), {how}, "
+                    f"toolchains {image.toolchains or 'unknown'}, "
+                    f"in {time.monotonic() - started:.1f}s",
+                    one_line=True,
+                )
             )
             facts = image_facts(client, image.id, image_path(client, image.reference))
             for missing in recipe.missing(facts.programs):
-                print(f"{image.name}: lacks {missing.program}: {missing.without}")
+                print(
+                    inert(
+                        f"{image.name}: lacks {missing.program}: {missing.without}", one_line=True
+                    )
+                )
     return 0
 
 

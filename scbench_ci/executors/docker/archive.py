@@ -22,6 +22,25 @@ from scbench_ci.trust.untrusted_tree import (
 )
 
 _COPY_CHUNK = 1024 * 1024
+PAGE_BYTES = 4096
+ENTRY_BYTES = 1024
+"""What the kernel keeps for each file, folder or link of an in-memory folder besides its pages
+(its inode and its name): an estimate above what it takes (about 0.9 KiB on Linux 6)."""
+INLINE_LINK_CHARS = 128
+"""A link's target up to this long is kept in its inode; a longer one takes a page."""
+
+
+def in_memory_bytes(members: Iterable[tarfile.TarInfo]) -> int:
+    """What the archive's entries take once unpacked into an in-memory folder (tmpfs): each
+    file's pages, each long link's page, and ENTRY_BYTES for every entry."""
+    total = 0
+    for member in members:
+        total += ENTRY_BYTES
+        if member.isreg():
+            total += -(-member.size // PAGE_BYTES) * PAGE_BYTES
+        elif member.issym() and len(member.linkname.encode()) >= INLINE_LINK_CHARS:
+            total += PAGE_BYTES
+    return total
 
 
 def open_writer(target: BinaryIO) -> tarfile.TarFile:
@@ -110,6 +129,54 @@ def add_file(tar: tarfile.TarFile, name: str, data: bytes, uid: int, gid: int, m
     info = tarfile.TarInfo(name)
     info.uid, info.gid, info.mode, info.size = uid, gid, mode, len(data)
     tar.addfile(info, io.BytesIO(data))
+
+
+def entries_of(
+    chunks: Iterable[bytes], folder: str, names: tuple[str, ...], uid: int, gid: int, limit: int
+) -> bytes | str:
+    """From an archive of `folder` (as Docker gives one: the folder, then what is under it),
+    the entries `names` and what is under them, as an archive of their own: one name after the
+    other, each as the archive has it; owned by `uid`:`gid`, their modes, times and links kept.
+    Only folders, regular files and symlinks; at most `limit` bytes of content; else why not."""
+    found: dict[str, list[tuple[tarfile.TarInfo, bytes | None]]] = {name: [] for name in names}
+    total = 0
+    stream = io.BufferedReader(_ChunkReader(chunks), _COPY_CHUNK)
+    try:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            for member in tar:
+                top, _, rest = member.name.partition("/")
+                name = rest.split("/", 1)[0]
+                if top != folder or name not in found:
+                    continue
+                if not (member.isreg() or member.isdir() or member.issym()):
+                    return f"{member.name} is not a folder, a regular file or a symlink"
+                total += member.size
+                if total > limit:
+                    return f"what is in {folder} is larger than {limit} bytes"
+                content = tar.extractfile(member) if member.isreg() else None
+                kept = tarfile.TarInfo(rest)
+                kept.type, kept.mode, kept.mtime = member.type, member.mode, member.mtime
+                kept.linkname, kept.size = member.linkname, member.size
+                kept.uid, kept.gid = uid, gid
+                found[name].append((kept, content.read() if content is not None else None))
+    except tarfile.TarError as error:
+        return f"{folder} could not be read ({error})"
+    if missing := [name for name, members in found.items() if not members]:
+        return f"{folder} has no {', '.join(missing)}"
+    buffer = io.BytesIO()
+    with open_writer(buffer) as tar:
+        for members in found.values():
+            for info, data in members:
+                tar.addfile(info, None if data is None else io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def add_archive(tar: tarfile.TarFile, archive: bytes) -> None:
+    """Every entry of `archive` (one `entries_of` made) into `tar`, in its order."""
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as source:
+        for member in source.getmembers():
+            content = source.extractfile(member) if member.isreg() else None
+            tar.addfile(member, content)
 
 
 def read_member(chunks: Iterable[bytes], name: str, max_bytes: int) -> bytes | str:

@@ -63,6 +63,8 @@ from scbench_ci.executors.docker.labels import CACHE_LABEL
 KEY_LABEL = "dev.scbench-ci.cache.key"
 DATA_LABEL = "dev.scbench-ci.cache.data"
 NAMES_LABEL = "dev.scbench-ci.cache.names"
+BYTES_LABEL = "dev.scbench-ci.cache.bytes"
+"""On a marker: how much its data volume holds (measured by its builder)."""
 FORMAT = "1"
 """Part of every key: change it when what a cache holds, or where, changes."""
 RUNNER = "runner"
@@ -93,12 +95,15 @@ UV_NAMES = frozenset(
 finds the installed project fresh: with any of them, the real setup runs."""
 MAX_REQUIREMENTS_BYTES = 1024 * 1024
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_EXTRAS = rf"(?:\s*\[\s*(?:{_NAME}(?:\s*,\s*{_NAME})*)?\s*\])?"
-_VERSION = r"(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-_SPECIFIERS = rf"(?:\s*\(?\s*{_VERSION}(?:\s*,\s*{_VERSION})*\s*\)?)?"
-_URL = r"\s*@\s*(?:https?|git\+https?)://[^\s;$\\]+"
-_MARKER = r"(?:\s*;[A-Za-z0-9_.'\"<>=!~() \t-]*)?"
-_REQUIREMENT = re.compile(rf"({_NAME}){_EXTRAS}(?:{_URL}|{_SPECIFIERS}){_MARKER}\s*")
+# Every run of white space, and every run the next part cannot start with, is taken whole
+# (possessive: `*+`, `++`): with backtracking, the ways to share a line of spaces between two of
+# them take quadratic time (a requirements.txt is the submission's, read here on the host).
+_EXTRAS = rf"(?:\s*+\[\s*+(?:{_NAME}(?:\s*+,\s*+{_NAME})*+)?\s*+\])?"
+_VERSION = r"(?:===|==|!=|<=|>=|~=|<|>)\s*+[A-Za-z0-9.*+!_-]++"
+_SPECIFIERS = rf"(?:\s*+\(?\s*+{_VERSION}(?:\s*+,\s*+{_VERSION})*+\s*+\)?)?"
+_URL = r"\s*+@\s*+(?:https?|git\+https?)://[^\s;$\\]++"
+_MARKER = r"(?:\s*+;[A-Za-z0-9_.'\"<>=!~() \t-]*+)?"
+_REQUIREMENT = re.compile(rf"({_NAME}){_EXTRAS}(?:{_URL}|{_SPECIFIERS}){_MARKER}\s*+")
 _ARCHIVE = re.compile(r"\.(?:whl|zip|egg|tar|tgz|tbz|txz|tar\.gz|tar\.bz2|tar\.xz)$", re.IGNORECASE)
 """A name that ends like this is taken for a file by installers."""
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
@@ -118,6 +123,17 @@ class Cached:
     """Whether restoring it ends with the tests' first `uv run` (dependencies only): after `uv
     add -r requirements.txt` the project is installed and a `uv run` prints nothing; without a
     requirements.txt it is not, and the tests' first `uv run` builds it, as under SCBench."""
+    built: bool = False
+    """Built by this process now (then the caches are held to their bounds, cache_bounds.py)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a builder made: the workspace entries the environment brings (dependencies only),
+    and the bytes its data volume holds."""
+
+    names: tuple[str, ...]
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -229,9 +245,8 @@ def conflicting_names(workspace: Path, cached: Cached) -> list[str]:
     return sorted(name for name in cached.names if os.path.lexists(workspace / name))
 
 
-Build = Callable[[str], "tuple[str, ...] | str"]
-"""Fill the named data volume; the workspace entries it brings (dependencies), or why it
-failed."""
+Build = Callable[[str], "Built | str"]
+"""Fill the named data volume; what it made, or why it failed."""
 
 
 def obtain(
@@ -292,29 +307,14 @@ def forget(client: docker.DockerClient, marker: str, data_volume: str | None = N
                 client.api.remove_volume(name, force=True)
 
 
-def remove_all(client: docker.DockerClient) -> list[tuple[str, str | None]]:
-    """Every cache volume, removed: (name, None), or (name, why not) for one in use."""
-    removed: list[tuple[str, str | None]] = []
-    for volume in client.volumes.list(filters={"label": CACHE_LABEL}):
-        try:
-            volume.remove(force=True)
-        except NotFound:
-            continue
-        except APIError as error:
-            removed.append((str(volume.name), _first_line(error)))
-        else:
-            removed.append((str(volume.name), None))
-    return removed
-
-
 def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Cached | str:
     data_name = f"scbench-ci-cache-{kind}-{key[:12]}-{uuid.uuid4().hex[:12]}"
     client.volumes.create(data_name, driver="local", labels={CACHE_LABEL: kind, KEY_LABEL: key})
     published = False
     try:
-        names = build(data_name)
-        if isinstance(names, str):
-            return names
+        built = build(data_name)
+        if isinstance(built, str):
+            return built
         # Idempotent: when another process published first, this returns its marker.
         marker = client.volumes.create(
             marker_name(kind, key),
@@ -323,7 +323,8 @@ def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Ca
                 CACHE_LABEL: kind,
                 KEY_LABEL: key,
                 DATA_LABEL: data_name,
-                NAMES_LABEL: "/".join(names),
+                NAMES_LABEL: "/".join(built.names),
+                BYTES_LABEL: str(built.bytes),
             },
         )
         labels = marker.attrs.get("Labels") or {}
@@ -332,7 +333,7 @@ def _build(client: docker.DockerClient, kind: str, key: str, build: Build) -> Ca
         won_names = tuple(n for n in labels.get(NAMES_LABEL, "").split("/") if n)
         if labels.get(KEY_LABEL) != key or not winner:
             return "another cache volume of the same name is in the way"
-        return Cached(kind, key, marker_name(kind, key), winner, won_names)
+        return Cached(kind, key, marker_name(kind, key), winner, won_names, built=published)
     finally:
         if not published:
             forget(client, data_name)

@@ -12,6 +12,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from docker.models.containers import Container
 from docker.types import Mount
@@ -20,7 +21,7 @@ from scbench_ci.executors.base import QUALITY_PYTHON, REQUIREMENTS, SCB_CHECK
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB
+from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Built
 from scbench_ci.executors.docker.container import Containers, build_name
 from scbench_ci.executors.docker.exec import run, run_own, tests_environment
 from scbench_ci.executors.docker.layout import (
@@ -40,8 +41,10 @@ from scbench_ci.executors.docker.layout import (
     TEST_USER,
     WORKSPACE_DIR,
 )
+from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import copy_in, put_directories
 from scbench_ci.executors.output import LogSink
+from scbench_ci.signals import Terminated
 
 # Run by the runner in a dependency builder once the setup is done: copy every entry the setup
 # made in the workspace (all but requirements.txt) to the volume ($2), one name a line, then the
@@ -160,7 +163,7 @@ def stdlib_key(image_id: str, folder: str, *, scope: str) -> str:
 
 def build_stdlib(
     containers: Containers, volume: str, folder: str, log: LogSink, deadline: float
-) -> tuple[str, ...] | str:
+) -> Built | str:
     """The image's standard library folder, copied by Docker into the empty volume mounted over
     it, compiled by the image's python3 as the files' owner (root, without capabilities). No code
     but the image's own runs, offline, and nothing but bytecode is added."""
@@ -173,7 +176,7 @@ def build_stdlib(
         code, _ = run(container, argv, env, IMAGE_OWNER, "/", log, deadline, kill_leftovers=False)
         if code != 0:
             return _failed(code)
-    return ()
+        return Built((), _bytes_in(container, folder, IMAGE_OWNER))
 
 
 def build_runner(
@@ -184,7 +187,7 @@ def build_runner(
     index: Mapping[str, str],
     log: LogSink,
     deadline: float,
-) -> tuple[str, ...] | str:
+) -> Built | str:
     """The runner installs pytest and its plugins into the volume (from a uv cache of the
     build's own), compiled, with the bytecode of its Python's standard library in a prefix
     (pycache_prefix), and writes the key last."""
@@ -194,7 +197,7 @@ def build_runner(
 
 def build_quality(
     containers: Containers, volume: str, key: str, log: LogSink, deadline: float
-) -> tuple[str, ...] | str:
+) -> Built | str:
     """As the runner's: scb-check into the volume, on the image's Python 3.12 (none is
     downloaded: an image without one has no quality measure)."""
     log.note(f"building the quality measure's environment ({SCB_CHECK}) into cache volume {volume}")
@@ -232,7 +235,7 @@ def _build_venv(
     deadline: float,
     kind: str,
     python: str | None = None,
-) -> tuple[str, ...] | str:
+) -> Built | str:
     mount = CACHE_MOUNTS[kind]
     home = f"{mount}/env/home"
     mounts = [Mount(mount, volume, type="volume")]
@@ -279,7 +282,7 @@ def _build_venv(
         )
         if code != 0:
             return f"marking it complete failed: {output.strip()}"
-    return ()
+        return Built((), _bytes_in(container, mount, RUNNER_USER))
 
 
 def build_dependencies(
@@ -292,7 +295,7 @@ def build_dependencies(
     variables: Mapping[str, str],
     log: LogSink,
     deadline: float,
-) -> tuple[str, ...] | str:
+) -> Built | str:
     """The setup commands, run by the tests user with the network and the environment they
     have in a run, in a workspace at the run's path that holds only requirements.txt (these
     bytes, with the staged file's mode and time), or nothing when None; then the runner copies
@@ -351,10 +354,11 @@ def build_dependencies(
         )
         if code != 0:
             return f"keeping what the setup made failed: {output.strip()[:500]}"
+        size = _bytes_in(container, CACHED_DEPENDENCIES_DIR, RUNNER_USER)
     names = tuple(output.split())
     if not names or not all(docker_cache.SAFE_NAME.fullmatch(name) for name in names):
         return "the setup made nothing in the workspace"
-    return names
+    return Built(names, size)
 
 
 @contextlib.contextmanager
@@ -370,10 +374,26 @@ def _builder(
         limits = containers.folder_limits()
         if run_dir:
             mounts = [*containers.create_volumes(name, build_id, limits), *mounts]
-        network = {"network_mode": "none"} if offline else {}
+        network: dict[str, Any] = {"network_mode": "none"}
+        if not offline:
+            network = {"network_mode": containers.network}
+            if containers.blocked:
+                network.update(routed(list(containers.blocked)))
         yield containers.create(name, build_id, mounts, limits, **network)
+    except (KeyboardInterrupt, Terminated):
+        containers.remove(name, volumes=run_dir, after_signal=True)
+        raise
     finally:
         containers.remove(name, volumes=run_dir)
+
+
+def _bytes_in(container: Container, folder: str, user: str) -> int:
+    """What a built environment's volume, mounted at `folder`, holds on disk (what `du` can
+    read of it as `user`; 0 when it cannot tell)."""
+    _, output = run_own(container, ["du", "-sk", folder], user)
+    # Its last line is the total (what it could not read is said before it).
+    last = output.strip().rsplit("\n", 1)[-1].split()
+    return int(last[0]) * 1024 if last and last[0].isdigit() else 0
 
 
 def _failed(code: int | None) -> str:

@@ -15,6 +15,7 @@ from docker.types import Mount
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
+from scbench_ci.executors.docker import archive, cache_bounds
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Cached
 from scbench_ci.executors.docker.cache_build import (
@@ -35,6 +36,7 @@ from scbench_ci.executors.docker.layout import (
     CACHED_WORKSPACE,
     TEST_USER,
     WORKSPACE_DIR,
+    TestsPlace,
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock
@@ -77,6 +79,16 @@ class Caches:
     no caches at all (the run then installs it itself)."""
     stdlib: Stdlib | None = None
 
+    def used(self) -> list[Cached]:
+        """Every environment the run uses."""
+        quality = self.quality if isinstance(self.quality, Cached) else None
+        stdlib = self.stdlib.cached if self.stdlib is not None else None
+        return [
+            cached
+            for cached in (self.runner, self.dependencies, quality, stdlib)
+            if cached is not None
+        ]
+
     def mounts(self) -> list[Mount]:
         """Each environment's data volume, read-only, where it was built."""
         quality = self.quality if isinstance(self.quality, Cached) else None
@@ -109,9 +121,12 @@ def obtain_caches(
     *,
     scope: str,
     stdlib_folder: str | None,
+    max_bytes: int,
 ) -> Caches:
     """The cached environments this run can use, built now when they are not there yet; `scope`
-    says who may share them; `stdlib_folder`: the image's standard library folder, if known."""
+    says who may share them; `stdlib_folder`: the image's standard library folder, if known.
+    Their use is recorded, and once one is built the daemon's caches are held to their bounds
+    (`max_bytes`, cache_bounds.py)."""
     index = index_variables(os.environ)
     requirements = request.command.requirements
     with clock.timing("runner"):
@@ -129,12 +144,17 @@ def obtain_caches(
         log.note(f"no cached test runner ({runner}): it is installed for this run")
     else:
         log.note(f"test runner: the cached environment of volume {runner.data_volume}")
-    return Caches(
+    caches = Caches(
         runner if isinstance(runner, Cached) else None,
         _dependencies(containers, image_id, request, log, deadline, clock, scope),
         _quality(containers, image_id, log, clock, scope) if request.quality else None,
         _stdlib(containers, image_id, stdlib_folder, log, deadline, clock, scope),
     )
+    used = caches.used()
+    cache_bounds.record_use(containers.client, used)
+    if any(cached.built for cached in used):
+        cache_bounds.hold_to_bounds(containers.client, max_bytes, log.note)
+    return caches
 
 
 def _stdlib(
@@ -278,15 +298,10 @@ def run_checked(
     """Run `argv` (exec.run) once the cached environment says it is complete for its key;
     CacheRejected when it does not. The check says so on the first line and exits with
     _CACHE_CHECK_FAILED; nothing else runs before it."""
-    check = (
-        f'[ "$(cat {complete_file(CACHE_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
-        f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
-        'exec "$@"'
-    )
-    seen = _FirstBytes(log)
+    seen = FirstBytes(log)
     code, left = run(
         container,
-        ["/bin/sh", "-c", check, "sh", *argv],
+        checked(cached, argv),
         env,
         user,
         workdir,
@@ -294,9 +309,24 @@ def run_checked(
         deadline,
         kill_leftovers=kill_leftovers,
     )
+    reject_unchecked(cached, code, seen)
+    return code, left
+
+
+def checked(cached: Cached, argv: list[str]) -> list[str]:
+    """`argv`, run once the cached environment says it is complete for its key."""
+    check = (
+        f'[ "$(cat {complete_file(CACHE_MOUNTS[cached.kind])} 2>/dev/null)" = {cached.key} ] || '
+        f'{{ echo "{_CACHE_CHECK_PREFIX}{cached.kind}"; exit {_CACHE_CHECK_FAILED}; }}\n'
+        'exec "$@"'
+    )
+    return ["/bin/sh", "-c", check, "sh", *argv]
+
+
+def reject_unchecked(cached: Cached, code: int | None, seen: FirstBytes) -> None:
+    """CacheRejected when the `checked` command's check failed (its exit code, its output)."""
     if code == _CACHE_CHECK_FAILED and seen.first.startswith(_CACHE_CHECK_PREFIX.encode()):
         raise CacheRejected("not whole", cached)
-    return code, left
 
 
 def restore_dependencies(
@@ -307,8 +337,17 @@ def restore_dependencies(
     paths = [f"{CACHED_WORKSPACE}/{name}" for name in cached.names]
     finish = "finish" if cached.finish else "copy"
     argv = ["/bin/sh", "-c", _RESTORE_DEPENDENCIES, "sh", finish, *paths]
+    # A copy leaves nothing running (and a test runner started ahead waits).
     code, _ = run_checked(
-        container, cached, argv, env, TEST_USER, WORKSPACE_DIR, log, deadline, kill_leftovers=True
+        container,
+        cached,
+        argv,
+        env,
+        TEST_USER,
+        WORKSPACE_DIR,
+        log,
+        deadline,
+        kill_leftovers=cached.finish,
     )
     if code is None:
         raise InfrastructureError("the session timed out while the cached dependencies went in")
@@ -316,7 +355,27 @@ def restore_dependencies(
         raise CacheRejected("restoring it into the workspace failed (see above)", cached)
 
 
-class _FirstBytes:
+MAX_RESTORED_BYTES = 16 * 1024 * 1024
+"""What the dependency environment of a workspace without requirements.txt brings is small (a
+project and an empty virtual environment); more than this is restored by copying."""
+
+
+def restored_entries(container: Container, cached: Cached, place: TestsPlace) -> bytes | str:
+    """What restoring `cached` without finishing it (`cp -a` of its entries, as the tests user)
+    puts into the workspace, as an archive to go in with the workspace's: taken from the run's
+    container, where the environment is mounted, once it says it is complete for its key
+    (CacheRejected when it does not); else why it cannot be had this way."""
+    mount = CACHE_MOUNTS[cached.kind]
+    chunks, _ = container.get_archive(complete_file(mount))
+    complete = archive.read_member(chunks, "complete", 1024)
+    if not isinstance(complete, bytes) or complete.decode(errors="replace").strip() != cached.key:
+        raise CacheRejected("not whole", cached)
+    folder = CACHED_WORKSPACE.rsplit("/", 1)[1]
+    chunks, _ = container.get_archive(CACHED_WORKSPACE)
+    return archive.entries_of(chunks, folder, cached.names, *place.ids, MAX_RESTORED_BYTES)
+
+
+class FirstBytes:
     """A log that keeps the first bytes written to it, as they pass."""
 
     def __init__(self, log: Log) -> None:

@@ -4,12 +4,15 @@ the run and its owner, and removed by name with everything they ran."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import docker
-from docker.errors import NotFound
+import requests
+from docker.errors import DockerException, NotFound
 from docker.models.containers import Container
 from docker.types import Mount
 
@@ -22,6 +25,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_UID,
     WORKSPACE_DIR,
 )
+from scbench_ci.signals import Terminated
 from scbench_ci.version import __version__
 
 RUN_LABEL = "dev.scbench-ci.run"
@@ -41,8 +45,66 @@ def build_name(build_id: str) -> str:
 
 
 def labels(run_id: str) -> dict[str, str]:
-    """Every container and volume of a run (or a build) carries its run and its owner."""
-    return {RUN_LABEL: run_id, VERSION_LABEL: __version__, processes.OWNER_LABEL: processes.owner()}
+    """Every container, volume and network of a run (or a build) carries its run, its owner and
+    the owner's machine."""
+    return {
+        RUN_LABEL: run_id,
+        VERSION_LABEL: __version__,
+        processes.OWNER_LABEL: processes.owner(),
+        processes.MACHINE_LABEL: processes.machine_id(),
+    }
+
+
+@contextlib.contextmanager
+def helper_container(client: docker.DockerClient, name: str, **options: Any) -> Iterator[Container]:
+    """A throwaway container of ours (a probe, a builder), created for the block and removed with
+    all it ran when the block ends, however it ends: a Ctrl-C or SIGTERM while it is created too
+    (the daemon may finish a creation the client gave up on: its removal is tried again until the
+    name is found, for a moment)."""
+    signalled = False
+    try:
+        yield client.containers.create(name=name, **options)
+    except (KeyboardInterrupt, Terminated):
+        signalled = True
+        raise
+    finally:
+        remove_named(client, name, (), after_signal=signalled)
+
+
+_CREATION_WAIT_S = 2.0
+
+
+def remove_named(
+    client: docker.DockerClient, container: str, volumes: Sequence[str], *, after_signal: bool
+) -> None:
+    """Remove the container `container`, then the volumes `volumes`, by name (a missing one is
+    fine). The first Ctrl-C or SIGTERM while they are removed cuts nothing short (signals.py
+    ignores the later ones): what it stopped is done again, and it is raised after. After a
+    signal (`after_signal`, or one that comes now), what is not found is looked for again for
+    a moment: the daemon may still be finishing a creation the client gave up on."""
+    steps: list[Callable[[], object]] = [
+        partial(client.api.remove_container, container, force=True, v=True),
+        *(partial(client.api.remove_volume, volume, force=True) for volume in volumes),
+    ]
+    deadline = time.monotonic() + (_CREATION_WAIT_S if after_signal else 0.0)
+    interrupted: BaseException | None = None
+    for step in steps:
+        while True:
+            try:
+                try:
+                    step()
+                    break
+                except NotFound:
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.1)
+            except (KeyboardInterrupt, Terminated) as signal:
+                interrupted = interrupted or signal
+                deadline = time.monotonic() + _CREATION_WAIT_S
+            except (DockerException, requests.RequestException):
+                break  # left to `scbench-ci cleanup`, by its labels
+    if interrupted is not None:
+        raise interrupted
 
 
 def confinement(memory: str, cpus: float, pids_limit: int) -> dict[str, Any]:
@@ -73,23 +135,30 @@ class Containers:
     folder_limits: Callable[[], str]
     path: str = CONTAINER_PATH
     """The PATH setup and the tests get: a login shell's in the image, as in SCBench's."""
+    network: str | None = None
+    """The network online containers join (the run's own, network.py, or the environment
+    file's); None: Docker's default."""
+    blocked: tuple[str, ...] = ()
+    """What online containers on `network` cannot reach (network.routed); none: no routes."""
 
     def create(
         self, name: str, run_id: str, mounts: list[Mount], limits: str, **options: Any
     ) -> Container:
         """A container that idles until it is used (a run's, or a builder's), labelled with the
         run and its owner, confined as every container is; `limits` are its folders'."""
-        return self.client.containers.create(
-            self.image,
-            entrypoint=["sleep", "infinity"],
-            name=name,
-            labels=labels(run_id),
+        created: dict[str, Any] = {
+            "entrypoint": ["sleep", "infinity"],
+            "name": name,
+            "labels": labels(run_id),
             # A run's /tmp is a volume of its own (files can be put there); a builder's is not.
-            tmpfs={} if any(m["Target"] == "/tmp" for m in mounts) else {"/tmp": f"{limits},exec"},
-            mounts=mounts,
+            "tmpfs": {}
+            if any(m["Target"] == "/tmp" for m in mounts)
+            else {"/tmp": f"{limits},exec"},
+            "mounts": mounts,
             **self.confinement,
             **options,
-        )
+        }
+        return self.client.containers.create(self.image, **created)
 
     def create_volumes(
         self, name: str, run_id: str, limits: str, workdir: str = WORKSPACE_DIR
@@ -118,12 +187,9 @@ class Containers:
             Mount("/tmp", name + TMP_VOLUME_SUFFIX, type="volume"),
         ]
 
-    def remove(self, name: str, *, volumes: bool) -> None:
+    def remove(self, name: str, *, volumes: bool, after_signal: bool = False) -> None:
         """The container `name` and, when asked, its volumes (by name, in case creating them was
-        cut short)."""
-        with contextlib.suppress(NotFound):
-            self.client.api.remove_container(name, force=True, v=True)
-        if volumes:
-            for volume in (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX):
-                with contextlib.suppress(NotFound):
-                    self.client.api.remove_volume(volume, force=True)
+        cut short); `after_signal`: creating it may have been cut short by a signal, and the
+        daemon may still finish it (helper_container)."""
+        own = (name, name + WORKSPACE_VOLUME_SUFFIX, name + TMP_VOLUME_SUFFIX) if volumes else ()
+        remove_named(self.client, name, own, after_signal=after_signal)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import Any, TextIO
 
 import docker
@@ -13,6 +14,7 @@ from docker.constants import MINIMUM_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, ImageNotFound, InvalidVersion
 
 from scbench_ci.errors import InfrastructureError
+from scbench_ci.trust.terminal import inert
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 API_TIMEOUT_S = 120
@@ -98,12 +100,23 @@ def reason(error: Exception) -> str:
     return _first_line(str(explanation or error))
 
 
+def timestamp(text: object) -> float | None:
+    """A time as the Docker API gives it (`CreatedAt`, `Created`), in seconds since the epoch;
+    None when it cannot be read."""
+    try:
+        return datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return None
+
+
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] if lines else "unknown error"
 
 
 def say(echo: TextIO | None, text: str) -> None:
+    """One line where the runs' output goes, inert (it may quote the daemon's or an image's
+    words)."""
     if echo is not None:
-        echo.write(f"{text}\n")
+        echo.write(inert(text, one_line=True) + "\n")
         echo.flush()

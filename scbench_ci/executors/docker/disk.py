@@ -13,7 +13,7 @@ from typing import Any
 import docker
 
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.docker.container import build_name, labels
+from scbench_ci.executors.docker.container import build_name, helper_container, labels
 
 MIN_DISK_BYTES = 64 * 1024**2
 _FREE_DISK_TTL_S = 60.0
@@ -52,16 +52,19 @@ def _free_disk_space(
         status = os.statvfs(root)
         return max(status.f_bavail * status.f_frsize, MIN_DISK_BYTES)
     build_id = uuid.uuid4().hex
-    output = client.containers.run(
-        image,
-        ["df", "-P", "-k", "/"],
+    with helper_container(
+        client,
+        build_name(build_id),
+        image=image,
+        command=["df", "-P", "-k", "/"],
         entrypoint=[],
-        name=build_name(build_id),
         labels=labels(build_id),
         network_mode="none",
-        remove=True,
         **{**confinement, "init": False},
-    )
+    ) as container:
+        container.start()
+        container.wait()
+        output = container.logs(stdout=True, stderr=False)
     lines = bytes(output).decode(errors="replace").split("\n")
     fields = lines[1].split() if len(lines) > 1 else []
     if len(fields) < 4 or not fields[3].isdigit():

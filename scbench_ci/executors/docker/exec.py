@@ -22,7 +22,7 @@ _BARE_ENV = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 _EXIT_POLL_S = 0.005
 # Docker carries stdout and stderr apart and may deliver them out of order: one pipe keeps the
 # log in the order it was written, as the local executor's is.
-_ONE_STREAM = ("/bin/sh", "-c", 'exec "$@" 2>&1', "sh")
+ONE_STREAM = ("/bin/sh", "-c", 'exec "$@" 2>&1', "sh")
 # /bin/sh is the one tool every image has; kill(-1) reaches every process the caller may signal,
 # but not the caller itself, nor the idle process (another uid).
 KILL_LEFTOVERS = (
@@ -57,21 +57,34 @@ def run(
     client = api(container)
     exec_id = client.exec_create(
         container.id,
-        [*_ONE_STREAM, *argv],
+        [*ONE_STREAM, *argv],
         user=user,
         environment=env,
         workdir=workdir,
     )["Id"]
-    output = exec_output.frames(client, exec_id)
+    code = ended(container, exec_id, exec_output.frames(client, exec_id), log, deadline)
+    if code is None:
+        return None, 0
+    return code, kill_left_running(container, user) if kill_leftovers else 0
+
+
+def ended(
+    container: Container,
+    exec_id: str,
+    output: Iterable[tuple[int, bytes]],
+    log: Log,
+    deadline: float,
+) -> int | None:
+    """A started exec's `output` into `log` until it ends: its exit code; None when the deadline
+    came first (the container is then killed)."""
     reader = threading.Thread(target=_copy_output, args=(output, log), daemon=True)
     reader.start()
     reader.join(max(0.0, deadline - time.monotonic()))
-    code = None if reader.is_alive() else _exit_code(client, exec_id, deadline)
+    code = None if reader.is_alive() else _exit_code(api(container), exec_id, deadline)
     if code is None:
         container.kill()
         reader.join()
-        return None, 0
-    return code, _kill_leftovers(container, user) if kill_leftovers else 0
+    return code
 
 
 def run_captured(
@@ -106,7 +119,7 @@ def run_captured(
     reader.join(timeout_s)
     finished = not reader.is_alive()
     code = _exit_code(client, exec_id, time.monotonic() + 5) if finished else None
-    _kill_leftovers(container, user)
+    kill_left_running(container, user)
     reader.join(5)
     return code, bytes(stdout), bytes(stderr)
 
@@ -117,7 +130,7 @@ def run_own(
     """Run a short command of ours as `user`, to its end: the exit code and the output."""
     client = api(container)
     exec_id = client.exec_create(
-        container.id, [*_ONE_STREAM, *argv], user=user, workdir=workdir, environment=_BARE_ENV
+        container.id, [*ONE_STREAM, *argv], user=user, workdir=workdir, environment=_BARE_ENV
     )["Id"]
     output = b"".join(data for _, data in exec_output.frames(client, exec_id))
     code = _exit_code(client, exec_id, float("inf"))
@@ -171,7 +184,7 @@ def _exit_code(client: docker.APIClient, exec_id: str, deadline: float) -> int |
         time.sleep(_EXIT_POLL_S)
 
 
-def _kill_leftovers(container: Container, user: str) -> int:
+def kill_left_running(container: Container, user: str) -> int:
     """Kill what the command left running (any process of its user), and count it."""
     client = api(container)
     exec_id = client.exec_create(container.id, ["/bin/sh", "-c", KILL_LEFTOVERS], user=user)

@@ -9,6 +9,7 @@ log. Here the frames are read through that buffer.
 
 from __future__ import annotations
 
+import socket
 import struct
 from collections.abc import Iterator
 
@@ -23,6 +24,30 @@ _HEADER = struct.Struct(">BxxxL")
 
 def frames(client: docker.APIClient, exec_id: str) -> Iterator[tuple[int, bytes]]:
     """Start the exec (no TTY), then yield its output as it comes: (STDOUT or STDERR, bytes)."""
+    return _read_frames(_started(client, exec_id))
+
+
+class Attached:
+    """A started exec made with `stdin=True`: its stdin, and its output."""
+
+    def __init__(self, client: docker.APIClient, exec_id: str) -> None:
+        self._response = _started(client, exec_id)
+        connection = self._response.raw.connection
+        assert connection is not None and connection.sock is not None, "the exec's stream is open"
+        self.stdin: socket.socket = connection.sock
+        """Written to, then `shutdown(SHUT_WR)`: the command reads what was written, then its
+        end."""
+
+    def frames(self) -> Iterator[tuple[int, bytes]]:
+        """Its output as `frames` gives it (once)."""
+        return _read_frames(self._response)
+
+    def close(self) -> None:
+        """Hang up: the command's stdin ends, and its output is not read."""
+        self._response.close()
+
+
+def _started(client: docker.APIClient, exec_id: str) -> requests.Response:
     response = client.post(
         f"{client.base_url}/v{client.api_version}/exec/{exec_id}/start",
         json={"Tty": False, "Detach": False},
@@ -40,7 +65,7 @@ def frames(client: docker.APIClient, exec_id: str) -> Iterator[tuple[int, bytes]
     connection = response.raw.connection
     assert connection is not None and connection.sock is not None, "the exec's stream is open"
     connection.sock.settimeout(None)
-    return _read_frames(response)
+    return response
 
 
 def _read_frames(response: requests.Response) -> Iterator[tuple[int, bytes]]:

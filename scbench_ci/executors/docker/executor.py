@@ -60,9 +60,12 @@ from scbench_ci.executors.docker.cache import Cached
 from scbench_ci.executors.docker.cache_use import (
     CacheRejected,
     Caches,
+    checked,
     obtain_caches,
     restore_notice,
+    restored_entries,
 )
+from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
@@ -75,19 +78,28 @@ from scbench_ci.executors.docker.layout import (
     WORKSPACE_DIR,
     TestsPlace,
 )
+from scbench_ci.executors.docker.network import RUN_NETWORK, routes_failed
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.steps import ContainerSteps, runner_environment, runner_python
 from scbench_ci.executors.docker.transfer import (
     Collected,
+    StagedTooLarge,
     collect_now,
     copy_workspace,
     write_reports,
 )
+from scbench_ci.executors.docker.warm_runner import WarmStart
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
+from scbench_ci.standalone.pytest_runner import KEY_FROM_STDIN, SEAL_KEY_VARIABLE
+
+MIN_RUN_MEMORY_BYTES = 64 * 1024**2
+"""What a run keeps of its memory limit for its processes, whatever its files take: less, and
+the test runner could not start (the run is refused, as a fail of the submission's)."""
 
 
 class DockerExecutor:
@@ -111,6 +123,9 @@ class DockerExecutor:
         """The client of the pool's runs, kept until `close` (made when first used)."""
         self._checked: set[tuple[str | None, str]] = set()
         """The images whose pre-flight passed: not checked again while this executor lives."""
+        self._restores: dict[tuple[str, str], bytes] = {}
+        """What restoring a dependency environment without finishing it puts into the
+        workspace (`cache_use.restored_entries`), by its volume and key, as read once."""
 
     def cancel(self) -> None:
         """Kill every container this process made (its runs, the prepared ones and cache
@@ -134,7 +149,9 @@ class DockerExecutor:
 
     def close(self) -> None:
         """Remove the containers made ahead and not used, and wait for every removal; then the
-        client goes."""
+        client goes. After `cancel`, whatever else of this process's is left (a helper whose
+        creation a signal cut short, finished by the daemon after its removal was asked) goes
+        too, by its owner label."""
         with self._lock:
             pool = self._pool
         try:
@@ -146,6 +163,21 @@ class DockerExecutor:
                 client, self._client = self._client, None
             if client is not None:
                 client.close()
+            if self._cancelled.is_set():
+                self._remove_own()
+
+    @staticmethod
+    def _remove_own() -> None:
+        failures = (DockerException, requests.RequestException, InfrastructureError)
+        with contextlib.suppress(*failures):
+            remove_leftovers(
+                owner=processes.owner(),
+                everything=False,
+                volumes=False,
+                unused_for_s=0.0,
+                remove=True,
+                say=lambda line: None,
+            )
 
     @contextlib.contextmanager
     def _connected(self) -> Iterator[docker.DockerClient]:
@@ -163,7 +195,7 @@ class DockerExecutor:
 
     def _pool_containers(self, shape: Shape) -> Containers:
         with self._connected() as client:
-            return self._containers(client, shape.image, shape.path)
+            return self._containers(client, shape.image, shape.path, shape.network_mode)
 
     def workspace_dir(self, workspace: Path) -> str:
         return WORKSPACE_DIR
@@ -198,10 +230,22 @@ class DockerExecutor:
                 missing=recipe(recipe_name).missing(facts.programs),
             )
             image_id = image.id
+            # The tests' network: the environment file's as it is, else the run's own, from
+            # whose containers the host's addresses are cut when the image has python3.
+            blocked: tuple[str, ...] = ()
+            unrouted = None
+            if request.network is not None:
+                network = request.network
+            else:
+                network, blocked = RUN_NETWORK.made(client)
+                if "python" not in facts.versions:
+                    blocked = ()
+                    unrouted = "the image has no python3: the host's addresses are not cut from "
+                    unrouted += "the tests' network"
             # The session's clock starts once the image is here: a pull is not the run's.
             deadline = time.monotonic() + request.session_timeout_s
-            containers = self._containers(client, image.reference, facts.path)
-            with LogSink(request.log_dir / SETUP_LOG, request.echo) as setup_log:
+            containers = self._containers(client, image.reference, facts.path, network, blocked)
+            with LogSink(request.log_dir / SETUP_LOG, request.echo, setup=True) as setup_log:
                 caches = Caches()
                 if self.settings.use_cache:
                     caches = obtain_caches(
@@ -213,11 +257,14 @@ class DockerExecutor:
                         clock,
                         scope=self.cache_scope,
                         stdlib_folder=facts.stdlib,
+                        max_bytes=int(parse_bytes(self.settings.cache_size)),
                     )
                     # Building the quality measure's environment is not the session's time.
                     deadline += clock.phases().get("quality", 0.0)
                 if record.note:
                     setup_log.note(f"image {record.name}: {record.note}")
+                if unrouted:
+                    setup_log.note(unrouted)
                 attempt = _Attempt(
                     containers, image_id, request, setup_log, deadline, clock, started
                 )
@@ -245,7 +292,14 @@ class DockerExecutor:
             return image_build.on_base(client, requested, echo, recipe(recipe_name))
         return image_build.default_image(client, echo, recipe(recipe_name))
 
-    def _containers(self, client: docker.DockerClient, image: str, path: str) -> Containers:
+    def _containers(
+        self,
+        client: docker.DockerClient,
+        image: str,
+        path: str,
+        network: str | None,
+        blocked: tuple[str, ...] = (),
+    ) -> Containers:
         """How the run's containers are made: confined by the limits, their folders as large as
         `--disk`, or with `auto` as the free space of Docker's disk, so a program that checks it
         sees what it would under SCBench."""
@@ -256,7 +310,7 @@ class DockerExecutor:
                 return tmpfs_limits(self._free_disk.measure(client, image, confined))
             return tmpfs_limits(int(parse_bytes(self.settings.disk)))
 
-        return Containers(client, image, confined, folder_limits, path)
+        return Containers(client, image, confined, folder_limits, path, network, blocked)
 
     def _attempt(self, attempt: _Attempt, caches: Caches) -> ExecutionResult:
         """One container's run; CacheRejected before any of the submission's code ran when a
@@ -270,14 +324,23 @@ class DockerExecutor:
         # Nothing to install: the container never has a network (loopback only).
         online = installs or (self.settings.test_network and not request.cut_network)
         place = TestsPlace(request.tests_user, request.workdir)
+        tests = _TestsStart(
+            *runner_python(caches.runner, request.command.requirements),
+            tests_environment(request.command.variables, containers.path),
+        )
+        test_argv = request.command.runner_argv(
+            tests.python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS
+        )
         shape = Shape(
             image=containers.image,
             image_id=attempt.image_id,
             path=containers.path,
             caches=caches,
-            network_mode=(request.network if online else "none"),
+            network_mode=containers.network if online else "none",
             place=place,
             installs_runner=caches.runner is None,
+            blocked=containers.blocked if online else (),
+            warm=_warm_start(caches, request, test_argv, tests.env, place),
         )
         pool = self._pool
         prepared: Prepared | None = None
@@ -285,7 +348,19 @@ class DockerExecutor:
             with clock.timing("container"):
                 prepared = pool.take(shape) if pool is not None else prepare(containers, shape)
                 container = prepared.container
-                copy_workspace(container, request.workspace, place, quality_source=request.quality)
+            restored = None
+            if caches.dependencies is not None and not caches.dependencies.finish:
+                with clock.timing("setup"):
+                    restored = self._restored(container, caches.dependencies, place)
+            with clock.timing("container"):
+                refused = self._stage(container, request, place, restored)
+            if refused is not None:
+                nothing_ran = ExecutionResult(None, None, None, 0.0, refused=refused)
+                return with_phases(nothing_ran, clock, attempt.started)
+            if shape.blocked and (failed := routes_failed(container)) is not None:
+                attempt.setup_log.note(
+                    f"the host's addresses could not be cut from the tests' network: {failed}"
+                )
             if caches.dependencies is not None:
                 attempt.setup_log.note(restore_notice(caches.dependencies))
             collected: list[Collected] = []
@@ -296,7 +371,15 @@ class DockerExecutor:
                 if caches.quality is not None
                 else "scb-check was not installed: the run stopped before"
             ]
-            plan = self._plan(container, attempt, caches, online, place, collected, quality_env)
+            plan = self._plan(
+                prepared,
+                attempt,
+                caches,
+                online,
+                tests,
+                test_argv,
+                _Collecting(collected, quality_env, restored is not None),
+            )
             result = run_phases(request, plan, attempt.started)
             with clock.timing("collect"):
                 reports = request.workspace / REPORTS_DIR
@@ -328,6 +411,40 @@ class DockerExecutor:
                         containers.remove(prepared.name, volumes=True)
         return with_phases(result, clock, attempt.started)
 
+    def _stage(
+        self,
+        container: Container,
+        request: ExecutionRequest,
+        place: TestsPlace,
+        restored: bytes | None,
+    ) -> str | None:
+        """The workspace (the `restored` dependency environment's entries with it, and the
+        quality measure's copy) into the container, and its memory
+        limit lowered by what they take: the daemon unpacks them into the run's in-memory
+        folders, so its cgroup, not the container's, would be charged for them. Why the run
+        cannot start, when they leave less than MIN_RUN_MEMORY_BYTES of the limit."""
+        memory = self.memory_limit()
+        try:
+            staged = copy_workspace(
+                container,
+                request.workspace,
+                place,
+                quality_source=request.quality,
+                room=memory - MIN_RUN_MEMORY_BYTES,
+                restored=restored,
+            )
+        except StagedTooLarge as too_large:
+            copies = "twice: for the tests and the quality measure" if request.quality else "once"
+            return (
+                f"the workspace's files take {_mib(too_large.staged)} of memory in the container "
+                f"(the submission's files {copies}, and the tests), more than the memory limit "
+                f"({self.settings.memory}) leaves for them ({_mib(too_large.room)}: "
+                f"{_mib(MIN_RUN_MEMORY_BYTES)} is kept for the tests' processes): nothing ran"
+            )
+        left = memory - staged
+        container.update(mem_limit=left, memswap_limit=left)
+        return None
+
     def _quality(
         self,
         container: Container,
@@ -336,7 +453,9 @@ class DockerExecutor:
         attempt: _Attempt,
         place: TestsPlace,
     ) -> QualityRun:
-        """The measure, after the tests, unless the session timeout ended the run."""
+        """The measure, after the tests, unless the session timeout ended the run. The source
+        files it should measure are listed from the workspace on this machine, which the tests
+        (in the container) never touch but for its `.scbench/`."""
         if result.timed_out_in is not None:
             return QualityRun(None, "the run stopped at the session timeout: nothing measured", 0)
         with LogSink(attempt.request.log_dir / QUALITY_LOG, None) as log:
@@ -347,40 +466,43 @@ class DockerExecutor:
                 attempt.containers.path,
                 attempt.request.quality_timeout_s,
                 log,
+                staged_sources(attempt.request.workspace),
             )
 
     def _plan(
         self,
-        container: Container,
+        prepared: Prepared,
         attempt: _Attempt,
         caches: Caches,
         online: bool,
-        place: TestsPlace,
-        collected: list[Collected],
-        quality_env: list[Cached | str],
+        tests: _TestsStart,
+        test_argv: list[str],
+        collecting: _Collecting,
     ) -> Plan:
         request = attempt.request
         steps = ContainerSteps(
-            container,
+            prepared.container,
             caches,
-            place,
-            tests_environment(request.command.variables, attempt.containers.path),
+            prepared.shape.place,
+            tests.env,
             runner_environment(),
             attempt.setup_log,
             attempt.deadline,
             cut_network=online and (request.cut_network or not self.settings.test_network),
-            collected=collected,
-            quality_env=quality_env,
+            collected=collecting.collected,
+            quality_env=collecting.quality_env,
+            warm=prepared.warm,
+            restored=collecting.restored,
         )
-        python, install = runner_python(caches.runner, request.command.requirements)
-        test_argv = request.command.runner_argv(python, RUNNER_SCRIPT, pytest_runner.KILL_OTHERS)
+        install = tests.install
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
+        before_tests = (restores and not collecting.restored) or steps.cut_network
         return Plan(
             steps.run_step,
             install,
             test_argv,
-            before_tests=steps.before_tests if restores or steps.cut_network else None,
+            before_tests=steps.before_tests if before_tests else None,
             install_quality=steps.install_quality if installs_quality else None,
             after_tests=steps.after_tests_ran,
             setup_commands=() if restores else None,
@@ -388,6 +510,26 @@ class DockerExecutor:
             deadline=attempt.deadline,
             clock=attempt.clock,
         )
+
+    def _restored(self, container: Container, cached: Cached, place: TestsPlace) -> bytes | None:
+        """What restoring `cached` without finishing it puts into the workspace, to go in with
+        it (read once per environment); None when it is restored by copying in the container
+        (it cannot be read so)."""
+        with self._lock:
+            known = self._restores.get((cached.data_volume, cached.key))
+        if known is not None:
+            return known
+        try:
+            entries = restored_entries(container, cached, place)
+        except (DockerException, requests.RequestException):
+            return None
+        if isinstance(entries, str):
+            return None
+        with self._lock:
+            if len(self._restores) >= _KEPT_RESTORES:
+                del self._restores[next(iter(self._restores))]
+            self._restores[(cached.data_volume, cached.key)] = entries
+        return entries
 
     def _limits_hit(self, counters: Mapping[str, int], workdir: str) -> tuple[str, ...]:
         hit = []
@@ -412,6 +554,52 @@ class DockerExecutor:
         return tuple(hit)
 
 
+_KEPT_RESTORES = 8
+
+
+@dataclass(frozen=True)
+class _Collecting:
+    """What a run's steps fill in, and whether its dependencies went in with its workspace."""
+
+    collected: list[Collected]
+    quality_env: list[Cached | str]
+    restored: bool
+
+
+@dataclass(frozen=True)
+class _TestsStart:
+    """How the tests' process of a run starts: the runner's Python, the steps that install it
+    first (none when cached), and the tests' variables."""
+
+    python: list[str]
+    install: tuple[list[str], ...]
+    env: dict[str, str]
+
+
+def _warm_start(
+    caches: Caches,
+    request: ExecutionRequest,
+    test_argv: list[str],
+    env: dict[str, str],
+    place: TestsPlace,
+) -> WarmStart | None:
+    """How the tests' process starts, when it may be started with its container
+    (`warm_runner.py`): the runner is cached, and nothing runs in the container before the
+    tests but the evaluator's own copies (no setup, or the cached dependencies copied in
+    without finishing the project)."""
+    dependencies = caches.dependencies
+    if caches.runner is None or (request.setup_commands and dependencies is None):
+        return None
+    if dependencies is not None and dependencies.finish:
+        return None
+    return WarmStart(
+        tuple(checked(caches.runner, test_argv)),
+        tuple({**env, SEAL_KEY_VARIABLE: KEY_FROM_STDIN}.items()),
+        place.user,
+        place.workdir,
+    )
+
+
 @dataclass(frozen=True)
 class _Attempt:
     """What every attempt at a run shares (a second one does without caches)."""
@@ -423,3 +611,7 @@ class _Attempt:
     deadline: float
     clock: PhaseClock
     started: float
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1024**2:,.1f} MiB"

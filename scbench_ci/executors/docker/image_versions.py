@@ -20,7 +20,7 @@ import docker
 import requests
 from docker.errors import DockerException
 
-from scbench_ci.executors.docker.container import build_name, labels
+from scbench_ci.executors.docker.container import build_name, helper_container, labels
 from scbench_ci.executors.docker.image_recipe import PROGRAMS
 from scbench_ci.executors.docker.labels import CACHE_LABEL
 from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR, TEST_USER
@@ -141,26 +141,24 @@ def _keep(client: docker.DockerClient, image_id: str, text: str) -> None:
 def _probe(client: docker.DockerClient, image_id: str, path: str) -> str:
     name = build_name(f"versions-{threading.get_ident()}-{image_id[7:19]}")
     with contextlib.suppress(DockerException, requests.RequestException):
-        try:
-            output = client.containers.run(
-                image_id,
-                ["/bin/sh", "-c", _PROBE],
-                entrypoint=[],
-                name=name,
-                labels=labels("versions"),
-                user=TEST_USER,
-                environment={"HOME": HOME_DIR, "PATH": path},
-                network_mode="none",
-                working_dir="/tmp",
-                mem_limit="1g",
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
-                stdout=True,
-                stderr=False,
-            )
-        finally:
-            with contextlib.suppress(DockerException, requests.RequestException):
-                client.api.remove_container(name, force=True)
+        with helper_container(
+            client,
+            name,
+            image=image_id,
+            command=["/bin/sh", "-c", _PROBE],
+            entrypoint=[],
+            labels=labels("versions"),
+            user=TEST_USER,
+            environment={"HOME": HOME_DIR, "PATH": path},
+            network_mode="none",
+            working_dir="/tmp",
+            mem_limit="1g",
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+        ) as container:
+            container.start()
+            container.wait()
+            output = container.logs(stdout=True, stderr=False)
         return bytes(output).decode(errors="replace")
     return ""
 

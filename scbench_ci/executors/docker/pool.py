@@ -12,7 +12,9 @@ container carries the run's labels (`container.labels`): what a killed process l
 A container is prepared only for a run that is expected (`expect`): the jobs of a run not yet
 begun, or, for a session, an unknown number; and no more at once than the runs side by side
 plus one. It is prepared with the shape of the run that was just taken (a loop over one
-checkpoint takes the same shape every time); a run of another shape makes its own.
+checkpoint takes the same shape every time); a run of another shape makes its own. When the
+shape says how its tests' process starts (`warm_runner.py`), that process is started as soon
+as the container is; a run that starts its tests otherwise stops it and takes the container.
 """
 
 from __future__ import annotations
@@ -22,14 +24,18 @@ import queue
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from docker.errors import DockerException
 from docker.models.containers import Container
 
 from scbench_ci.executors.docker.cache_use import Caches
 from scbench_ci.executors.docker.container import Containers, run_name
 from scbench_ci.executors.docker.layout import TestsPlace
+from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import prepare_container
+from scbench_ci.executors.docker.warm_runner import WarmRunner, WarmStart
+from scbench_ci.signals import Terminated
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,15 @@ class Shape:
     place: TestsPlace
     installs_runner: bool
     """Whether the run installs the test runner itself (no cached one): its uv cache folder."""
+    blocked: tuple[str, ...] = ()
+    """What the container cannot reach on its network (network.routed); none: no routes."""
+    warm: WarmStart | None = None
+    """How its tests' process starts, when that is started with the container."""
+
+    @property
+    def container(self) -> Shape:
+        """What the container itself is made from."""
+        return replace(self, warm=None)
 
 
 @dataclass(frozen=True)
@@ -59,6 +74,20 @@ class Prepared:
     run_id: str
     container: Container
     shape: Shape
+    warm: WarmRunner | None = None
+    """Its tests' process, started and waiting for its key (`shape.warm`)."""
+
+    def cold(self) -> Prepared:
+        """The same container, its tests to be started as usual (what was started of them is
+        gone)."""
+        if self.warm is not None:
+            self.warm.stop_before_another()
+        return replace(self, warm=None)
+
+    def discard(self) -> None:
+        """It is removed: what was started of its tests ends with it."""
+        if self.warm is not None:
+            self.warm.stop()
 
 
 def prepare(containers: Containers, shape: Shape) -> Prepared:
@@ -75,14 +104,27 @@ def prepare(containers: Containers, shape: Shape) -> Prepared:
             [*volumes, *shape.caches.mounts()],
             limits,
             network_mode=shape.network_mode,
+            **(routed(list(shape.blocked)) if shape.blocked else {}),
         )
         # A volume in memory is there once the container runs, not before.
         container.start()
         prepare_container(container, installs_runner=shape.installs_runner, place=shape.place)
-    except BaseException:
-        containers.remove(name, volumes=True)
+    except BaseException as error:
+        signalled = isinstance(error, KeyboardInterrupt | Terminated)
+        containers.remove(name, volumes=True, after_signal=signalled)
         raise
-    return Prepared(name, run_id, container, shape)
+    return Prepared(name, run_id, container, shape, _started(container, shape.warm))
+
+
+def _started(container: Container, warm: WarmStart | None) -> WarmRunner | None:
+    """The tests' process started ahead; None when it is not (or cannot be: the run then starts
+    it as usual)."""
+    if warm is None:
+        return None
+    try:
+        return WarmRunner(container, warm)
+    except DockerException:
+        return None
 
 
 class ContainerPool:
@@ -113,29 +155,37 @@ class ContainerPool:
 
     def take(self, shape: Shape) -> Prepared:
         """A container of `shape` no run had: a prepared one, else one made now; then the next
-        one is prepared, when a run is expected to want it."""
+        one is prepared, when a run is expected to want it. A container prepared with another
+        start of its tests comes with none started."""
         with self._changed:
             if self._pending is not None:
                 self._pending = max(0, self._pending - 1)
             found = next((one for one in self._ready if one.shape == shape), None)
+            found = found or next(
+                (one for one in self._ready if one.shape.container == shape.container), None
+            )
             if found is not None:
                 self._ready.remove(found)
         if found is None:
             found = prepare(self._containers(shape), shape)
+        elif found.shape != shape:
+            found = replace(found.cold(), shape=shape)
         self._prepare_next(shape)
         return found
 
     def remove(self, prepared: Prepared) -> None:
         """Remove a container taken from this pool (and its volumes), off the caller's path."""
+        prepared.discard()
         self._removals.put((self._containers(prepared.shape), prepared.name))
 
     def drop(self, shape: Shape) -> None:
         """Remove now every prepared container of `shape` (its cached environment is being
         forgotten)."""
         with self._changed:
-            dropped = [one for one in self._ready if one.shape == shape]
-            self._ready = [one for one in self._ready if one.shape != shape]
+            dropped = [one for one in self._ready if one.shape.container == shape.container]
+            self._ready = [one for one in self._ready if one not in dropped]
         for one in dropped:
+            one.discard()
             self._containers(one.shape).remove(one.name, volumes=True)
 
     def close(self) -> None:
@@ -160,7 +210,9 @@ class ContainerPool:
                 wanted = min(wanted, self._pending - held)
             if wanted <= 0 and self._pending != 0:
                 # Full of other shapes: the oldest of another makes room for this one.
-                other = next((one for one in self._ready if one.shape != shape), None)
+                other = next(
+                    (one for one in self._ready if one.shape.container != shape.container), None
+                )
                 if other is None:
                     return
                 self._ready.remove(other)
@@ -185,6 +237,7 @@ class ContainerPool:
                     made = None
             if made is not None:  # closed meanwhile: removed before close can return
                 with contextlib.suppress(Exception):
+                    made.discard()
                     self._containers(shape).remove(made.name, volumes=True)
             with self._changed:
                 self._preparing -= 1

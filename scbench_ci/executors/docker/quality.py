@@ -1,7 +1,7 @@
 """The code-quality measure in a run's container, after the tests: scb-check, as the tests user
 under the run's limits, on the submission's files as staged (QUALITY_SOURCE, copied in before
-any of its code ran), with a time limit of its own; its report taken as bytes, or why there is
-none. Nothing here fails the run: every failure is a reason.
+any of its code ran), with a time limit of its own, started as quality_command says; its output
+taken as bytes, or why there is none. Nothing here fails the run: every failure is a reason.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from docker.models.containers import Container
 
 from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
-    MAX_QUALITY_REPORT_BYTES,
+    MAX_QUALITY_OUTPUT_BYTES,
     QUALITY_CPU_S,
     QUALITY_PYTHON,
     SCB_CHECK,
@@ -43,20 +43,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_USER,
 )
 from scbench_ci.executors.output import LogSink
-
-LAUNCHER = """\
-import sys
-import yaml
-if yaml.__with_libyaml__:
-    yaml.safe_load_all = lambda stream: yaml.load_all(stream, Loader=yaml.CSafeLoader)
-from scb_check.cli import main
-sys.argv[0] = "scb-check"
-sys.exit(main())
-"""
-"""How scb-check is started: as its own `scb-check` script does, but with PyYAML's libyaml
-loader for the rules it reads three times at each start (its YAML is only its own bundled rules;
-the pure-Python loader spent about 1 s of each measure on them). The same documents: the
-measure's Docker tests load every bundled rule both ways and compare."""
+from scbench_ci.executors.quality_command import launcher_argv, scb_check_arguments
 
 
 def install_steps() -> list[list[str]]:
@@ -72,10 +59,11 @@ def measure(
     path: str,
     timeout_s: float,
     log: LogSink,
+    staged: tuple[str, ...],
 ) -> QualityRun:
     """scb-check's report on the staged submission, or why there is none. `environment` is the
     cached one, or QUALITY_VENV when it is the run's own (installed by `install_steps`), or why
-    there is none."""
+    there is none; `staged`: the submission's source files as staged."""
     started = time.monotonic()
     try:
         report, reason = _measure(container, environment, user, path, timeout_s, log)
@@ -84,7 +72,7 @@ def measure(
     seconds = round(time.monotonic() - started, 3)
     if reason is not None:
         log.note(f"no quality measure: {reason}")
-    return QualityRun(report, reason, seconds)
+    return QualityRun(report, reason, seconds, staged=staged)
 
 
 def _measure(
@@ -110,15 +98,13 @@ def _measure(
     else:
         return None, environment
     env = run_environment(path=path, home=HOME_DIR, extra=bytecode, variables={})
-    arguments = ["check", QUALITY_SOURCE, "--report"]
     log.note(
-        f"$ scb-check {' '.join(arguments)}  ({venv}, its rules read with libyaml; at most "
-        f"{QUALITY_CPU_S} s of CPU time a process)"
+        f"$ scb-check {' '.join(scb_check_arguments(QUALITY_SOURCE))}  ({venv}, its rules read "
+        f"with libyaml; at most {QUALITY_CPU_S} s of CPU time a process)"
     )
-    # -P: nothing of the working folder or the launcher's on the import path.
-    argv = cpu_limited([f"{venv}/bin/python", "-P", "-c", LAUNCHER, *arguments])
+    argv = cpu_limited(launcher_argv([f"{venv}/bin/python"], QUALITY_SOURCE))
     code, stdout, stderr = run_captured(
-        container, argv, env, user, QUALITY_DIR, timeout_s, MAX_QUALITY_REPORT_BYTES
+        container, argv, env, user, QUALITY_DIR, timeout_s, MAX_QUALITY_OUTPUT_BYTES
     )
     log.write(stderr)
     if code is None:

@@ -30,6 +30,7 @@ DEFAULT_MEMORY = "4g"
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
 DEFAULT_CPUS = 2.0
 DEFAULT_PIDS_LIMIT = 1024
+DEFAULT_CACHE_SIZE = "10g"
 DEFAULT_DISK = "auto"
 """`auto`: the run's folders are as large as the free space of the disk Docker keeps its data on,
 as a workspace on that disk would be under SCBench; what is written there is memory, bounded by
@@ -146,6 +147,19 @@ class DockerSettings:
         help="do not use the cached environments: the test runner is installed, and the setup "
         "run, in every run",
         # The same environments as a run without them would install: the result is the same.
+        fingerprinted=False,
+    )
+    cache_size: str = _setting(
+        "cache_size",
+        DEFAULT_CACHE_SIZE,
+        flag="--cache-size",
+        input="cache_size",
+        metavar="SIZE",
+        parse=size,
+        help="the most the cached environments may take on the Docker daemon, all runs' "
+        "together (and at most 100 of them): once a build makes them more, the least recently "
+        "used are removed, never one a run uses (default: %(default)s)",
+        # Which environments are kept decides only what is built again, never a result.
         fingerprinted=False,
     )
     test_network: bool = _setting(

@@ -16,7 +16,13 @@ from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import quality
 from scbench_ci.executors.docker.cache import RUNNER, Cached
 from scbench_ci.executors.docker.cache_build import cached_venv, pycache_prefix
-from scbench_ci.executors.docker.cache_use import Caches, restore_dependencies, run_checked
+from scbench_ci.executors.docker.cache_use import (
+    Caches,
+    FirstBytes,
+    reject_unchecked,
+    restore_dependencies,
+    run_checked,
+)
 from scbench_ci.executors.docker.exec import disconnect, run, run_captured
 from scbench_ci.executors.docker.layout import (
     CONTAINER_PATH,
@@ -29,8 +35,10 @@ from scbench_ci.executors.docker.layout import (
     TestsPlace,
 )
 from scbench_ci.executors.docker.transfer import Collected, after_tests
+from scbench_ci.executors.docker.warm_runner import WarmRunner
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Step
+from scbench_ci.standalone.pytest_runner import SEAL_KEY_VARIABLE
 
 
 def runner_environment() -> dict[str, str]:
@@ -75,6 +83,11 @@ class ContainerSteps:
     """Where `after_tests_ran` puts what it found (at most one)."""
     quality_env: list[Cached | str]
     """One item: the measure's environment, or why there is none; `install_quality` sets it."""
+    warm: WarmRunner | None = None
+    """The tests' process, started with the container and waiting for its key."""
+    restored: bool = False
+    """Whether the cached dependencies went in with the workspace (else `before_tests` copies
+    them)."""
 
     def run_step(self, step: Step, log: LogSink, deadline: float) -> tuple[int | None, int]:
         if step.user == "runner":
@@ -82,6 +95,13 @@ class ContainerSteps:
         else:
             env = {**self.tests_env, **step.extra_env}
             user, workdir = self.place.user, self.place.workdir
+        if step.tests and self.warm is not None and self.caches.runner is not None:
+            if self.warm.waiting():
+                seen = FirstBytes(log)
+                code = self.warm.go(step.extra_env[SEAL_KEY_VARIABLE], seen, deadline)
+                reject_unchecked(self.caches.runner, code, seen)
+                return code, 0
+            self.warm.stop_before_another()  # ended (the memory limit, say): started as usual
         if step.tests and self.caches.runner is not None:
             # Only the check could print first: the runner's start line comes before anything
             # of the submission's.
@@ -108,7 +128,7 @@ class ContainerSteps:
         )
 
     def before_tests(self) -> None:
-        if self.caches.dependencies is not None:
+        if self.caches.dependencies is not None and not self.restored:
             restore_dependencies(
                 self.container,
                 self.caches.dependencies,

@@ -4,13 +4,14 @@ come out, with the counters of the limits the run reached."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tarfile
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from docker.models.containers import Container
 
@@ -74,16 +75,49 @@ def copy_in(
     copy_workspace(container, workspace, place, quality_source=quality_source)
 
 
+class StagedTooLarge(Exception):
+    """The workspace would take more of the run's memory than there is room for."""
+
+    def __init__(self, staged: int, room: int) -> None:
+        super().__init__(f"{staged} bytes, with room for {room}")
+        self.staged = staged
+        self.room = room
+
+
 def copy_workspace(
-    container: Container, workspace: Path, place: TestsPlace, *, quality_source: bool = False
-) -> None:
-    """The workspace into its volume (the submission's files the tests user's); with
+    container: Container,
+    workspace: Path,
+    place: TestsPlace,
+    *,
+    quality_source: bool = False,
+    room: int | None = None,
+    restored: bytes | None = None,
+) -> int:
+    """The workspace into its volume (the submission's files the tests user's), then, in the
+    same archive, the `restored` entries (`cache_use.restored_entries`); with
     `quality_source`, the submission's files as staged for the quality measure too, into the
-    run's volume (after `prepare_container`)."""
+    run's volume (after `prepare_container`). What they take of the container's folders, which
+    are memory (archive.in_memory_bytes); StagedTooLarge, and nothing copied, when that is more
+    than `room`. The daemon unpacks them, so the container's memory limit does not count them:
+    the caller lowers it by that much."""
     uid, gid = place.ids
-    _put_archive(container, place.workdir, lambda tar: _add_workspace(tar, workspace, uid, gid))
-    if quality_source:
-        _put_archive(container, RUN_DIR, lambda tar: _add_quality_source(tar, workspace))
+
+    def fill(tar: tarfile.TarFile) -> None:
+        _add_workspace(tar, workspace, uid, gid)
+        if restored is not None:
+            archive.add_archive(tar, restored)
+
+    with contextlib.ExitStack() as stack:
+        archives = [(place.workdir, stack.enter_context(_archive(fill)))]
+        if quality_source:
+            made = _archive(lambda tar: _add_quality_source(tar, workspace))
+            archives.append((RUN_DIR, stack.enter_context(made)))
+        staged = sum(size for _, (_, size) in archives)
+        if room is not None and staged > room:
+            raise StagedTooLarge(staged, room)
+        for target, (buffer, _) in archives:
+            container.put_archive(target, buffer)
+    return staged
 
 
 def prepare_container(container: Container, *, installs_runner: bool, place: TestsPlace) -> None:
@@ -120,11 +154,20 @@ def _put_archive(
     container: Container, target: str, fill: Callable[[tarfile.TarFile], None]
 ) -> None:
     """One tar archive, made by `fill`, extracted under `target` in the container."""
+    with _archive(fill) as (buffer, _):
+        container.put_archive(target, buffer)
+
+
+@contextlib.contextmanager
+def _archive(fill: Callable[[tarfile.TarFile], None]) -> Iterator[tuple[BinaryIO, int]]:
+    """A tar archive made by `fill`, in a temporary file, ready to be read; and what its entries
+    take unpacked in memory."""
     with tempfile.TemporaryFile() as buffer:
         with archive.open_writer(buffer) as tar:
             fill(tar)
+            size = archive.in_memory_bytes(tar.getmembers())
         buffer.seek(0)
-        container.put_archive(target, buffer)
+        yield buffer, size
 
 
 def _under(path: str, folder: str) -> str:

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.docker.archive import add_directory, add_tree, open_writer, read_member
+from scbench_ci.executors.docker.archive import (
+    ENTRY_BYTES,
+    PAGE_BYTES,
+    add_directory,
+    add_tree,
+    entries_of,
+    in_memory_bytes,
+    open_writer,
+    read_member,
+)
 
 
 def pack(source: Path) -> list[tarfile.TarInfo]:
@@ -150,3 +159,87 @@ def test_read_member_stops_at_the_first_entry() -> None:
 def test_read_member_of_a_broken_archive_says_so() -> None:
     reason = read_member(iter([b"not a tar archive" * 40]), "pytest-report.json", 100)
     assert isinstance(reason, str) and reason.startswith("pytest-report.json could not be read")
+
+
+def test_what_an_archive_takes_in_memory_once_unpacked(tmp_path: Path) -> None:
+    """Each file's pages (a byte takes one, 4,097 two), a long link's page, and each entry's
+    inode and name: what the container's in-memory folders hold, off its memory limit."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "empty").write_bytes(b"")
+    (source / "one").write_bytes(b"x")
+    (source / "two").write_bytes(b"x" * (PAGE_BYTES + 1))
+    (source / "short").symlink_to("one")
+    (source / "long").symlink_to("l" * 200)
+    members = pack(source)  # also the folder itself and tmp/home
+    assert len(members) == 7
+    assert in_memory_bytes(members) == 7 * ENTRY_BYTES + 4 * PAGE_BYTES
+
+
+def _as_docker_gives(*members: tuple[str, bytes | str | None, int]) -> list[bytes]:
+    """An archive of a folder, in chunks: (name, content (str: a link's target, None: a
+    folder), mode)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, content, mode in members:
+            info = tarfile.TarInfo(name)
+            info.mode, info.mtime, info.uid, info.gid = mode, 1_700_000_000, 1000, 1000
+            if content is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            elif isinstance(content, str):
+                info.type, info.linkname = tarfile.SYMTYPE, content
+                tar.addfile(info)
+            else:
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+    data = buffer.getvalue()
+    return [data[i : i + 700] for i in range(0, len(data), 700)]
+
+
+CACHED = _as_docker_gives(
+    ("workspace", None, 0o755),
+    ("workspace/.venv", None, 0o755),
+    ("workspace/.venv/bin", None, 0o755),
+    ("workspace/.venv/bin/python", "/usr/local/bin/python3", 0o777),
+    ("workspace/README.md", b"", 0o644),
+    ("workspace/pyproject.toml", b"[project]\n", 0o600),
+    ("workspace/not-asked", b"x", 0o644),
+)
+
+
+def test_a_folders_entries_are_taken_as_named_with_their_modes_and_links() -> None:
+    archive = entries_of(CACHED, "workspace", ("pyproject.toml", ".venv"), 2000, 3000, 1024)
+    assert isinstance(archive, bytes)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        members = tar.getmembers()
+        kept = [(m.name, m.type, oct(m.mode), m.linkname, m.uid, m.gid) for m in members]
+        assert tar.extractfile("pyproject.toml").read() == b"[project]\n"  # type: ignore[union-attr]
+    # The names' order, each one's entries as the archive had them; the owner given.
+    assert kept == [
+        ("pyproject.toml", tarfile.REGTYPE, "0o600", "", 2000, 3000),
+        (".venv", tarfile.DIRTYPE, "0o755", "", 2000, 3000),
+        (".venv/bin", tarfile.DIRTYPE, "0o755", "", 2000, 3000),
+        (".venv/bin/python", tarfile.SYMTYPE, "0o777", "/usr/local/bin/python3", 2000, 3000),
+    ]
+    assert all(m.mtime == 1_700_000_000 for m in members)
+
+
+def test_what_is_not_a_plain_entry_or_too_large_or_missing_is_not_taken() -> None:
+    assert entries_of(CACHED, "workspace", ("README.md", "gone"), 1, 1, 1024) == (
+        "workspace has no gone"
+    )
+    assert entries_of(CACHED, "workspace", ("pyproject.toml",), 1, 1, 4) == (
+        "what is in workspace is larger than 4 bytes"
+    )
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, kind in (("workspace", tarfile.DIRTYPE), ("workspace/dev", tarfile.CHRTYPE)):
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            tar.addfile(info)
+    refused = entries_of([buffer.getvalue()], "workspace", ("dev",), 1, 1, 1024)
+    assert refused == "workspace/dev is not a folder, a regular file or a symlink"
+    assert entries_of([b"not a tar"], "workspace", ("a",), 1, 1, 1024).startswith(
+        "workspace could not be read"
+    )

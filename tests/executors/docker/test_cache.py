@@ -16,7 +16,6 @@ from pathlib import Path
 import docker
 import pytest
 
-from scbench_ci.commands.cleanup import cleanup
 from scbench_ci.environment import default_environment
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
@@ -26,12 +25,10 @@ from scbench_ci.executors.base import (
     TestCommand,
 )
 from scbench_ci.executors.docker import cache as docker_cache
-from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import (
     CACHE_LABEL,
     DATA_LABEL,
     DEFAULT_SETUP,
-    DEPENDENCIES,
     KEY_LABEL,
     NAMES_LABEL,
     RUNNER,
@@ -57,7 +54,6 @@ from scbench_ci.executors.docker.layout import (
 )
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.output import LogSink
-from scbench_ci.options import CleanupOptions
 from testing.cache_volumes import remove_cache_volumes
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
@@ -312,14 +308,14 @@ def test_of_two_builders_the_first_to_publish_wins(
     other = f"scbench-ci-test-data-{uuid.uuid4().hex[:12]}"
     built: list[str] = []
 
-    def build(volume: str) -> tuple[str, ...]:
+    def build(volume: str) -> docker_cache.Built:
         built.append(volume)
         docker_client.volumes.create(other, labels={CACHE_LABEL: RUNNER, KEY_LABEL: key})
         docker_client.volumes.create(
             marker_name(RUNNER, key),
             labels={CACHE_LABEL: RUNNER, KEY_LABEL: key, DATA_LABEL: other},
         )
-        return ()
+        return docker_cache.Built((), 0)
 
     try:
         found = docker_cache.obtain(docker_client, RUNNER, key, build, print)
@@ -332,37 +328,6 @@ def test_of_two_builders_the_first_to_publish_wins(
         assert docker_cache.lookup(docker_client, RUNNER, key, print) == found
     finally:
         remove_cache_volumes(docker_client, key)
-
-
-def test_cleanup_volumes_removes_the_cached_environments(
-    docker_client: docker.DockerClient,
-    test_image: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # A label and a uv cache of the test's own: the daemon's real caches are other runs' business.
-    label = f"dev.scbench-ci.test-cache-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setattr(docker_cache, "CACHE_LABEL", label)
-    uv_cache = docker_client.volumes.create(f"scbench-ci-test-uv-{uuid.uuid4().hex[:8]}")
-    monkeypatch.setattr(docker_cleanup, "LEGACY_CACHE_VOLUME", uv_cache.name)
-    free = docker_client.volumes.create(labels={label: RUNNER})
-    used = docker_client.volumes.create(labels={label: DEPENDENCIES})
-    user = docker_client.containers.create(
-        test_image, ["true"], volumes={used.name: {"bind": "/x", "mode": "ro"}}
-    )
-    try:
-        assert cleanup(CleanupOptions(volumes=True)) == 0
-
-        out = capsys.readouterr().out
-        assert f"removed volume {uv_cache.name}\n" in out
-        assert f"removed volume {free.name}\n" in out
-        assert f"kept volume {used.name}: " in out
-        with pytest.raises(docker.errors.NotFound):
-            free.reload()
-        used.reload()
-    finally:
-        user.remove(force=True)
-        used.remove(force=True)
 
 
 # --- the image's standard library ----------------------------------------------------------------
@@ -595,6 +560,17 @@ facts = {
     ),
     "venv": sorted(os.listdir(".venv")),
     "uv run": [first, second],
+    # Each entry as the setup leaves it (but its times): its kind, mode, owner, size, link
+    # (uv_cache.json, which the first `uv run` writes, holds the files' times).
+    "tree": sorted(
+        [path, oct(info.st_mode), info.st_uid, info.st_gid, info.st_size, os.readlink(path)]
+        if os.path.islink(path)
+        else [path, oct(info.st_mode), info.st_uid, info.st_gid,
+              0 if os.path.isdir(path) or path.endswith("uv_cache.json") else info.st_size, None]
+        for path in glob.glob("**", recursive=True, include_hidden=True)
+        for info in [os.lstat(path)]
+        if not path.startswith((".evaluation_tests", ".scbench"))
+    ),
 }
 json.dump(facts, open(PROBE_OUTPUT, "w"))
 """
@@ -920,7 +896,9 @@ def test_a_setup_cannot_poison_the_cache_it_is_built_into(
                 log,
                 time.monotonic() + 300,
             )
-        assert names == ("mark", "own-shell", ".venv"), (tmp_path / "build.log").read_text()
+        assert isinstance(names, docker_cache.Built), (tmp_path / "build.log").read_text()
+        assert names.names == ("mark", "own-shell", ".venv")
+        assert names.bytes > 1024  # what the volume holds, as du measures it
         time.sleep(4)  # the late writer, had it survived, would have written by now
         listing = docker_client.containers.run(
             test_image,

@@ -5,6 +5,7 @@ the tests' outcome untouched."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from scbench_ci.executors.base import QUALITY_LOG, ExecutionRequest, ExecutionResult
@@ -13,7 +14,8 @@ from scbench_ci.executors.docker.cache_build import cached_venv
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.layout import QUALITY_SOURCE
 from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.results.quality import QualityMeasures
+from scbench_ci.executors.quality_command import SCB_CHECK_SUFFIXES
+from scbench_ci.results.quality import QualityMeasures, Unmeasured
 from scbench_ci.results.quality_report import read_quality
 from testing.hostile_submissions import MILLION_LINES, PARSER_CRASH
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
@@ -56,6 +58,7 @@ def measure(
     workspace = tmp_path / "workspace"
     (workspace / ".scbench").mkdir(parents=True)
     for name, text in files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(text)
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -101,8 +104,8 @@ def test_the_submission_is_measured_as_staged_after_the_tests(
     assert 0 <= found.verbosity <= 1 and found.erosion == 0
     assert "quality" in result.phases
     assert (
-        f"$ scb-check check {QUALITY_SOURCE} --report  ({cached_venv(QUALITY)}, its rules read "
-        "with libyaml; at most 60 s of CPU time a process)"
+        f"$ scb-check check {QUALITY_SOURCE} --report --include-all  ({cached_venv(QUALITY)}, "
+        "its rules read with libyaml; at most 60 s of CPU time a process)"
     ) in (tmp_path / "logs" / QUALITY_LOG).read_text()
 
 
@@ -112,6 +115,7 @@ def test_the_submission_is_measured_as_staged_after_the_tests(
 READ_BOTH_WAYS = """
 import json, yaml
 from scb_check.resources import rule_texts, rules_file
+from scb_check.tree_walking.dispatch import SUPPORTED_SOURCE_SUFFIXES
 with rules_file() as path:
     texts = [path.read_text(encoding="utf-8")]
 texts += [text for _, text in rule_texts()]
@@ -122,6 +126,7 @@ print(json.dumps({
     "texts": len(texts),
     "documents": sum(map(len, python)),
     "equal": libyaml == python,
+    "suffixes": sorted(SUPPORTED_SOURCE_SUFFIXES),
 }))
 """
 RULES_BOTH_WAYS = f"""
@@ -135,7 +140,7 @@ open(PROBE_OUTPUT, "w").write(ran.stdout or ran.stderr)
 """
 
 
-def test_the_launcher_reads_scb_check_s_rules_as_scb_check_does(
+def test_the_launcher_reads_scb_check_s_rules_as_scb_check_does_and_its_suffixes_are_ours(
     tmp_path: Path, test_image: str
 ) -> None:
     result = measure(tmp_path, test_image, {"main.py": SOURCE}, code=RULES_BOTH_WAYS)
@@ -145,7 +150,37 @@ def test_the_launcher_reads_scb_check_s_rules_as_scb_check_does(
     assert found["with_libyaml"] is True, said
     assert found["texts"] > 2 and found["documents"] > 100, said
     assert found["equal"] is True
+    assert found["suffixes"] == sorted(SCB_CHECK_SUFFIXES)
     assert measures(result).total_functions == 2
+
+
+def test_the_submission_decides_nothing_of_what_is_measured_and_what_is_left_out_is_named(
+    tmp_path: Path, test_image: str
+) -> None:
+    """SCBench 1.0's `--include-all`: neither a `.gitignore` nor an ignore comment scb-check
+    rejects changes the figures; the staged source files scb-check still skips (a folder named
+    like build output, a file its parser cannot read) are named."""
+    result = measure(
+        tmp_path,
+        test_image,
+        {
+            ".gitignore": "main.py\n*.py\n",
+            "main.py": SOURCE + "x = 1  # scbc: ignore[no-such-rule]\n",
+            "build/generated.py": SOURCE,
+            "node_modules/lib/index.js": "function f() { return 1; }\n",
+            "broken.py": "def broken(:\n    pass\n",
+            "notes.txt": "not a source file\n",
+            # Measured, and known as measured, whatever the bytes of its name.
+            os.fsdecode(b"pkg/caf\xe9 \n.py"): SOURCE,
+        },
+    )
+
+    outcome = read_quality(result.quality)
+    assert outcome is not None and outcome.measures is not None, outcome
+    assert (outcome.measures.files_scanned, outcome.measures.total_functions) == (2, 4)
+    assert outcome.unmeasured == Unmeasured(
+        3, ("broken.py", "build/generated.py", "node_modules/lib/index.js")
+    )
 
 
 def test_without_caches_the_run_installs_the_measure_itself(

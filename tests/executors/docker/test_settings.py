@@ -24,6 +24,7 @@ CHANGED = {
     "pids_limit": "64",
     "disk": "256m",
     "use_cache": "false",
+    "cache_size": "2g",
     "test_network": "false",
 }
 """Each field away from its default, as its flag or its input gives it (a switch: its input)."""

@@ -1,6 +1,6 @@
 """Leaves reports of its own, then kills the test runner before it can seal (or replace) them.
 
-The reports claim that every test passed; with a file named `deep` beside this one, they are
+The reports claim that every test passed, and the inventory of the tests that there is none; with a file named `deep` beside this one, they are
 made to break naive parsers instead (nesting deeper than the recursion limit, numbers of 400
 digits, NaN).
 """
@@ -24,6 +24,10 @@ def forge() -> None:
     (REPORTS / "pytest-report.json").write_text(json.dumps({"exitcode": 0, "tests": tests}))
     ctrf = [{"name": t["nodeid"], "status": "passed"} for t in tests]
     (REPORTS / "ctrf-report.json").write_text(json.dumps({"results": {"tests": ctrf}}))
+    # SCBench 1.0's inventory of the tests, which counts each one never reported as failed:
+    # claimed empty.
+    inventory = {"collected": 0, "taken_by": "session", "reasons": [], "passes": []}
+    (REPORTS / "inventory.json").write_text(json.dumps(inventory))
 
 
 def break_parsers() -> None:

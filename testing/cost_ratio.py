@@ -1,0 +1,96 @@
+"""How much longer a function takes on adversarial input than on ordinary input of the same size:
+a ratio of two times measured side by side, never an absolute time.
+
+Each side is timed as the fastest of a few rounds, interleaved (ordinary, adversarial, ordinary,
+...), so that load from elsewhere slows both and lifts neither's best. A side is called as many
+times as makes the ordinary one last MIN_SAMPLE_S, so that the clock's resolution and a stray
+pause weigh nothing. The adversarial side runs under an alarm at the allowed ratio (and a
+little more): input that makes a regular expression backtrack for minutes is stopped there
+(CPython's regular expressions check for signals as they match), and the ratio is then reported
+as at least that.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import TypeVar
+
+_T = TypeVar("_T")
+ROUNDS = 3
+MIN_SAMPLE_S = 0.03
+ALLOWED_RATIO = 10.0
+"""Linear code on input of the same size stays within a few times; quadratic code on the
+largest input a reader accepts is hundreds of times slower or more."""
+
+
+class _TooSlow(BaseException):
+    """Not an Exception: the catch-alls of the code it stops must not take it for an error."""
+
+
+@dataclass(frozen=True)
+class CostRatio:
+    ordinary_s: float
+    """The fastest call on ordinary input."""
+    adversarial_s: float
+    """The fastest call on adversarial input (a lower bound when it was stopped)."""
+    stopped: bool
+    """The adversarial side ran past the alarm and was stopped."""
+
+    @property
+    def ratio(self) -> float:
+        return self.adversarial_s / self.ordinary_s
+
+    def __str__(self) -> str:
+        at_least = "at least " if self.stopped else ""
+        return (
+            f"{at_least}{self.ratio:.1f} times as long on adversarial input "
+            f"({at_least}{self.adversarial_s * 1000:.2f} ms a call, against "
+            f"{self.ordinary_s * 1000:.2f} ms on ordinary input of the same size)"
+        )
+
+
+def cost_ratio(
+    work: Callable[[_T], object],
+    ordinary: _T,
+    adversarial: _T,
+    allowed: float = ALLOWED_RATIO,
+    rounds: int = ROUNDS,
+) -> CostRatio:
+    """`work(adversarial)`'s time over `work(ordinary)`'s, measured as the module says."""
+    started = time.perf_counter()
+    work(ordinary)
+    once = max(time.perf_counter() - started, 1e-6)
+    calls = max(1, math.ceil(MIN_SAMPLE_S / once))
+    best_ordinary = best_adversarial = math.inf
+    for _ in range(rounds):
+        best_ordinary = min(best_ordinary, _timed(work, ordinary, calls, None))
+        budget = best_ordinary * calls * allowed * 1.5
+        try:
+            best_adversarial = min(best_adversarial, _timed(work, adversarial, calls, budget))
+        except _TooSlow:
+            return CostRatio(best_ordinary, budget / calls, stopped=True)
+    return CostRatio(best_ordinary, best_adversarial, stopped=False)
+
+
+def _timed(work: Callable[[_T], object], given: _T, calls: int, budget_s: float | None) -> float:
+    """The time of one call, from `calls` calls in a row; _TooSlow past `budget_s` in all."""
+    previous = signal.signal(signal.SIGALRM, _stop)
+    if budget_s is not None:
+        signal.setitimer(signal.ITIMER_REAL, max(budget_s, 0.001))
+    try:
+        started = time.perf_counter()
+        for _ in range(calls):
+            work(given)
+        return (time.perf_counter() - started) / calls
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _TooSlow
