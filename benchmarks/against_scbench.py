@@ -31,7 +31,8 @@ infrastructure flag, the verdict (`core-cases`: SCBench's `PassPolicy.check`, sc
 verdict), pytest's exit code, and both walls; then a table of all. Exit 1 when anything differs.
 
 `--reuse` takes SCBench's result from an earlier run into the same `--output` where it ran in the
-image scbench-ci runs in now (SCBench's wall is then that run's). `--record FILE` writes what
+image scbench-ci runs in now, on the same problem and submission files (SCBench's wall is then that
+run's). `--record FILE` writes what
 SCBench decided on each into FILE, keeping its entries for other checkpoints and submissions (the
 suite's tests/data/scbench/examples_verdicts.json is such a record).
 """
@@ -188,13 +189,14 @@ def compare(
     folder: Path,
     reuse: bool,
 ) -> Compared:
-    """One case under scbench-ci, then under SCBench in the image scbench-ci ran in."""
+    """One case under scbench-ci, then under SCBench in the image scbench-ci ran in (tagged for
+    SCBench only when SCBench runs: a case taken from an earlier run tags nothing)."""
     load = os.getloadavg()[0]
     where = folder / environment.choice / case.problem.name / case.checkpoint
     where = where / case.label.replace("/", "-").replace(":", "-")
     ours, image_id, ours_wall = under_scbench_ci(case, environment.choice, where / "scbench-ci")
-    name = image.named_for(environment, image_id)
-    evaluated = scbench_package.earlier(where / "scbench", image_id) if reuse else None
+    inputs = scbench_package.inputs_digest(case.problem, case.submission)
+    evaluated = scbench_package.earlier(where / "scbench", image_id, inputs) if reuse else None
     if evaluated is None:
         evaluated = scbench_package.evaluate(
             environment,
@@ -202,8 +204,9 @@ def compare(
             case.checkpoint,
             case.submission,
             where / "scbench",
-            name,
+            image.named_for(environment, image_id),
             image_id,
+            inputs,
         )
     scbench = from_scbench(evaluated.checkpoint)
     return Compared(
@@ -326,7 +329,7 @@ def main() -> int:
         "--reuse",
         action="store_true",
         help="take SCBench's result from --output where an earlier run left one made in the "
-        "image scbench-ci runs in now",
+        "image scbench-ci runs in now, on the same problem and submission",
     )
     args = parser.parse_args()
     folder = (args.output or Path(tempfile.mkdtemp(prefix="against-scbench-"))).resolve()

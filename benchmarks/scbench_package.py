@@ -24,6 +24,8 @@ import docker
 import yaml
 from uv import find_uv_bin
 
+from scbench_ci.fingerprint import fingerprint
+
 CHECKPOINT_SCRIPT = Path(__file__).resolve().parent / "scbench_checkpoint.py"
 ENVIRONMENTS = Path.home() / ".cache/scbench-ci/against-scbench"
 DEFAULT_ENVIRONMENT = Path("configs/environments/docker-python3.12-uv.yaml")
@@ -34,7 +36,8 @@ REQUIRED_FIELDS = {"description": None, "tags": ["example"]}
 """Fields SCBench's ProblemConfig requires and scbench-ci's examples leave out (None: the
 problem's name); no part of SCBench's evaluation reads them."""
 RUN_FILE = "run.json"
-"""Beside SCBench's files: the image it ran in and the process's wall time."""
+"""Beside SCBench's files: the image it ran in, the inputs' digest and the process's wall
+time."""
 SCBENCH_TIMEOUT_S = 3600
 """SCBench sets no session timeout; a checkpoint it has not finished after this is stopped."""
 
@@ -100,10 +103,15 @@ def for_scbench(problem: Path, folder: Path) -> Path:
     if not missing:
         return problem
     copy = folder / problem.name
-    if not copy.exists():
-        shutil.copytree(problem, copy, symlinks=True)
-        (copy / "config.yaml").write_text(yaml.safe_dump({**config, **missing}, sort_keys=False))
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(problem, copy, symlinks=True)
+    (copy / "config.yaml").write_text(yaml.safe_dump({**config, **missing}, sort_keys=False))
     return copy
+
+
+def inputs_digest(problem: Path, submission: Path) -> str:
+    """What an evaluation read of the user's files: the problem's and the submission's trees."""
+    return fingerprint(problem, {"submission": fingerprint(submission, {})})
 
 
 def provide_image(environment: Environment, image_id: str, folder: Path) -> str:
@@ -165,25 +173,28 @@ def evaluate(
     folder: Path,
     image: str,
     image_id: str,
+    inputs: str,
 ) -> ScbenchEvaluation:
     """One checkpoint evaluated by SCBench's package in `image` (whose id is `image_id`); its
-    files in `folder`."""
+    files in `folder`, with `inputs` (`inputs_digest`) beside them."""
     started = time.monotonic()
     arguments = [str(environment.environment_file), str(problem), checkpoint, str(submission)]
     _run_script(environment, ["evaluate", *arguments], folder, image=image)
     wall_s = time.monotonic() - started
-    (folder / RUN_FILE).write_text(json.dumps({"image": image_id, "wall_s": wall_s}))
+    run = {"image": image_id, "inputs": inputs, "wall_s": wall_s}
+    (folder / RUN_FILE).write_text(json.dumps(run))
     return ScbenchEvaluation(json.loads((folder / "checkpoint.json").read_text()), wall_s)
 
 
-def earlier(folder: Path, image_id: str) -> ScbenchEvaluation | None:
-    """What an earlier `evaluate` left in `folder`, if it ran in the image `image_id`."""
+def earlier(folder: Path, image_id: str, inputs: str) -> ScbenchEvaluation | None:
+    """What an earlier `evaluate` left in `folder`, if it ran in the image `image_id` on the same
+    problem and submission (`inputs`, `inputs_digest`)."""
     try:
         run = json.loads((folder / RUN_FILE).read_text())
         checkpoint = json.loads((folder / "checkpoint.json").read_text())
     except FileNotFoundError:
         return None
-    if run["image"] != image_id:
+    if (run["image"], run.get("inputs")) != (image_id, inputs):
         return None
     return ScbenchEvaluation(checkpoint, float(run["wall_s"]))
 
