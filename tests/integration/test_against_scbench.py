@@ -21,6 +21,7 @@ import yaml
 
 from benchmarks.broken_submissions import make
 from testing.examples import SharedEvaluations, scbench_evaluate
+from testing.markdown import anchors
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.scbench_verdicts import Verdict, differences, from_scbench_ci
 
@@ -29,13 +30,27 @@ RECORDED: list[dict[str, Any]] = json.loads(RECORD.read_text())
 DEFAULT_CHOICE = "1.0"
 BROKEN = "broken:"
 
-KNOWN: dict[tuple[str, str, str, str], list[str]] = {}
-"""The differences that remain, by (choice, problem, checkpoint, submission): the lines
-`differences` gives for each; docs/parity.md says why each remains."""
+KNOWN_FILE = REPO_ROOT / "tests/data/scbench/examples_known_differences.json"
 
 
 def _key(entry: dict[str, Any]) -> tuple[str, str, str, str]:
     return (entry["choice"], entry["problem"], entry["checkpoint"], entry["submission"])
+
+
+KNOWN: dict[tuple[str, str, str, str], list[str]] = {
+    _key(known): known["differences"] for known in json.loads(KNOWN_FILE.read_text())
+}
+"""The differences that remain, by (choice, problem, checkpoint, submission): the lines
+`differences` gives for each, and in the file each one's `why`, the section of docs/parity.md
+that says why it remains."""
+
+
+def test_each_known_difference_says_why() -> None:
+    for known in json.loads(KNOWN_FILE.read_text()):
+        assert known["why"], _key(known)
+        for why in known["why"]:
+            page, anchor = why.split("#")
+            assert anchor in anchors((REPO_ROOT / "docs" / page).read_text()), why
 
 
 def _name(entry: dict[str, Any]) -> str:
