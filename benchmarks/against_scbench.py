@@ -6,9 +6,10 @@ evaluated by SCBench's evaluation entry point and by scbench-ci's CLI with nothi
         [--python PYTHON] [--problem DIR ...] [--checkpoint NAME ...] [--broken]
         [--output DIR] [--reuse] [--record FILE]
 
-Each `--scbench-source` is a checkout of SCBench (Dongximing/slop-code-bench or upstream): at
-0a2e7bec it is SCBench 1.0, compared with `--scbench 1.0`; at feeab5a the paper's runner, compared
-with `--scbench paper` (which one a checkout is: whether it has `evaluation/collection.py`). Its
+Each `--scbench-source` is a git checkout of SCBench (Dongximing/slop-code-bench or upstream; its
+commit names its environment): at 0a2e7bec it is SCBench 1.0, compared with `--scbench 1.0`; at
+feeab5a the paper's runner, compared with `--scbench paper` (which one a checkout is: whether it
+has `evaluation/collection.py`). Its
 environment is synced from its own uv.lock (`uv sync --frozen --python PYTHON`, PYTHON a CPython
 3.12) under ~/.cache/scbench-ci/against-scbench/<commit>; its size and the sync's time are
 printed. Per checkpoint, SCBench's side is benchmarks/scbench_checkpoint.py in that environment:

@@ -67,12 +67,15 @@ class Environment:
 def synced(source: Path, python: str) -> Environment:
     """The checkout's environment, synced now (`uv sync --frozen`, a no-op when it is)."""
     source = source.resolve()
-    commit = subprocess.run(
-        ["git", "-C", str(source), "rev-parse", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    revision = subprocess.run(
+        ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+    )
+    if revision.returncode != 0:
+        raise SystemExit(
+            f"{source}: not a git checkout of SCBench (its commit names the environment): "
+            f"{revision.stderr.strip()}"
+        )
+    commit = revision.stdout.strip()
     choice = "1.0" if (source / "src/slop_code/evaluation/collection.py").is_file() else "paper"
     target = ENVIRONMENTS / commit[:12]
     started = time.monotonic()
