@@ -241,7 +241,7 @@ def _stop_containers_of(image: str) -> None:
     benchmark tagged (no one else's) are removed."""
     client = docker.from_env()
     try:
-        for container in client.containers.list(filters={"ancestor": image}):
+        for container in client.containers.list(filters={"ancestor": image}, ignore_removed=True):
             container.remove(force=True)
     finally:
         client.close()
