@@ -159,10 +159,6 @@ PARSER_CRASH = "x = " + "(" * 20_000 + "1" + ")" * 20_000 + "\n"
 MILLION_LINES = "x = 1\n" * 1_000_000
 """A million-line source file: scb-check 0.2.0 takes a few minutes over it (157 s on a busy
 machine), within its CPU time limit."""
-CPU_BURNER = "x = 1\n" + "if x:\n    pass\n" * 40_000
-"""Valid Python that makes scb-check 0.2.0 spend more than a minute of CPU time in one process:
-for each of its 40,000 blocks, it counts the file's source lines one by one (clones.py
-`_extract_clone_candidate`); 133 MB of memory."""
 SLOPPY = (
     "".join(
         f"""

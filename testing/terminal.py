@@ -30,7 +30,9 @@ class TerminalRun:
 def run_on_terminal(
     *args: str | Path, columns: int = 200, timeout: float = 600, env: dict[str, str] | None = None
 ) -> TerminalRun:
-    """Its stdout and stderr on one terminal `columns` wide, no colour (NO_COLOR)."""
+    """Its stdout and stderr on one terminal `columns` wide, no colour (NO_COLOR). COLUMNS and
+    LINES are not passed on: Python takes them before the terminal's size, and the shell or the
+    test runner this one runs in may have set them (COLUMNS=80 cut the status line)."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
     started = time.monotonic()
@@ -39,7 +41,15 @@ def run_on_terminal(
         stdin=subprocess.DEVNULL,
         stdout=follower,
         stderr=follower,
-        env={**(env if env is not None else os.environ), "NO_COLOR": "1", "TERM": "xterm"},
+        env={
+            **{
+                name: value
+                for name, value in (env if env is not None else os.environ).items()
+                if name not in ("COLUMNS", "LINES")
+            },
+            "NO_COLOR": "1",
+            "TERM": "xterm",
+        },
     )
     os.close(follower)
     pieces = []

@@ -55,27 +55,27 @@ ALLOWED: dict[tuple[str, str], str] = {
         "os.open",
     ): "write_new and read_regular: the evaluator's own "
     "files, created O_EXCL|O_NOFOLLOW and read O_NOFOLLOW from a folder descriptor",
-    ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat of the runner's processes",
-    ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find the tests' processes",
-    ("scbench_ci.executors.processes", "open"): "/proc/<pid>/stat",
+    ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat: the one reader of the "
+    "process table, the runner's, the subreaper's and the host's (executors.processes)",
+    ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find every process",
     ("scbench_ci.executors.docker.image_recipe", ".read_bytes"): "the evaluation image's "
     "Dockerfile, a resource of the installed package",
     ("scbench_ci.executors.docker.image_build", "tarfile.open"): "the build context made in "
     "memory from that Dockerfile (fileobj, no path)",
-    ("scbench_ci.executors.processes", ".read_text"): "/proc/<pid>/stat and /proc/stat",
+    ("scbench_ci.executors.processes", ".read_text"): "/proc/stat (the boot time)",
     (
         "scbench_ci.executors.processes",
         ".read_bytes",
     ): "/proc/<pid>/environ, to find a run's processes",
-    ("scbench_ci.executors.processes", "os.scandir"): "/proc",
-    ("scbench_ci.standalone.subreaper", "open"): "/proc/<pid>/stat",
-    ("scbench_ci.standalone.subreaper", "os.scandir"): "/proc",
     ("scbench_ci.trust.seal", "os.open"): "the reports folder the evaluator made, O_NOFOLLOW",
     ("scbench_ci.trust.seal", ".open"): "the run's log, written by the evaluator itself",
     ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
     ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
     ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
     ("scbench_ci.job_evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
+    ("scbench_ci.job_evaluation", "shutil.copytree"): "a shard's copy of the staged workspace, "
+    "which the evaluator made through the guard (links inside it kept as links, never followed) "
+    "before any of the submission's code ran",
     ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
     "on the node",
     ("scbench_ci.executors.shipped", "tarfile.open"): "the workspace archive `ship` packed "

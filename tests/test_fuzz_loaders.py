@@ -26,12 +26,12 @@ from scbench_ci.check.known_failures import parse_known_failures, read_known_fai
 from scbench_ci.errors import ProblemError
 from scbench_ci.merge import Shard, merge_runs
 from scbench_ci.outputs.console import render_report
-from scbench_ci.outputs.exit_status import FAIL_ON
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.load import check_problem, load_problem
 from scbench_ci.reports import Reports, read_reports
 from scbench_ci.results.compare import compare
 from scbench_ci.results.documents import checkpoint_to_json
+from scbench_ci.results.fail_on import FAIL_ON
 from scbench_ci.results.file import ResultsError, load_results, read_checkpoint, write_results
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult

@@ -62,4 +62,36 @@ def test_parsing_the_command_line_loads_no_command_s_core(code: str) -> None:
         "'scbench_ci.check', 'scbench_ci.merge', 'scbench_ci.evaluation'))))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines()[-1] == "['scbench_ci.commands.channels']"
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+HEAVY = ("jinja2", "jsonschema", "docker", "scbench_ci.outputs", "scbench_ci.commands")
+"""What a run needs and parsing does not: the summary's templates, results.json's schema,
+Docker's SDK, the outputs, the commands' cores."""
+LOADED = """
+import io, sys
+from scbench_ci.cli.main import main
+sys.stdout = io.StringIO()
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("\\n".join(sorted(sys.modules)), file=sys.__stdout__)
+"""
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("evaluate", "--help")])
+def test_help_and_version_load_the_declarations_and_the_parser_only(args: tuple[str, ...]) -> None:
+    """`scbench-ci --help` in a process of its own, so that what other tests imported does not
+    count (contract `light-options` holds the options package to the same)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    modules = done.stdout.splitlines()
+    assert "scbench_ci.options.declared" in modules
+    heavy = [m for m in modules if any(m == name or m.startswith(f"{name}.") for name in HEAVY)]
+    assert heavy == []

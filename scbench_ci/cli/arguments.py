@@ -9,14 +9,16 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
-from scbench_ci.commands.channels import BaselineSource, Echo, EveryLine
 from scbench_ci.option_values import BadValue, Option
 from scbench_ci.options import fields_of
-from scbench_ci.outputs.github.workflow import commands_stopped
-from scbench_ci.results.baseline import load_baseline
 from scbench_ci.trust.terminal import inert
+
+# What a run uses (the baseline's reader, the channels' streams) is imported where the run uses
+# it: parsing the arguments (and `--help`) loads the declarations and the parser only.
+if TYPE_CHECKING:
+    from scbench_ci.commands.channels import BaselineSource, Echo
 
 Value = TypeVar("Value")
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
@@ -100,6 +102,8 @@ def take_pytest_arguments(parser: argparse.ArgumentParser) -> None:
 
 def baseline_file(path: str | None) -> BaselineSource:
     """The `--baseline` file or folder, read when the core asks for it."""
+    from scbench_ci.results.baseline import load_baseline
+
     return lambda: load_baseline(Path(path)) if path is not None else None
 
 
@@ -131,6 +135,8 @@ STDOUT = LineTrackingStdout()
 def terminal(quiet: bool, verbose: bool = False) -> Echo:
     """The tests' output streamed to stdout, unless quiet; `verbose`: with every line of the
     set-up (`--verbose`)."""
+    from scbench_ci.commands.channels import EveryLine
+    from scbench_ci.outputs.github.workflow import commands_stopped
 
     @contextlib.contextmanager
     def opened() -> Iterator[TextIO | None]:

@@ -10,7 +10,6 @@ from pathlib import Path
 from scbench_ci.cli.arguments import add_options, baseline_file, given, wants_colour
 from scbench_ci.options import MergeOptions, commit_of
 from scbench_ci.options.declared import MERGE
-from scbench_ci.results.baseline import results_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options(args: argparse.Namespace) -> MergeOptions:
+    from scbench_ci.results.baseline import results_files
+
     files = tuple(file for path in args.results for file in results_files(path, "merge"))
     return MergeOptions(files, commit=commit_of(os.environ), **given(args, MergeOptions, MERGE))
 

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.standalone import subreaper
+from scbench_ci.standalone import pytest_runner, subreaper
 from scbench_ci.trust.reuse import key_folder, reuse_key
 
 OWNER_LABEL = "dev.scbench-ci.owner"
@@ -96,8 +96,8 @@ def parse_owner(value: str) -> tuple[str, int] | None:
 def running_since(pid: int) -> float | None:
     """When the process `pid` of this host started (seconds since the epoch, to the clock tick);
     None if there is none. Where /proc cannot tell, 0.0 for a process that exists."""
+    fields = pytest_runner.stat_fields(pid)
     try:
-        stat_text = (_PROC / str(pid) / "stat").read_text()
         boot = next(
             float(line.split()[1])
             for line in (_PROC / "stat").read_text().splitlines()
@@ -105,8 +105,9 @@ def running_since(pid: int) -> float | None:
         )
     except (OSError, StopIteration):
         return _running_since_without_proc(pid)
-    started = int(stat_text[stat_text.rfind(")") + 2 :].split()[19])
-    return boot + started / os.sysconf("SC_CLK_TCK")
+    if fields is None:
+        return _running_since_without_proc(pid)
+    return boot + int(fields[pytest_runner.STARTED_FIELD]) / os.sysconf("SC_CLK_TCK")
 
 
 def _running_since_without_proc(pid: int) -> float | None:
@@ -376,17 +377,9 @@ def wait_readable(fd: int, timeout: float) -> bool:
 
 
 def _descendants(roots: set[int], table: dict[int, _Process]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid, process in table.items():
-        children.setdefault(process.parent, []).append(pid)
-    found = {pid for pid in roots if pid in table}
-    frontier = list(found)
-    while frontier:
-        for child in children.get(frontier.pop(), ()):
-            if child not in found:
-                found.add(child)
-                frontier.append(child)
-    return found
+    """`roots` in `table`, and every process under them, zombies included."""
+    parents = {pid: process.parent for pid, process in table.items()}
+    return {pid for pid in roots if pid in table} | pytest_runner.below(roots, parents)
 
 
 _latest: tuple[float, dict[int, _Process]] = (0.0, {})
@@ -409,23 +402,12 @@ def _table(max_age: float = 0.0) -> dict[int, _Process]:
 
 
 def _read_table() -> dict[int, _Process]:
-    table: dict[int, _Process] = {}
-    if not _PROC.is_dir():
-        return table
-    for entry in os.scandir(_PROC):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"{entry.path}/stat", encoding="utf-8", errors="replace") as stat:
-                stat_text = stat.read()
-        except OSError:
-            continue
-        # The command name (field 2) may hold spaces and ')'; the rest follows the last ')'.
-        fields = stat_text[stat_text.rfind(")") + 2 :].split()
-        table[int(entry.name)] = _Process(
+    return {
+        pid: _Process(
             parent=int(fields[1]),
             session=int(fields[3]),
-            started=int(fields[19]),
-            zombie=fields[0] in ("Z", "X"),
+            started=int(fields[pytest_runner.STARTED_FIELD]),
+            zombie=fields[0] in pytest_runner.DEAD_STATES,
         )
-    return table
+        for pid, fields in pytest_runner.process_stats().items()
+    }

@@ -140,7 +140,7 @@ class EvaluationOptions:
     policy: str = POLICY.default
     fail_on: str = FAIL_ON.default
     details: str = DETAILS.default
-    """Which checkpoints get a section of their own in the summary (summary_view.DETAILS)."""
+    """Which checkpoints get a section of their own in the summary (results.details.DETAILS)."""
     history: int = HISTORY.default
     """How many runs results.json's history keeps, this one included; 0: none."""
     commit: str | None = None

@@ -36,9 +36,9 @@ from scbench_ci.option_values import (
     whole_number,
     words,
 )
-from scbench_ci.outputs import exit_status, summary_view
 from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
+from scbench_ci.results import details, fail_on
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 from scbench_ci.scbench_runner import DEFAULT_SCBENCH, SCBENCH_NAMES
@@ -310,23 +310,23 @@ FAIL_ON_POLICY = Option(
 )
 FAIL_ON = Option(
     "fail_on",
-    exit_status.DEFAULT_FAIL_ON,
-    exit_status.parse_fail_on,
-    f"what makes the exit code 1: {exit_status.FAIL_ON_HELP} (default: %(default)s)",
+    fail_on.DEFAULT_FAIL_ON,
+    fail_on.parse_fail_on,
+    f"what makes the exit code 1: {fail_on.FAIL_ON_HELP} (default: %(default)s)",
     flag="--fail-on",
     input="fail_on",
     metavar="RULES",
 )
 DETAILS = Option(
     "details",
-    summary_view.DEFAULT_DETAILS,
-    _one_of(summary_view.DETAILS),
-    f"{summary_view.DETAILS_HELP} (default: %(default)s)",
+    details.DEFAULT_DETAILS,
+    _one_of(details.DETAILS),
+    f"{details.DETAILS_HELP} (default: %(default)s)",
     flag="--details",
     input="details",
     keyword=False,
     absent="the API returns results, not a summary (its output folder's has the default)",
-    choices=summary_view.DETAILS,
+    choices=details.DETAILS,
 )
 HISTORY = Option(
     "history",

@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from scbench_ci.outputs.check_console import checked
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, run_headline
+from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.outputs.markdown_templates import artifact_markdown, load_template
 from scbench_ci.outputs.summary import MAX_BYTES, MIN_BYTES
+from scbench_ci.results.fail_on import DEFAULT_FAIL_ON
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.markdown import Markdown, cut, render

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON
 from scbench_ci.outputs.markdown_templates import artifact_markdown, load_template
 from scbench_ci.outputs.summary_context import (
     Page,
@@ -37,7 +36,9 @@ from scbench_ci.outputs.summary_context import (
 )
 from scbench_ci.outputs.summary_levels import LEVELS, Level
 from scbench_ci.outputs.summary_sections import sections
-from scbench_ci.outputs.summary_view import DEFAULT_DETAILS, history_view
+from scbench_ci.outputs.summary_view import history_view
+from scbench_ci.results.details import DEFAULT_DETAILS
+from scbench_ci.results.fail_on import DEFAULT_FAIL_ON
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.markdown import Markdown, cut, render
 
@@ -60,7 +61,7 @@ def render_summary(
 ) -> Markdown:
     """The markdown summary of a run, at most `max_bytes` UTF-8 bytes, its headline following
     `fail_on` (the run's `--fail-on`), a section for each checkpoint `details` selects
-    (summary_view.DETAILS); `reports_folder`: where the reports are when no artifact is named
+    (results.details.DETAILS); `reports_folder`: where the reports are when no artifact is named
     (None: "the output folder").
 
     It shows as much as fits: each of LEVELS in turn, and when even the last one is too big,

@@ -98,7 +98,7 @@ class Details:
     """Which checkpoints get a section of their own (`--details`), and how they are shown."""
 
     choice: str
-    """The `--details` choice (summary_view.DETAILS)."""
+    """The `--details` choice (results.details.DETAILS)."""
     shown: set[tuple[str, str]]
     """The (problem, checkpoint) pairs with a section."""
     hidden: int

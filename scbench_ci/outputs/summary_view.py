@@ -18,13 +18,6 @@ from scbench_ci.results.quality_steps import percent
 from scbench_ci.results.trends import RunQuality, TestTrend, Trends, trends
 from scbench_ci.trust.markdown import Markdown, literal
 
-DETAILS = ("failed", "changed", "all")
-DEFAULT_DETAILS = "changed"
-DETAILS_HELP = (
-    "which checkpoints get a section of their own in the summary. failed: those that fail "
-    "the policy; changed: those, and those whose tests changed since the baseline; all: every "
-    "checkpoint"
-)
 MATRIX_COLUMNS = 8
 """Checkpoint columns in one matrix table: with the problem's name, as many as fit GitHub's
 content width (tests/outputs/test_summary_width.py measures it)."""

@@ -61,7 +61,7 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +97,11 @@ _WIDER_THAN_A_TEST = ("module", "package")
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _KILL_ROUNDS = 100
+DEAD_STATES = ("Z", "X")
+"""The states (/proc/PID/stat) of a process that has ended: a zombie, not reaped yet, and a dead
+one, being removed. Neither runs any more, nor can be killed."""
+STARTED_FIELD = 19
+"""Where a process's start time (clock ticks after boot) is among stat_fields: the last one read."""
 _MAX_CTRF_BYTES = 256 * 1024 * 1024
 """The evaluator's own limit (seal.MAX_REPORT_BYTES); this file cannot import scbench_ci."""
 _MAX_PASS_OUTPUT = 64 * 1024 * 1024
@@ -184,7 +189,7 @@ def kill_descendants() -> int:
     """SIGKILL every process below this one (reparented daemons included), until none is left."""
     killed: set[int] = set()
     for _ in range(_KILL_ROUNDS):
-        alive = _descendants(os.getpid())
+        alive = living_descendants(os.getpid())
         if not alive:
             break
         for pid in alive:
@@ -208,25 +213,52 @@ def _own_processes() -> set[int]:
     return pids
 
 
-def _descendants(root: int) -> set[int]:
-    """Living processes below `root` (zombies are reaped, not killed)."""
-    parents: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields and fields[0] != "Z":
-            parents[int(entry.name)] = int(fields[1])
+def process_stats() -> dict[int, list[str]]:
+    """stat_fields of every process, by pid; none where there is no /proc. The one reader of
+    /proc's process table: subreaper.py and scbench_ci.executors.processes read it through this."""
+    stats: dict[int, list[str]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            fields = stat_fields(int(entry.name)) if entry.name.isdigit() else None
+            if fields is not None:
+                stats[int(entry.name)] = fields
+    return stats
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (which may hold spaces and ')'): the
+    state first, then the parent, ..., the session at 3, the start time at 19 (proc(5) from its
+    field 3 on); None if it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as file:
+            text = file.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 1 :].split()
+    return fields if len(fields) > STARTED_FIELD else None
+
+
+def below(roots: Iterable[int], parents: Mapping[int, int]) -> set[int]:
+    """The processes under `roots` (a root only if it is under another), each one's parent read
+    from `parents`."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
     found: set[int] = set()
-    frontier = {root}
+    frontier = list(roots)
     while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
+        for child in children.get(frontier.pop(), ()):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
     return found
+
+
+def living_descendants(root: int) -> set[int]:
+    """The living processes below `root` (zombies are reaped, not killed; dead ones are gone)."""
+    stats = process_stats()
+    parents = {pid: int(fields[1]) for pid, fields in stats.items() if fields[0] not in DEAD_STATES}
+    return below({root}, parents)
 
 
 def _reap() -> None:
@@ -382,33 +414,6 @@ def test_facts(item: Any, class_type: type[Any]) -> tuple[str, str | None, str |
         if scope in _WIDER_THAN_A_TEST and widest != "package":
             widest = scope
     return item.nodeid.split("::", 1)[0], outer, widest
-
-
-def preload_plugins(args: list[str]) -> None:
-    """Import the plugins pytest will load from their packages' entry points (`pytest11`), as it
-    would (none blocked by `-p no:NAME`, none when their autoload is turned off); one that
-    fails is left for pytest to report."""
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or "--disable-plugin-autoload" in args:
-        return
-    blocked = {
-        spec[3:]
-        for spec in (
-            value[2:] if value.startswith("-p") and len(value) > 2 else following
-            for value, following in zip(args, [*args[1:], ""])  # noqa: B905 (the image's Python)
-            if value.startswith("-p")
-        )
-        if spec.startswith("no:")
-    }
-    from importlib.metadata import entry_points
-
-    try:
-        found = entry_points(group="pytest11")
-    except TypeError:  # Python 3.9 or older: pytest loads them itself
-        return
-    for entry in found:
-        if entry.name not in blocked:
-            with contextlib.suppress(Exception):
-                entry.load()
 
 
 def read_key() -> str:
@@ -757,9 +762,12 @@ def main() -> int:
         args = args[1:]
     pytest_args, json_path, ctrf_path = split_arguments(args)
     if key == KEY_FROM_STDIN:
-        import pytest  # ahead of the run, which has not begun
+        # Ahead of the run, which has not begun: pytest, never a plugin of another package's
+        # (entry point `pytest11`). pytest marks those for assertion rewriting as it starts, and
+        # one imported before is not rewritten and is warned of in the tests' output (a
+        # PytestAssertRewriteWarning each), which a run started at its time does not show.
+        import pytest
 
-        preload_plugins(pytest_args)
         key = read_key()
         if not key:
             return 0

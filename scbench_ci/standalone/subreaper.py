@@ -1,8 +1,9 @@
 """The parent of one local command: everything the command starts stays below it.
 
 This file runs as `python -I subreaper.py FD COMMAND...` and imports only the standard library
-(never scbench_ci), like pytest_runner.py. scbench-ci starts it for each setup command and for
-the tests (scbench_ci.executors.processes.ProcessTree), in a session of its own.
+(never scbench_ci), like pytest_runner.py, whose walk of /proc it loads from beside it when it
+kills. scbench-ci starts it for each setup command and for the tests
+(scbench_ci.executors.processes.ProcessTree), in a session of its own.
 
 - It becomes a child subreaper (Linux): a process whose parent dies, such as a daemon that left
   its parent, is reparented to it rather than to scbench-ci, where it would sit among the
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.util
 import os
 import signal
 import sys
 import time
-from types import FrameType
+from types import FrameType, ModuleType
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -75,8 +77,9 @@ def main() -> None:
 
 
 def _kill_all_and_exit(signum: int, frame: FrameType | None) -> None:
+    living_descendants = _runner().living_descendants
     for _ in range(_KILL_ROUNDS):
-        alive = _descendants()
+        alive = living_descendants(os.getpid())
         if not alive:
             break
         for pid in alive:
@@ -92,26 +95,16 @@ def _kill_all_and_exit(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
-def _descendants() -> set[int]:
-    """The living processes below this one."""
-    parents: dict[int, int] = {}
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields and fields[0] not in ("Z", "X"):
-                parents[int(entry.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {os.getpid()}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
+def _runner() -> ModuleType:
+    """pytest_runner.py, beside this file, which holds the one walk of /proc: loaded by its path
+    when there is something to kill, since `-I` puts no folder of this file's on sys.path and
+    this process imports nothing of the package."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest_runner.py")
+    spec = importlib.util.spec_from_file_location("pytest_runner", path)
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    return runner
 
 
 if __name__ == "__main__":

@@ -5,13 +5,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from scbench_ci.executors.choice import LOCAL_NOTICE
+from testing.cli import run_cli
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder
 from testing.results import checkpoint_documents
@@ -19,20 +19,6 @@ from testing.results import checkpoint_documents
 pytestmark = pytest.mark.slow
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
-
-
-def scbench(
-    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def evaluate(
@@ -43,7 +29,7 @@ def evaluate(
     env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     output = problem.root.parent / "out"
-    run = scbench(
+    run = run_cli(
         "evaluate",
         "--problem",
         problem.root,
@@ -96,7 +82,7 @@ def test_bad_input_is_one_line_and_exit_2(
     }
     for flag, value in zip(args[::2], args[1::2], strict=True):
         defaults[flag] = value
-    run = scbench(
+    run = run_cli(
         "evaluate", *[x for pair in defaults.items() for x in pair], cwd=problem_folder.root.parent
     )
     assert run.returncode == 2
@@ -117,7 +103,7 @@ def test_bad_input_is_one_line_and_exit_2(
 def test_bad_flags_exit_2(
     problem_folder: ProblemFolder, submission: Path, flag: str, value: str, expected: str
 ) -> None:
-    run = scbench(
+    run = run_cli(
         "evaluate",
         "--problem",
         problem_folder.root,
@@ -142,7 +128,7 @@ def test_a_missing_submission_is_that_checkpoints_failure(
     for name in ("checkpoint_1", "checkpoint_3"):
         shutil.copytree(submission, solutions / name)
     output = tmp_path / "out"
-    run = scbench(
+    run = run_cli(
         *("evaluate", "--problem", problem_folder.root, "--checkpoint", "all"),
         *("--submission", f"{solutions}/{{checkpoint}}", "--output", output, "--quiet"),
         *("--executor", "local"),
@@ -161,7 +147,7 @@ def test_a_missing_submission_is_that_checkpoints_failure(
 def test_an_unknown_placeholder_in_the_submission_is_exit_2_before_any_run(
     problem_folder: ProblemFolder, submission: Path, tmp_path: Path
 ) -> None:
-    run = scbench(
+    run = run_cli(
         *("evaluate", "--problem", problem_folder.root, "--checkpoint", "all"),
         *("--submission", "examples/{problems}/solutions/{checkpoint}"),
         *("--output", "out", "--executor", "local"),
@@ -185,7 +171,7 @@ def test_several_problems_share_one_submission_only_with_same_submission(
         *("evaluate", "--problem", "problems", "--checkpoint", "checkpoint_1"),
         *("--submission", submission, "--output", "out", "--executor", "local", "--quiet"),
     )
-    refused = scbench(*where, cwd=tmp_path)
+    refused = run_cli(*where, cwd=tmp_path)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert _one_line_error(refused) == (
         f"scbench-ci: error: --submission: {str(submission)!r} has no {{problem}}, so each of "
@@ -194,7 +180,7 @@ def test_several_problems_share_one_submission_only_with_same_submission(
     )
     assert not (tmp_path / "out").exists()
 
-    asked = scbench(*where, "--same-submission", cwd=tmp_path)
+    asked = run_cli(*where, "--same-submission", cwd=tmp_path)
     assert asked.returncode == 0, asked.stdout + asked.stderr
     results = json.loads((tmp_path / "out/results.json").read_text())
     assert [c["passed"] for c in checkpoint_documents(results)] == [True, True]
@@ -203,7 +189,7 @@ def test_several_problems_share_one_submission_only_with_same_submission(
 def test_the_summary_names_the_output_folder_as_given(
     problem_folder: ProblemFolder, submission: Path, tmp_path: Path
 ) -> None:
-    run = scbench(
+    run = run_cli(
         *("evaluate", "--problem", problem_folder.root, "--checkpoint", "checkpoint_1"),
         *("--submission", submission, "--output", "out/run1", "--executor", "local", "--quiet"),
         cwd=tmp_path,
@@ -212,13 +198,13 @@ def test_the_summary_names_the_output_folder_as_given(
     pointer = "Reports, logs and results.json: the `out/run1/` folder."
     assert pointer in (tmp_path / "out/run1/summary.md").read_text()
     # `summary` points to the folder of the results.json it is given.
-    rendered = scbench("summary", "out/run1/results.json", cwd=tmp_path)
+    rendered = run_cli("summary", "out/run1/results.json", cwd=tmp_path)
     assert rendered.returncode == 0, rendered.stderr
     assert pointer in rendered.stdout
 
 
 def test_output_may_not_be_the_submission(problem_folder: ProblemFolder, submission: Path) -> None:
-    run = scbench(
+    run = run_cli(
         "evaluate",
         "--problem",
         problem_folder.root,
@@ -462,7 +448,7 @@ def _without_a_daemon(
     )
     no_daemon = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-daemon.sock"}
     output = tmp_path / "out"
-    run = scbench(
+    run = run_cli(
         "evaluate",
         "--problem",
         problem_folder.root,
@@ -511,7 +497,7 @@ def test_without_a_daemon_the_tests_run_on_the_host_only_with_the_local_executor
 
 def test_help_says_the_local_executor_does_not_isolate(tmp_path: Path) -> None:
     for command in ("evaluate", "check"):
-        run = scbench(command, "--help", cwd=tmp_path)
+        run = run_cli(command, "--help", cwd=tmp_path)
         assert run.returncode == 0, run.stderr
         said = " ".join(run.stdout.split())
         assert "{docker,local}" in said

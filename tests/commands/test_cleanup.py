@@ -22,7 +22,8 @@ from scbench_ci.cli.main import parse_arguments
 from scbench_ci.commands import cleanup
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.container import RUN_LABEL
-from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, machine_id, owner, this_host
+from scbench_ci.executors.docker.network import NO_ICC, isolated_network
+from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, owner, this_host
 from tests.executors.docker.test_executor import execute
 
 
@@ -198,7 +199,8 @@ def test_owner_removes_only_that_owners_leftovers(
 def test_what_the_docker_executor_makes_names_its_owner(
     docker_client: docker.DockerClient, test_image: str, tmp_path: Path
 ) -> None:
-    """This process's own run: what the hostile tests and cleanup go by."""
+    """This process's own run: what the hostile tests and cleanup go by. Its network is the
+    runs' one, which is nobody's run's and stays."""
     mine = {"label": [RUN_LABEL, f"{OWNER_LABEL}={owner()}"]}
     seen: set[str] = set()
     done = threading.Event()
@@ -210,7 +212,6 @@ def test_what_the_docker_executor_makes_names_its_owner(
                 for c in docker_client.containers.list(ignore_removed=True, filters=mine)
             )
             seen.update(f"volume {v.name}" for v in docker_client.volumes.list(filters=mine))
-            seen.update(f"network {n.name}" for n in docker_client.networks.list(filters=mine))
             time.sleep(0.2)
 
     watcher = threading.Thread(target=watch)
@@ -222,7 +223,8 @@ def test_what_the_docker_executor_makes_names_its_owner(
         watcher.join()
 
     assert result.exit_code == 0
-    assert {kind.split()[0] for kind in seen} == {"container", "volume", "network"}
+    assert {kind.split()[0] for kind in seen} == {"container", "volume"}
     assert owner() == f"{this_host()}/{os.getpid()}"
-    (network,) = docker_client.networks.list(filters={"label": f"{OWNER_LABEL}={owner()}"})
-    assert network.attrs["Labels"][MACHINE_LABEL] == machine_id()  # removed as the process exits
+    assert docker_client.networks.list(filters={"label": f"{OWNER_LABEL}={owner()}"}) == []
+    network = isolated_network(docker_client)  # the one the run took
+    assert network.attrs["Options"] == NO_ICC

@@ -58,6 +58,10 @@ def test_how_the_measure_ended(
 
 
 def test_the_cpu_limit_kills_a_process_that_spins() -> None:
+    """What a submission whose file makes scb-check spin gets (valid Python of 40,000 `if`
+    blocks spends more than a minute of scb-check 0.2.0's CPU time, in clones.py): the measure
+    killed, and a missing measure fails a quality limit (tests/threats/test_hostile_quality.py,
+    a parser crash). Shown here with one second of CPU time, not the sixty of a real run."""
     spin = cpu_limited(["python3", "-c", "while True: pass"])
     spin[3] = "1"  # one second, not QUALITY_CPU_S
 

@@ -14,6 +14,7 @@ import pytest
 
 from scbench_ci.executors import processes
 from scbench_ci.executors.processes import ProcessTree, owner, parse_owner, running_since
+from scbench_ci.standalone import pytest_runner
 from tests.executors.test_local import CANARY
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc")
@@ -209,8 +210,5 @@ def test_a_run_does_not_outlive_the_process_that_started_it(tmp_path: Path) -> N
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+    fields = pytest_runner.stat_fields(pid)
+    return fields is not None and fields[0] not in pytest_runner.DEAD_STATES

@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import jsonschema
 import pytest
 
 from scbench_ci.results.file import load_results, write_results
+from testing.cli import run_cli
 from testing.paths import EXAMPLES, REPO_ROOT
 from tests.check.test_changed import git
 
@@ -75,14 +75,7 @@ STATIC_ONLY = {name for name, found in EXPECTED.items() if found and found[0][0]
 def scbench_check(
     image: str, *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", "check", *map(str, args), *docker_flags(image)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-    )
+    return run_cli("check", *args, *docker_flags(image), cwd=cwd, timeout=900)
 
 
 def docker_flags(image: str) -> list[str]:

@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from scbench_ci.results.file import load_results
+from testing.cli import run_cli
 from testing.examples import EXPECTED, SharedEvaluations, group_counts
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import checkpoint_documents, comparable
@@ -26,14 +27,7 @@ SOLVED = sorted((p, c) for p, c, s in EXPECTED if s == f"solutions/{c}")
 
 
 def scbench(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", "evaluate", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-    )
+    return run_cli("evaluate", *args, cwd=cwd, timeout=900)
 
 
 def per_test(checkpoint: dict) -> dict[str, tuple[str, str, str]]:
@@ -89,8 +83,10 @@ def test_side_by_side_output_never_interleaves(repository_run: tuple) -> None:
     finished = [line for line in lines if line.startswith("[")]
     assert [line.split("]")[0] for line in finished] == [f"[{i}/9" for i in range(1, 10)]
     assert any("marks / checkpoint_2: passed, Core 0/0, all 4/4" in line for line in finished)
-    # The tests' own output went to each evaluation's log, not to the console.
-    tests_output = [line for line in lines if not line.startswith("Verdict: ")]
+    # The tests' own output went to each evaluation's log, not to the console: what names a test
+    # there is the recap of failing tests in passing checkpoints (`e.g. <id>`, issue #52).
+    recap = lines.index(next(line for line in lines if line.startswith("Failing tests in")))
+    tests_output = [line for line in lines[:recap] if not line.startswith("Verdict: ")]
     assert not any("PASSED" in line or "::test_" in line for line in tests_output)
 
 
@@ -196,12 +192,8 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
     `--select`, then `merge`: the same results.json as evaluating everything at once."""
     _, whole_output, whole = repository_run
     plan = ("plan", "--problem", str(EXAMPLES), "--shards", "3", "--baseline", str(whole_output))
-    planned = subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *plan],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    planned = run_cli(*plan)
+    assert planned.returncode == 0, planned.stderr
     shards = json.loads(planned.stdout)["include"]
     assert len(shards) == 3
     assert sorted(k for s in shards for k in s["select"].split()) == [f"{p}/{c}" for p, c in SOLVED]
@@ -259,14 +251,7 @@ def test_merged_shards_have_the_rows_scbench_reads_from_one_run(
     whole = evaluate(tmp_path / "whole", *selections)
     shards = [evaluate(tmp_path / name.replace("/", "-"), name) for name in selections]
     merged_dir = tmp_path / "merged"
-    merged = subprocess.run(
-        [
-            *(sys.executable, "-m", "scbench_ci", "merge", *map(str, reversed(shards))),
-            *("--output", str(merged_dir)),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    merged = run_cli("merge", *reversed(shards), "--output", merged_dir)
     assert merged.returncode == 0, merged.stderr
 
     def rows(output: Path) -> list[dict]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scbench_ci.reports import FAILING, PASSING
+from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import checkpoint_documents
 
@@ -34,13 +34,7 @@ runpy.run_path(str(pathlib.Path(__file__).with_name("wordstat_impl.py")), run_na
 
 
 def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_cli(*args, timeout=900)
 
 
 def night(runs: Path, submissions: dict[str, str]) -> None:

@@ -6,11 +6,11 @@ and the headline follows `--fail-on` as the exit code does, for `evaluate` and `
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from testing.cli import run_cli
 from testing.paths import EXAMPLES
 
 MARKS = EXAMPLES / "marks"
@@ -39,13 +39,7 @@ HEADLINES = {
 
 
 def scbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_cli(*args, timeout=900)
 
 
 def evaluate(output: Path, *extra: str | Path) -> subprocess.CompletedProcess[str]:

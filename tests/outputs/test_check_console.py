@@ -12,9 +12,10 @@ from scbench_ci.cli.main import main
 from scbench_ci.errors import ExitCode
 from scbench_ci.outputs.check_console import finding_line, render_check_report
 from scbench_ci.outputs.check_summary import render_check_summary
-from scbench_ci.outputs.exit_status import DEFAULT_FAIL_ON, exit_code
+from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, finding_annotations
 from scbench_ci.outputs.run_files import write_run_files
+from scbench_ci.results.fail_on import DEFAULT_FAIL_ON
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome

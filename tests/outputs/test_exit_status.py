@@ -11,9 +11,10 @@ import pytest
 
 from scbench_ci.errors import ExitCode
 from scbench_ci.option_values import BadValue
-from scbench_ci.outputs.exit_status import exit_code, over_limits, parse_fail_on, run_headline
+from scbench_ci.outputs.exit_status import exit_code, over_limits, run_headline
 from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
+from scbench_ci.results.fail_on import parse_fail_on
 from scbench_ci.results.model import CheckpointResult, RunResult
 from scbench_ci.results.quality import QualityOutcome, Unmeasured
 from testing.results import make_checkpoint, make_run, make_test

@@ -32,6 +32,7 @@ from scbench_ci.results.model import (
     ProblemResult,
     RepeatCount,
     RunResult,
+    ScbenchRecord,
     TestResult,
 )
 from scbench_ci.results.policy import GroupCounts
@@ -643,3 +644,24 @@ def test_the_baseline_s_code_quality_in_a_comparison_is_read_back(tmp_path: Path
     assert deltas[0]["quality_before"] == {"verbosity": 0.0661, "erosion": 0.22}
     assert "quality_before" not in deltas[1]
     assert load_results(path).comparison == run.comparison
+
+
+def test_skipped_tests_out_of_the_totals_by_1_0_without_an_inventory_are_read_back(
+    tmp_path: Path,
+) -> None:
+    """SCBench 1.0 leaves skipped tests out of the totals when a `-k` turned its inventory off;
+    the file written so is read back, and a file whose totals leave them out otherwise is not."""
+    tests = (make_test("test_ok", Status.PASSED), make_test("test_later", Status.SKIPPED))
+    groups = count_groups(tests, flaky_passes=False, skipped_in_totals=False)
+    record = ScbenchRecord(False, 2, None, inventory=False)
+    one = replace(make_checkpoint(*tests), groups=groups, passed=True, scbench=record)
+    run = make_run(one)
+    written = write_results(run, tmp_path)
+    assert json.loads(written.read_text())["problems"][0]["checkpoints"][0]["totals"]["total"] == 1
+    assert load_results(written) == run
+    document = json.loads(written.read_text())
+    document["problems"][0]["checkpoints"][0]["scbench"]["inventory"] = True
+    claimed = tmp_path / "claimed.json"
+    claimed.write_text(json.dumps(document))
+    with pytest.raises(ResultsError, match=r"totals.total: 1, but passed 1 \+ failed 0"):
+        load_results(claimed)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.standalone import pytest_runner
+from scbench_ci.executors import processes
+from scbench_ci.standalone import pytest_runner, subreaper
 from scbench_ci.standalone.pytest_runner import (
     KEY_FROM_STDIN,
     KILL_DESCENDANTS,
@@ -196,11 +197,7 @@ def test_kill_descendants_reaches_a_daemon_that_left_its_parent() -> None:
 def _alive(pid: int) -> bool:
     """Running, not a zombie: a killed daemon may wait to be reaped by whichever subreaper
     inherited it (this test process is one, once a local executor has run in it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
+    return _state(pid) not in (None, *pytest_runner.DEAD_STATES)
 
 
 def test_the_environment_is_what_uvx_and_bash_give_pytest_under_scbench(tmp_path: Path) -> None:
@@ -463,3 +460,55 @@ def test_a_runner_started_ahead_and_never_given_its_key_ends_quietly(tmp_path: P
     done = _started_ahead(tmp_path, b"")
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert not (tmp_path / "seen.txt").exists()
+
+
+def test_below_walks_every_process_under_the_roots() -> None:
+    parents = {2: 1, 3: 2, 4: 3, 5: 1, 6: 9, 7: 6, 1: 0}
+    assert pytest_runner.below({1}, parents) == {2, 3, 4, 5}
+    assert pytest_runner.below({2, 6}, parents) == {3, 4, 7}
+    assert pytest_runner.below({1, 3}, parents) == {2, 3, 4, 5}  # a root under another
+    assert pytest_runner.below({8}, parents) == set()
+
+
+def test_the_walk_leaves_out_an_ended_process_and_reads_a_name_with_parentheses(
+    tmp_path: Path,
+) -> None:
+    """A zombie (ended, not reaped) is not alive, for the runner, the subreaper and the host
+    alike; a command's name may hold ') (' and spaces."""
+    odd = tmp_path / "a) 1 2 (b"
+    odd.symlink_to(sys.executable)
+    sleeper = subprocess.Popen([str(odd), "-c", "import time; time.sleep(60)"])
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 10
+        while _state(ended.pid) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        fields = pytest_runner.stat_fields(sleeper.pid)
+        assert fields is not None
+        assert fields[1] == str(os.getpid())
+        assert _state(ended.pid) in pytest_runner.DEAD_STATES
+        below = pytest_runner.living_descendants(os.getpid())
+        assert sleeper.pid in below
+        assert ended.pid not in below
+        table = processes._read_table()
+        assert table[ended.pid].zombie
+        assert not table[sleeper.pid].zombie
+        assert table[sleeper.pid].parent == os.getpid()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        ended.wait()
+
+
+def test_the_subreaper_walks_with_the_runner_beside_it() -> None:
+    """subreaper.py runs under `-I`, importing nothing of the package: it loads the runner's walk
+    from the file beside it."""
+    runner = subreaper._runner()
+    assert runner.__file__ == pytest_runner.__file__
+    assert runner.DEAD_STATES == ("Z", "X")
+    assert os.getpid() not in runner.living_descendants(os.getpid())
+
+
+def _state(pid: int) -> str | None:
+    fields = pytest_runner.stat_fields(pid)
+    return fields[0] if fields else None

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from testing.cli import run_cli
 from testing.problems import ProblemFolder
 
 TESTS = """
@@ -69,14 +69,7 @@ class Threat:
         self, *args: str | Path, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess:
         """`env`: variables besides this process's."""
-        return subprocess.run(
-            [sys.executable, "-m", "scbench_ci", *map(str, args)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "XDG_CACHE_HOME": str(self.cache), **(env or {})},
-        )
+        return run_cli(*args, env={**os.environ, "XDG_CACHE_HOME": str(self.cache), **(env or {})})
 
     def outside_listing(self) -> dict[str, bytes]:
         return {

@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 
 from scbench_ci.reports import problem_node_id
-from scbench_ci.trust.terminal import terminal_text
+from scbench_ci.trust.terminal import inert, terminal_text
 from testing.examples import SCHEMA
 from testing.hostile_submissions import HOSTILE
 from testing.results import checkpoint_documents
@@ -134,6 +134,8 @@ def assert_faithful(results: dict[str, Any], output: Path) -> None:
     for line in others:
         assert f"\nE   {line}" in collection["failure"]["log_tail"]
     assert crashed["failure"]["kind"] == "aborted"
+    # Its one test, collected but never reported, fails as SCBench 1.0 counts it.
+    assert [(t["status"], t["group"]) for t in crashed["tests"]] == [("failed", "Core")]
     assert OUTPUT in raw(output / "checkpoint_3/pytest.log")
     # The log's lines, as Python splits them (at carriage returns and line separators too); the
     # first follows the test's name.
@@ -145,15 +147,21 @@ def assert_renders_as_text(markdown: str, links: int, results: dict[str, Any]) -
     evaluator's own warnings (a leftover process killed, which depends on timing) are a list of
     their own."""
     tags = rendered_tags(markdown)
-    # One verdict heading, a section per checkpoint and one failing group. Every hostile test
-    # fails with the same output, so they are one cause: one folded block listing them, with
-    # that output as code once; and the two logs as code.
-    expected = {"h2": 1, "h3": 3, "h4": 1, "details": 1, "summary": 1}
+    # One verdict heading, a section per checkpoint and a failing group per checkpoint with
+    # failing tests, each one folded block with its output as code once. Every hostile test fails
+    # with the same output, so they are one cause, a block listing them. Under SCBench 1.0's rules
+    # the aborted checkpoint's test, collected but never reported, fails too: a group of its own.
+    # And the two logs as code.
+    failing = [
+        c for c in checkpoint_documents(results) if any(t["status"] == "failed" for t in c["tests"])
+    ]
+    groups = len(failing)
+    expected = {"h2": 1, "h3": 3, "h4": groups, "details": groups, "summary": groups}
     assert {tag: tags.count(tag) for tag in expected} == expected
     assert markdown.count(f"<strong>The cause ({len(NAMES)} tests)</strong>") == 1
     # With the checkpoints' code quality measured, their trajectory: a chart and a table.
     trajectory = int("**Code quality, checkpoint by checkpoint**" in markdown)
-    assert tags.count("pre") == 1 + 2 + trajectory
+    assert tags.count("pre") == groups + 2 + trajectory
     assert tags.count("a") == links
     assert tags.count("table") == 4 + trajectory
     warnings = [c["warnings"] for c in checkpoint_documents(results) if c["warnings"]]
@@ -191,9 +199,16 @@ def test_the_cli(tmp_path: Path) -> None:
     assert run.returncode == FAILED_EXIT, run.stdout + run.stderr
     results = json.loads(raw(output / "results.json"))
     assert_faithful(results, output / PROBLEM.name)
+    # Rendered again from results.json, through the strict reader: the run's summary.md, byte for
+    # byte. On stdout, where a workflow step reads commands, the same markdown made inert.
+    again = tmp_path / "again.md"
+    rendered = scbench("summary", output / "results.json", "--output", again)
+    assert rendered.returncode == 0, rendered.stderr
+    assert again.read_bytes() == (output / "summary.md").read_bytes()
     summary = scbench("summary", output / "results.json")
     assert summary.returncode == 0, summary.stderr
-    assert summary.stdout == (output / "summary.md").read_text(encoding="utf-8")
+    assert summary.stdout == inert(raw(output / "summary.md"))
+    assert processed_commands(summary.stdout) == []
     assert_renders_as_text(raw(output / "summary.md"), links=0, results=results)
     # The report it prints, log tails included, as a workflow step running the CLI shows it.
     assert "::error::the last line" in run.stdout

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import CheckpointResult, TestResult
 from scbench_ci.results.verdict import count_groups, verdict
+from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import make_run, make_test
 
@@ -62,17 +62,6 @@ def _write(path: Path, document: Document) -> Path:
     return path
 
 
-def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-    )
-
-
 @pytest.fixture
 def shards(tmp_path: Path) -> tuple[Document, Document]:
     """Two shards: checkpoint_1 passes, checkpoint_2 fails a Core test."""
@@ -100,7 +89,7 @@ def test_a_forged_pass_in_a_shard_is_merged_as_failed(
     _forge_pass(forged)
     _write(tmp_path / "two" / "results.json", forged)
 
-    run = _cli("merge", tmp_path / "one", tmp_path / "two", "--output", "merged", cwd=tmp_path)
+    run = run_cli("merge", tmp_path / "one", tmp_path / "two", "--output", "merged", cwd=tmp_path)
 
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
@@ -119,7 +108,7 @@ def test_a_forged_pass_is_failed_in_its_summary(
     _forge_pass(forged)
     path = _write(tmp_path / "two" / "results.json", forged)
 
-    run = _cli("summary", path, cwd=tmp_path)
+    run = run_cli("summary", path, cwd=tmp_path)
 
     assert run.returncode == 0, run.stderr
     assert "FAILED" in run.stdout and "PASSED" not in run.stdout
@@ -240,7 +229,7 @@ def bad_shard(
 def test_an_impossible_shard_stops_merge(tmp_path: Path, bad_shard: tuple[Path, str]) -> None:
     path, where = bad_shard
 
-    run = _cli("merge", tmp_path / "one", path, "--output", "merged", cwd=tmp_path)
+    run = run_cli("merge", tmp_path / "one", path, "--output", "merged", cwd=tmp_path)
 
     _assert_one_clear_line(run, path, where)
     assert not (tmp_path / "merged").exists()
@@ -252,7 +241,7 @@ def test_an_impossible_results_file_has_no_summary(
 ) -> None:
     path, where = bad_shard
 
-    run = _cli("summary", path, cwd=tmp_path)
+    run = run_cli("summary", path, cwd=tmp_path)
 
     _assert_one_clear_line(run, path, where)
     assert run.stdout == ""
@@ -267,7 +256,7 @@ def test_an_impossible_baseline_stops_evaluate_before_it_runs(
     path, where = bad_shard
     wordstat = EXAMPLES / "wordstat"
 
-    run = _cli(
+    run = run_cli(
         "evaluate",
         "--problem",
         wordstat,
@@ -290,6 +279,6 @@ def test_bytes_that_are_not_utf8_are_one_line(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
     path.write_bytes(b'{"schema_version": 3, "policy": "\xff\xfe"}')
 
-    run = _cli("summary", path, cwd=tmp_path)
+    run = run_cli("summary", path, cwd=tmp_path)
 
     _assert_one_clear_line(run, path, "not UTF-8 text")

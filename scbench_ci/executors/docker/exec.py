@@ -143,11 +143,13 @@ def api(container: Container) -> docker.APIClient:
 
 
 def disconnect(container: Container) -> None:
-    """Leave every network: only loopback is left."""
+    """Leave every network (by id: two networks may have its name): only loopback is left."""
     container.reload()
     client = api(container)
-    for network in container.attrs["NetworkSettings"]["Networks"]:
-        client.disconnect_container_from_network(str(container.id), network)
+    for name, network in container.attrs["NetworkSettings"]["Networks"].items():
+        client.disconnect_container_from_network(
+            str(container.id), network.get("NetworkID") or name
+        )
 
 
 def tests_environment(variables: Mapping[str, str], path: str = CONTAINER_PATH) -> dict[str, str]:

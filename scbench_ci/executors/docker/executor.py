@@ -78,7 +78,7 @@ from scbench_ci.executors.docker.layout import (
     WORKSPACE_DIR,
     TestsPlace,
 )
-from scbench_ci.executors.docker.network import RUN_NETWORK, routes_failed
+from scbench_ci.executors.docker.network import routes_failed, run_network
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings
 from scbench_ci.executors.docker.steps import ContainerSteps, runner_environment, runner_python
@@ -230,14 +230,14 @@ class DockerExecutor:
                 missing=recipe(recipe_name).missing(facts.programs),
             )
             image_id = image.id
-            # The tests' network: the environment file's as it is, else the run's own, from
+            # The tests' network: the environment file's as it is, else the runs' own, from
             # whose containers the host's addresses are cut when the image has python3.
             blocked: tuple[str, ...] = ()
             unrouted = None
             if request.network is not None:
                 network = request.network
             else:
-                network, blocked = RUN_NETWORK.made(client)
+                network, blocked = run_network(client)
                 if "python" not in facts.versions:
                     blocked = ()
                     unrouted = "the image has no python3: the host's addresses are not cut from "

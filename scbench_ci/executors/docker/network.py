@@ -2,11 +2,14 @@
 daemon's other containers than that needs.
 
 On the default bridge every container reaches every other one (the evaluations beside it, a Ray
-node, another user's), and the host's services on its bridge address. So each scbench-ci process
-makes a bridge network of its own (labelled as its runs are, removed as it exits, found by
-`cleanup` otherwise) with inter-container traffic off: its containers reach neither each other nor
-the containers of other networks (Docker isolates bridge networks from each other), and reach the
-internet as before, through the host.
+node, another user's), and the host's services on its bridge address. So the runs' containers are
+on a bridge network of their own (`scbench-ci-isolated-...`, labelled ISOLATED_LABEL) with
+inter-container traffic off: they reach neither each other nor the containers of other networks
+(Docker isolates bridge networks from each other), and reach the internet as before, through the
+host. It is one network for every run of the daemon, made by the first that needs it and never
+removed by a run: a network per process ran out of the daemon's address pools (31 networks by
+default) once processes that were killed left theirs behind. A labelled network that lets its
+containers reach each other is never taken.
 
 What goes to the host itself is not forwarded but delivered, so no network setting stops it.
 The container's own routing table does: before anything else runs in it, its first process (as
@@ -24,10 +27,8 @@ the run's own and no routes.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ipaddress
-import threading
 import uuid
 from typing import Any
 
@@ -35,13 +36,17 @@ import docker
 import requests
 from docker.errors import DockerException
 from docker.models.containers import Container
+from docker.models.networks import Network
 
 from scbench_ci.errors import InfrastructureError
-from scbench_ci.executors.docker.container import labels
-from scbench_ci.executors.docker.daemon import connect
 from scbench_ci.executors.docker.layout import IDLE_USER
 
-NETWORK_PREFIX = "scbench-ci-net-"
+ISOLATED_NETWORK = "scbench-ci-isolated"
+"""Its name's prefix."""
+ISOLATED_LABEL = "dev.scbench-ci.network"
+ISOLATED = "isolated"
+NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
+"""Inter-container traffic off: the containers on it do not reach each other."""
 ALWAYS_CUT = ("172.16.0.0/12", "169.254.0.0/16")
 """Where Docker puts its bridge networks by default (one made after the run's container among
 them), and link-local addresses (a cloud's metadata service)."""
@@ -74,51 +79,41 @@ os.execvp("sleep", ["sleep", "infinity"])
 """
 
 
-class RunNetwork:
-    """The network of this process's runs (RUN_NETWORK), made when first needed and removed as
-    the process exits (`close`): every executor of the process shares it (the CLI's one, a Python
-    session's, the tests' many)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._name: str | None = None
-        self._cut: tuple[str, ...] = ()
-
-    def made(self, client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
-        """Its name, and what its containers are cut from (`host_addresses` when it was made:
-        every run of the executor's is alike, so a container made ahead serves any of them)."""
-        with self._lock:
-            if self._name is None:
-                network_id = uuid.uuid4().hex
-                name = f"{NETWORK_PREFIX}{network_id[:16]}"
-                client.networks.create(
-                    name,
-                    driver="bridge",
-                    labels=labels(network_id),
-                    options={"com.docker.network.bridge.enable_icc": "false"},
-                    check_duplicate=True,
-                )
-                self._name = name
-                self._cut = tuple(host_addresses(client, name))
-                atexit.register(self.close)
-            return self._name, self._cut
-
-    def close(self) -> None:
-        """Remove it (once every container of the run has gone); what cannot be removed is left
-        to `scbench-ci cleanup`, by its labels."""
-        with self._lock:
-            name, self._name = self._name, None
-        if name is None:
-            return
-        atexit.unregister(self.close)
-        with (
-            contextlib.suppress(DockerException, requests.RequestException, InfrastructureError),
-            contextlib.closing(connect()) as client,
-        ):
-            client.networks.get(name).remove()
+def run_network(client: docker.DockerClient) -> tuple[str, tuple[str, ...]]:
+    """The runs' network (its name), looked up or made for each run, and what its containers
+    are cut from (`host_addresses`)."""
+    network = isolated_network(client)
+    return str(network.name), tuple(host_addresses(client, str(network.name)))
 
 
-RUN_NETWORK = RunNetwork()
+def isolated_network(client: docker.DockerClient, kind: str = ISOLATED) -> Network:
+    """The first, by id, of the networks labelled `kind` with inter-container traffic off; made
+    when there is none. Each is named apart (Docker resolves a container's network by name when
+    it starts it, and refuses a name two networks have): processes that make one at the same
+    moment each have their own, alike, and later runs all take the first."""
+    found = _isolated(client, kind)
+    if not found:
+        client.networks.create(
+            f"{ISOLATED_NETWORK}-{uuid.uuid4().hex[:12]}",
+            driver="bridge",
+            labels={ISOLATED_LABEL: kind},
+            options=NO_ICC,
+        )
+        found = _isolated(client, kind)
+    if not found:
+        raise InfrastructureError("the tests' network was made, then gone")
+    return found[0]
+
+
+def _isolated(client: docker.DockerClient, kind: str) -> list[Network]:
+    """The networks labelled `kind` whose containers do not reach each other, by id (one
+    labelled so that lets them is not taken)."""
+    found = [
+        network
+        for network in client.networks.list(filters={"label": f"{ISOLATED_LABEL}={kind}"})
+        if all((network.attrs.get("Options") or {}).get(k) == v for k, v in NO_ICC.items())
+    ]
+    return sorted(found, key=lambda network: str(network.id))
 
 
 def host_addresses(client: docker.DockerClient, own: str) -> list[str]:

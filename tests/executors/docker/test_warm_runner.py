@@ -1,7 +1,8 @@
 """The tests' process started with its container, ahead of its run (`warm_runner.py`), against the
 real daemon: what the tests see is what a process started at their time sees (variables, argv,
-command line, stdin, folder, the modules imported before them, where their bytecode is), the seal
-key never among its variables; a run whose setup runs starts its tests as it always did."""
+command line, stdin, folder, the modules imported before them, which of them pytest rewrote, where
+their bytecode is), the seal key never among its variables; a run whose setup runs starts its
+tests as it always did."""
 
 from __future__ import annotations
 
@@ -45,6 +46,11 @@ pathlib.Path(PROBE_OUTPUT).write_text(json.dumps({
         != os.path.join(os.path.dirname(module.__file__), "__pycache__")
     ),
     "prefix": sys.pycache_prefix,
+    # pytest's assertion rewriting, which a plugin imported before its hook misses.
+    "rewritten": sorted(
+        name for name, module in list(sys.modules.items())
+        if type(getattr(module, "__loader__", None)).__name__ == "AssertionRewritingHook"
+    ),
     "initial": initial,
     "started_before_its_files": started < os.stat(__file__).st_ctime - 0.05,
 }))
@@ -97,5 +103,6 @@ def test_the_tests_cannot_tell_their_process_was_started_ahead(
     assert {"pytest_jsonreport", "pytest_timeout", "ctrf"} <= {
         name.split(".")[0] for name in ahead["modules"]
     }
+    assert {"pytest_jsonreport", "pytest_timeout"} <= set(ahead["rewritten"])
     assert ahead["stdin"] == "/dev/null" and ahead["prefix"] is None and not ahead["elsewhere"]
     assert ahead["initial"] == "Permission denied" and SEAL_KEY_VARIABLE not in ahead["env"]
