@@ -1,153 +1,374 @@
-"""A real problem's reference solutions under SCBench's flow and under scbench-ci, both at their
-defaults: each test's status and each checkpoint's verdict side by side.
+"""scbench-ci against SCBench's own package, checkpoint by checkpoint: the same submissions
+evaluated by SCBench's evaluation entry point and by scbench-ci's CLI with nothing configured but
+`--scbench`, and what each decided, side by side.
 
-SCBench's flow is the suite's re-creation of it (testing/fidelity/scbench_flow.py) in SCBench's
-evaluation image (scbench-ci's default image, as scbench-ci has it here); scbench-ci runs with no
-`--image` and no environment file. A checkpoint's SCBench verdict is `core-cases` as SCBench
-counts it (every Core test in the total, only `passed` passing), over scbench-ci's groups.
+    python benchmarks/against_scbench.py --scbench-source DIR [--scbench-source DIR ...]
+        [--python PYTHON] [--problem DIR ...] [--checkpoint NAME ...] [--broken]
+        [--output DIR] [--reuse] [--record FILE]
 
-    python benchmarks/against_scbench.py PROBLEM [--checkpoint NAME ...] [--output DIR]
+Each `--scbench-source` is a git checkout of SCBench (Dongximing/slop-code-bench or upstream; its
+commit names its environment): at 0a2e7bec it is SCBench 1.0, compared with `--scbench 1.0`; at
+feeab5a the paper's runner, compared with `--scbench paper` (which one a checkout is: whether it
+has `evaluation/collection.py`). Its
+environment is synced from its own uv.lock (`uv sync --frozen --python PYTHON`, PYTHON a CPython
+3.12) under ~/.cache/scbench-ci/against-scbench/<commit>; its size and the sync's time are
+printed. Per checkpoint, SCBench's side is benchmarks/scbench_checkpoint.py in that environment:
+SCBench's loaders, its default environment (`configs/environments/docker-python3.12-uv.yaml`) and
+`run_checkpoint_pytest`. scbench-ci's side is `python -m scbench_ci evaluate --problem P
+--checkpoint C --submission S --scbench CHOICE`.
+
+SCBench builds its evaluation image from its recipe, which fetches nvm, rustup and MinIO from
+hosts a sandboxed machine cannot reach: SCBench is given the image scbench-ci ran the same
+checkpoint in, tagged with the name SCBench looks for (`slop-code:python3.12`) and, for 1.0, the
+label of SCBench's own recipe hash (`io.slop-code.base-image-hash`), so that both evaluate in one
+image; the tag is removed at the end.
+
+The problems: each `--problem` (a problem folder with `solutions/<checkpoint>`), else the bundled
+examples. The submissions of a checkpoint: its reference solution, the problem's own
+`submissions/*` (the examples' broken ones), and with `--broken` the broken variants of the
+reference solution (benchmarks/broken_submissions.py). Printed per checkpoint: each test's status
+and group where they differ, the counts, `pytest_collected`, the collection hash, the
+infrastructure flag, the verdict (`core-cases`: SCBench's `PassPolicy.check`, scbench-ci's
+verdict), pytest's exit code, and both walls; then a table of all. Exit 1 when anything differs.
+
+`--reuse` takes SCBench's result from an earlier run into the same `--output` where it ran in the
+image scbench-ci runs in now, on the same problem and submission files (SCBench's wall is then that
+run's). `--record FILE` writes what
+SCBench decided on each into FILE, keeping its entries for other checkpoints and submissions (the
+suite's tests/data/scbench/examples_verdicts.json is such a record).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import docker
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scbench_ci.executors.docker.image_build import default_image
-from scbench_ci.executors.docker.image_recipe import recipe
-from testing.fidelity import scbench_flow
+import broken_submissions  # noqa: E402
+import scbench_package  # noqa: E402
+from scbench_package import NotCompared  # noqa: E402
+
+from testing.scbench_verdicts import Verdict, differences, from_scbench, from_scbench_ci  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
 
 
-def _ordered(config: dict[str, Any]) -> list[str]:
-    checkpoints = config["checkpoints"]
+@dataclass(frozen=True)
+class Case:
+    """One checkpoint and one submission of a problem."""
+
+    problem: Path
+    checkpoint: str
+    submission: Path
+    label: str
+    """The submission as the table names it: `solutions/checkpoint_1`, `submissions/broken`,
+    `broken:kills-pytest`."""
+
+
+@dataclass(frozen=True)
+class Compared:
+    case: Case
+    choice: str
+    commit: str
+    scbench: Verdict
+    ours: Verdict
+    differences: tuple[str, ...]
+    scbench_wall_s: float
+    scbench_evaluation_s: float
+    scbench_ci_wall_s: float
+    load: float
+    """The machine's load average (1 minute) when the case started."""
+
+
+def ordered_checkpoints(problem: Path) -> list[str]:
+    checkpoints = yaml.safe_load((problem / "config.yaml").read_text())["checkpoints"]
     return sorted(checkpoints, key=lambda name: (checkpoints[name].get("order", 0), name))
 
 
-def scbench_report(
-    problem: Path, config: dict[str, Any], checkpoint: str, workspace: Path, image: str
-) -> Path:
-    """The checkpoint's reference solution run under SCBench's flow in `workspace` (staged, then
-    one `docker run` with its setup); the pytest-report.json it wrote."""
-    markers = {name: str(m.get("description", "")) for name, m in config.get("markers", {}).items()}
-    order = _ordered(config)
-    scbench_flow.stage(
-        problem,
-        order,
-        checkpoint,
-        problem / "solutions" / checkpoint,
-        workspace,
-        markers,
-        include_prior_tests=config["checkpoints"][checkpoint].get("include_prior_tests", True),
-    )
-    timeout = config["checkpoints"][checkpoint].get("timeout") or config.get("timeout") or 30
-    command = scbench_flow.pytest_command(
-        entrypoint=f"uv run {config['entry_file']}.py",
-        checkpoint=checkpoint,
-        timeout=int(timeout),
-        test_dependencies=list(config.get("test_dependencies") or []),
-    )
-    assets = {name: str(asset["path"]) for name, asset in config.get("static_assets", {}).items()}
-    variables = scbench_flow.materialize_assets(problem, assets, workspace)
-    run = scbench_flow.run(workspace, image, command, variables)
-    report = workspace / ".scbench/pytest-report.json"
-    if not report.is_file():
-        raise SystemExit(f"no report under SCBench's flow:\n{run.output[-3000:]}")
-    return report
+def cases(
+    problems: list[Path], only: list[str] | None, broken: bool, scratch: Path
+) -> Iterator[Case]:
+    for problem in problems:
+        entry_file = yaml.safe_load((problem / "config.yaml").read_text())["entry_file"]
+        own = sorted(path for path in (problem / "submissions").glob("*") if path.is_dir())
+        for checkpoint in ordered_checkpoints(problem):
+            if only and checkpoint not in only:
+                continue
+            solution = problem / "solutions" / checkpoint
+            if solution.is_dir():
+                yield Case(problem, checkpoint, solution, f"solutions/{checkpoint}")
+            for submission in own:
+                yield Case(problem, checkpoint, submission, f"submissions/{submission.name}")
+            if broken and solution.is_dir():
+                for variant in broken_submissions.VARIANTS:
+                    target = scratch / "broken" / problem.name / checkpoint / variant
+                    if target.is_dir() or broken_submissions.make(
+                        solution, entry_file, variant, target
+                    ):
+                        yield Case(problem, checkpoint, target, f"broken:{variant}")
 
 
-def under_scbench(
-    problem: Path, config: dict[str, Any], checkpoint: str, folder: Path, image: str
-) -> dict[str, str]:
-    report = scbench_report(problem, config, checkpoint, folder / "scbench" / checkpoint, image)
-    # SCBench's ids name its staged folder; scbench-ci's name the problem's tests/ folder.
-    staged = f"{scbench_flow.WORKSPACE_TEST_DIR}/"
-    return {
-        "tests/" + test["nodeid"].removeprefix(staged): test["outcome"]
-        for test in json.loads(report.read_text())["tests"]
-    }
-
-
-def under_scbench_ci(
-    problem: Path, checkpoint: str, folder: Path
-) -> tuple[dict[str, str], dict[str, str], bool, dict[str, Any]]:
-    output = folder / "scbench-ci" / checkpoint
-    subprocess.run(
+def under_scbench_ci(case: Case, choice: str, output: Path) -> tuple[Verdict, str, float]:
+    """scbench-ci's verdict, the id of the image it ran in, and its wall time (in a fresh
+    folder: scbench-ci would reuse what an earlier run signed there)."""
+    shutil.rmtree(output, ignore_errors=True)
+    started = time.monotonic()
+    run = subprocess.run(
         [
             sys.executable,
             "-m",
             "scbench_ci",
             "evaluate",
             "--problem",
-            str(problem),
+            str(case.problem),
             "--checkpoint",
-            checkpoint,
+            case.checkpoint,
             "--submission",
-            str(problem / "solutions" / checkpoint),
+            str(case.submission),
             "--output",
             str(output),
-            "--executor",
-            "docker",
             "--quiet",
+            "--scbench",
+            choice,
         ],
         check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    wall_s = time.monotonic() - started
+    if not (output / "results.json").is_file():
+        raise NotCompared(f"scbench-ci exited with {run.returncode}: {run.stderr.strip()[-500:]}")
     results = json.loads((output / "results.json").read_text())
-    entry = results["problems"][0]["checkpoints"][0]
-    tests = json.loads((output / problem.name / checkpoint / "result.json").read_text())["tests"]
-    statuses = {test["id"]: test["status"] for test in tests}
-    groups = {test["id"]: test["group"] for test in tests}
-    return statuses, groups, bool(entry["passed"]), entry.get("image") or {}
+    (entry,) = results["problems"][0]["checkpoints"]
+    image = (entry.get("image") or {}).get("id")
+    if not image:
+        raise NotCompared(f"{output}: scbench-ci ran in no image ({entry.get('failure')})")
+    return from_scbench_ci(output, case.problem.name, case.checkpoint), image, wall_s
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("problem", type=Path)
-    parser.add_argument("--checkpoint", action="append")
-    parser.add_argument("--output", type=Path)
-    args = parser.parse_args()
-    problem = args.problem.resolve()
-    config = yaml.safe_load((problem / "config.yaml").read_text())
-    folder = args.output or Path(tempfile.mkdtemp(prefix="against-scbench-"))
-    client = docker.from_env()
-    image = default_image(client, sys.stderr, recipe()).reference
-    client.close()
-    print(f"image: {image}")
-    for checkpoint in args.checkpoint or _ordered(config):
-        started = time.monotonic()
-        reference = under_scbench(problem, config, checkpoint, folder, image)
-        middle = time.monotonic()
-        ours, groups, passed, ran_in = under_scbench_ci(problem, checkpoint, folder)
-        ended = time.monotonic()
-        core = [status for test, status in reference.items() if groups.get(test) == "Core"]
-        scbench_passes = bool(core) and all(status == "passed" for status in core)
-        differ = sorted(
-            test for test in reference.keys() | ours.keys() if reference.get(test) != ours.get(test)
+@dataclass
+class ScbenchImage:
+    """The image SCBench is given: the one scbench-ci ran in, under SCBench's name (tagged
+    again when the runner or scbench-ci's image changes)."""
+
+    folder: Path
+    provided: tuple[str, str, str] | None = None
+    """The runner's choice, the image's id, SCBench's name for it."""
+
+    def named_for(self, environment: scbench_package.Environment, image_id: str) -> str:
+        if self.provided is None or self.provided[:2] != (environment.choice, image_id):
+            name = scbench_package.provide_image(environment, image_id, self.folder)
+            self.provided = (environment.choice, image_id, name)
+            print(f"SCBench's image {name}: scbench-ci's {image_id[:19]}, tagged for it")
+        return self.provided[2]
+
+    def remove(self) -> None:
+        if self.provided is not None:
+            scbench_package.remove_image(self.provided[2])
+
+
+def compare(
+    environment: scbench_package.Environment,
+    case: Case,
+    image: ScbenchImage,
+    folder: Path,
+    reuse: bool,
+) -> Compared:
+    """One case under scbench-ci, then under SCBench in the image scbench-ci ran in (tagged for
+    SCBench only when SCBench runs: a case taken from an earlier run tags nothing)."""
+    load = os.getloadavg()[0]
+    where = folder / environment.choice / case.problem.name / case.checkpoint
+    where = where / case.label.replace("/", "-").replace(":", "-")
+    ours, image_id, ours_wall = under_scbench_ci(case, environment.choice, where / "scbench-ci")
+    inputs = scbench_package.inputs_digest(case.problem, case.submission)
+    evaluated = scbench_package.earlier(where / "scbench", image_id, inputs) if reuse else None
+    if evaluated is None:
+        evaluated = scbench_package.evaluate(
+            environment,
+            scbench_package.for_scbench(case.problem, folder / "problems"),
+            case.checkpoint,
+            case.submission,
+            where / "scbench",
+            image.named_for(environment, image_id),
+            image_id,
+            inputs,
         )
-        counts: dict[str, int] = {}
-        for status in reference.values():
-            counts[status] = counts.get(status, 0) + 1
+    scbench = from_scbench(evaluated.checkpoint)
+    return Compared(
+        case,
+        environment.choice,
+        environment.commit,
+        scbench,
+        ours,
+        tuple(differences(scbench, ours)),
+        evaluated.wall_s,
+        float(evaluated.checkpoint["wall_s"]),
+        ours_wall,
+        load,
+    )
+
+
+def line(label: str, scbench: object, ours: object, *, same: bool | None = None) -> str:
+    mark = "" if (scbench == ours if same is None else same) else "   <- differs"
+    return f"  {label:<11} SCBench {scbench}; scbench-ci {ours}{mark}"
+
+
+def counts(verdict: Verdict) -> str:
+    return ", ".join(
+        f"{group} {verdict.pass_counts.get(group, 0)}/{verdict.total_counts[group]}"
+        for group in verdict.total_counts
+    )
+
+
+def printed(compared: Compared) -> None:
+    case, scbench, ours = compared.case, compared.scbench, compared.ours
+    print(
+        f"{case.problem.name}/{case.checkpoint} {case.label} [{compared.choice}] "
+        f"(load average {compared.load:.1f} at its start)"
+    )
+    tests = [d for d in compared.differences if d.startswith("tests/")]
+    print(
+        f"  tests       SCBench {len(scbench.tests)}; scbench-ci {len(ours.tests)}; "
+        f"{len(tests)} differ"
+    )
+    for difference in tests[:30]:
+        print(f"    {difference}")
+    if len(tests) > 30:
+        print(f"    ... and {len(tests) - 30} more")
+    same = (scbench.pass_counts, scbench.total_counts) == (ours.pass_counts, ours.total_counts)
+    print(line("counts", counts(scbench), counts(ours), same=same))
+    print(line("collected", scbench.pytest_collected, ours.pytest_collected))
+    print(line("hash", scbench.test_collection_hash, ours.test_collection_hash))
+    print(line("infra", scbench.infrastructure_failure, ours.infrastructure_failure))
+    print(line("core-cases", scbench.core_cases, ours.core_cases))
+    print(line("exit code", scbench.pytest_exit_code, ours.pytest_exit_code))
+    print(
+        f"  wall        SCBench {compared.scbench_wall_s:.1f} s (run_checkpoint_pytest "
+        f"{compared.scbench_evaluation_s:.1f} s); scbench-ci {compared.scbench_ci_wall_s:.1f} s",
+        flush=True,
+    )
+
+
+def table(rows: list[Compared]) -> None:
+    print(
+        "\n| choice | checkpoint | submission | tests | differ | verdict SCBench / ours | "
+        "infra | hash | SCBench s | scbench-ci s | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        verdicts = f"{_pass(row.scbench.core_cases)} / {_pass(row.ours.core_cases)}"
+        infra = f"{row.scbench.infrastructure_failure} / {row.ours.infrastructure_failure}"
+        hashes = (row.scbench.test_collection_hash, row.ours.test_collection_hash)
+        same_hash = "equal" if hashes[0] == hashes[1] else "differs"
         print(
-            f"{problem.name}/{checkpoint}: {len(reference)} tests under SCBench {counts}, "
-            f"{len(ours)} under scbench-ci; statuses that differ: {len(differ)}; verdict "
-            f"SCBench {'PASS' if scbench_passes else 'FAIL'}, scbench-ci "
-            f"{'PASS' if passed else 'FAIL'}; {middle - started:.0f}s / {ended - middle:.0f}s; "
-            f"image {ran_in.get('name')} {ran_in.get('versions')}"
+            f"| {row.choice} | {row.case.problem.name}/{row.case.checkpoint} | {row.case.label} "
+            f"| {len(row.scbench.tests)} | {len(row.differences)} | {verdicts} | {infra} "
+            f"| {same_hash} | {row.scbench_wall_s:.0f} | {row.scbench_ci_wall_s:.0f} "
+            f"| {row.load:.1f} |"
         )
-        for test in differ[:20]:
-            print(f"  {test}: SCBench {reference.get(test)}, scbench-ci {ours.get(test)}")
+
+
+def _pass(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def recorded(path: Path, rows: list[Compared]) -> None:
+    """What SCBench decided on each row, into `path`: the entries of an earlier record for other
+    checkpoints and submissions are kept."""
+    entries = json.loads(path.read_text()) if path.is_file() else []
+    new = [
+        {
+            "choice": row.choice,
+            "commit": row.commit,
+            "problem": row.case.problem.name,
+            "checkpoint": row.case.checkpoint,
+            "submission": row.case.label,
+            "verdict": row.scbench.to_json(),
+        }
+        for row in rows
+    ]
+    replaced = {_entry_key(entry) for entry in new}
+    kept = [entry for entry in entries if _entry_key(entry) not in replaced]
+    merged = sorted(kept + new, key=_entry_key)
+    path.write_text(json.dumps(merged, indent=1) + "\n")
+
+
+def _entry_key(entry: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (entry["choice"], entry["problem"], entry["checkpoint"], entry["submission"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scbench-source", type=Path, action="append", required=True)
+    parser.add_argument(
+        "--python",
+        default="3.12",
+        help="the CPython 3.12 SCBench's environments are made with (uv's --python)",
+    )
+    parser.add_argument("--problem", type=Path, action="append")
+    parser.add_argument("--checkpoint", action="append")
+    parser.add_argument("--broken", action="store_true")
+    parser.add_argument("--output", type=Path)
+    parser.add_argument("--record", type=Path)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="take SCBench's result from --output where an earlier run left one made in the "
+        "image scbench-ci runs in now, on the same problem and submission",
+    )
+    args = parser.parse_args()
+    folder = (args.output or Path(tempfile.mkdtemp(prefix="against-scbench-"))).resolve()
+    problems = [p.resolve() for p in args.problem or sorted(EXAMPLES.iterdir()) if p.is_dir()]
+    environments = []
+    for source in args.scbench_source:
+        environment = scbench_package.synced(source, args.python)
+        print(
+            f"SCBench {environment.commit[:8]} ({environment.choice}) from {environment.source}: "
+            f"environment {environment.python.parents[1]}, {environment.size_bytes / 2**20:.0f} "
+            f"MiB, synced in {environment.sync_s:.1f} s",
+            flush=True,
+        )
+        environments.append(environment)
+    image = ScbenchImage(folder / "image")
+    rows: list[Compared] = []
+    not_compared = 0
+    try:
+        for environment in environments:
+            for case in cases(problems, args.checkpoint, args.broken, folder):
+                try:
+                    compared = compare(environment, case, image, folder, args.reuse)
+                except NotCompared as reason:
+                    print(
+                        f"{case.problem.name}/{case.checkpoint} {case.label} not compared: {reason}"
+                    )
+                    not_compared += 1
+                    continue
+                printed(compared)
+                rows.append(compared)
+    finally:
+        image.remove()
+    if args.record:
+        recorded(args.record, rows)
+    table(rows)
+    print(f"\nfiles: {folder}")
+    return 1 if not_compared or any(row.differences for row in rows) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

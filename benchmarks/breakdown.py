@@ -23,7 +23,7 @@ the other:
   as a reward loop scores one task's submissions one at a time; only the calls after each
   checkpoint's first are counted (the warm calls: their container and their tests' process were
   made ahead, for this checkpoint);
-- `scbench`: SCBench's own flow, re-created (benchmarks/against_scbench.py): per checkpoint, the
+- `scbench`: SCBench's own flow, re-created (testing/fidelity/scbench_flow.py): per checkpoint, the
   workspace staged, then one `docker run` of the same evaluation image running SCBench's setup
   (`uv init`, `uv add -r requirements.txt`) and `uvx ... pytest`.
 
@@ -76,10 +76,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's scbench_ci, also when it is a copy of another commit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from against_scbench import _ordered, scbench_report  # noqa: E402
 from problem_set import generate  # noqa: E402
 
 from scbench_ci.plan import Target  # noqa: E402
+from testing.fidelity.scbench_flow import ordered_checkpoints, reference_report  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 OUTPUT_TAIL = 3000
@@ -147,7 +147,7 @@ def checkpoint_set(problems: Path) -> tuple[Checkpoint, ...]:
     folders = problems.iterdir() if problems.is_dir() else ()
     for problem in sorted(path for path in folders if (path / "config.yaml").is_file()):
         config = yaml.safe_load((problem / "config.yaml").read_text())
-        found += [Checkpoint(problem, name) for name in _ordered(config)]
+        found += [Checkpoint(problem, name) for name in ordered_checkpoints(config)]
     return tuple(found)
 
 
@@ -261,7 +261,7 @@ def scbench(context: Context, output: Path) -> ModeRun:
         config = yaml.safe_load((checkpoint.problem / "config.yaml").read_text())
         workspace = output / checkpoint.problem.name / checkpoint.name
         one_started = time.perf_counter()
-        report = scbench_report(
+        report = reference_report(
             checkpoint.problem, config, checkpoint.name, workspace, context.image
         )
         wall_s = time.perf_counter() - one_started

@@ -32,6 +32,7 @@ import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import docker
 
@@ -202,3 +203,39 @@ def _machine_variables() -> dict[str, str]:
     """This machine's index and proxy settings: how any container here reaches PyPI."""
     pattern = re.compile(r"(UV|PIP)_[A-Z_]*INDEX[A-Z_]*|(HTTPS?|NO)_PROXY", re.IGNORECASE)
     return {name: value for name, value in os.environ.items() if pattern.fullmatch(name)}
+
+
+def ordered_checkpoints(config: dict[str, Any]) -> list[str]:
+    """A problem's checkpoints in order (`order`, then name), from its config.yaml."""
+    checkpoints = config["checkpoints"]
+    return sorted(checkpoints, key=lambda name: (checkpoints[name].get("order", 0), name))
+
+
+def reference_report(
+    problem: Path, config: dict[str, Any], checkpoint: str, workspace: Path, image: str
+) -> Path:
+    """The checkpoint's reference solution run under this flow in `workspace` (staged, then one
+    `docker run` with its setup); the pytest-report.json it wrote."""
+    markers = {name: str(m.get("description", "")) for name, m in config.get("markers", {}).items()}
+    stage(
+        problem,
+        ordered_checkpoints(config),
+        checkpoint,
+        problem / "solutions" / checkpoint,
+        workspace,
+        markers,
+        include_prior_tests=config["checkpoints"][checkpoint].get("include_prior_tests", True),
+    )
+    timeout = config["checkpoints"][checkpoint].get("timeout") or config.get("timeout") or 30
+    command = pytest_command(
+        entrypoint=f"uv run {config['entry_file']}.py",
+        checkpoint=checkpoint,
+        timeout=int(timeout),
+        test_dependencies=list(config.get("test_dependencies") or []),
+    )
+    assets = {name: str(asset["path"]) for name, asset in config.get("static_assets", {}).items()}
+    outcome = run(workspace, image, command, materialize_assets(problem, assets, workspace))
+    report = workspace / ".scbench/pytest-report.json"
+    if not report.is_file():
+        raise SystemExit(f"no report under SCBench's flow:\n{outcome.output[-3000:]}")
+    return report
