@@ -353,7 +353,7 @@ def test_the_reward_example_prints_each_submission_s_reward(docker_client: objec
     assert (run.returncode, run.stderr) == (0, "")
     # Nothing but the rewards: the API prints nothing without `echo`. The broken submission
     # passes 2 of checkpoint_1's 8 Core tests (testing/examples.EXPECTED).
-    assert run.stdout.splitlines() == [f"1.000 {solution}", f"0.286 {BROKEN}"]
+    assert run.stdout.splitlines() == [f"1.000 {solution}", f"0.250 {BROKEN}"]
 
 
 def test_history_gives_the_trends_with_each_run_s_code_quality(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from scbench_ci.action import main as action
+from testing.examples import EXPECTED
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.runner import ActionManifest, RunnerHost, Step, run_step
 from testing.twirp_server import ArtifactService
@@ -25,11 +26,12 @@ from tests.outputs.github.test_artifacts import assert_expires_in, blob_zip
 ACTION_YML = REPO_ROOT / "action.yml"
 MANIFEST = ActionManifest.load(ACTION_YML)
 WORDSTAT_CP2_COUNTS = {
-    "core": (7, 7),
-    "functionality": (2, 3),
-    "error": (4, 4),
-    "regression": (15, 16),
+    group.lower(): (passed, total)
+    for group, (passed, _, _, total) in EXPECTED[
+        ("wordstat", "checkpoint_2", "solutions/checkpoint_2")
+    ][1].items()
 }
+"""The reference solution's counts by group (passed, total), as the examples' tests expect them."""
 RETENTION_LIMIT_DAYS = 30
 """The repository's artifact retention, as the runner's github context has it."""
 GITHUB_TOKEN = "ghs_secret_that_must_not_reach_the_tests"
@@ -234,7 +236,7 @@ def test_a_failing_submission(
     )
     assert run.exit_code == 1, run.log
     assert run.outputs["passed"] == "false"
-    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "7")
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "8")
     assert "## ❌ FAILED" in run.summary
     assert "<details>" in run.summary
     # Annotations come after the stopped-commands section, so the runner reads them.
@@ -274,8 +276,8 @@ def test_a_problem_repository_side_by_side(
     )
     assert run.exit_code == 0, run.log
     assert run.outputs["passed"] == "true"
-    # kvserver: Core 3 + 3; wordstat: Core 7 + 7 + 7 (its xfailed test is Functionality).
-    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("27", "27")
+    # kvserver: Core 3 + 3; wordstat: Core 8 + 8 + 8 (its xfailed test is Functionality).
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("30", "30")
     finished = re.findall(r"^\[(\d)/5\] (\w+) / (checkpoint_\d): passed", run.log, re.M)
     assert len(finished) == 5
     results = json.loads((run.workspace / ".scbench/results.json").read_text())
@@ -565,7 +567,7 @@ def test_the_entrypoint_input_reaches_the_tests(
     )
     assert run.exit_code == 1, run.log
     assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
-    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "7")
+    assert (run.outputs["core_passed"], run.outputs["core_total"]) == ("0", "8")
 
 
 def test_without_runs_entrypoint_the_runner_runs_the_entrypoint_input(

@@ -430,7 +430,7 @@ def test_pytest_arguments_after_double_dash(
         "tests/test_checkpoint_1.py", "def test_a():\n    pass\n\ndef test_b():\n    assert False\n"
     )
     run, results = evaluate(problem_folder, submission, "--", "-k", "test_a")
-    assert run.returncode == 0
+    assert run.returncode == 0, run.stdout + run.stderr
     assert [t["id"] for t in checkpoint_documents(results)[0]["tests"]] == [
         "tests/test_checkpoint_1.py::test_a"
     ]

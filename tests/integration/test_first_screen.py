@@ -34,7 +34,7 @@ def test_a_failing_run_ends_with_its_cause_as_its_summary_says_it(
     assert evaluated.run.returncode == 1, stdout + evaluated.run.stderr
     title, cause = _cause(stdout)
     lines = stdout.splitlines()
-    why = lines.index("  why it failed: 7 Core tests failed")
+    why = lines.index("  why it failed: 8 Core tests failed")
     assert lines[why + 1].startswith(f"    {title}: ")
     assert lines[why + 2] == "    in tests/test_checkpoint_2.py::test_several_files"
     summary = (evaluated.output / "summary.md").read_text()

@@ -886,7 +886,7 @@ def test_the_summary_of_a_real_failing_run(broken_run: Path) -> None:
     assert markdown.startswith(
         "## ❌ FAILED: wordstat v1, checkpoint\\_1, checkpoint\\_2, checkpoint\\_3\n"
     )
-    assert "| checkpoint\\_2 | ❌ failed | 0/7 | 0.0% | 0.0% | 75.0% | 25.0% | 23.3% |" in markdown
+    assert "| checkpoint\\_2 | ❌ failed | 0/8 | 0.0% | 0.0% | 75.0% | 25.0% | 23.3% |" in markdown
     section = markdown[markdown.index("### checkpoint\\_2") : markdown.index("### checkpoint\\_3")]
     assert "| Regression | 4 | 11 | 1 | 16 | 25.0% |" in section
     assert "| **All** | 7 | 22 | 1 | 30 | 23.3% |" in section

@@ -103,11 +103,14 @@ def test_nothing_collected_nor_reported_is_scbench_s_infrastructure_failure() ->
 
 def test_without_passes_a_k_filter_has_no_inventory_and_keeps_the_run_s_tests() -> None:
     """With `-k`, SCBench collects nothing: no hash, no backfill, the collected count is pytest's,
-    and more collected than reported (the deselected ones) is its infrastructure failure."""
+    and more collected than reported (the deselected ones) is its infrastructure failure. Its
+    verdict does not read that flag: the checkpoint is not failed for it (a `-- -k test_a` failed
+    every checkpoint, as unreported)."""
     data = json.dumps({"collected": 4, "taken_by": "session", "reasons": [], "passes": []})
     judged = _judge((_test("a"),), data.encode())
     assert not judged.record.inventory and judged.record.collection_hash is None
     assert judged.record.pytest_collected == 4 and judged.record.infrastructure_failure
+    assert judged.failure is None
     assert [t.id for t in judged.tests] == ["tests/test_checkpoint_1.py::a"]
 
 
