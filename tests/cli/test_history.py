@@ -50,7 +50,7 @@ def test_real_runs_carry_their_history_and_print_its_trends(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("History: 2 runs of at most 30, ")
-    assert lines[5].split()[3:] == ["0123456", "28.6%", "0.0%", "75.0%", "0.0%"]
+    assert lines[5].split()[3:] == ["0123456", "25.0%", "0.0%", "75.0%", "0.0%"]
     since = f"{runs[1]['started_at'][:10]} {runs[1]['started_at'][11:16]}"
     failing = lines.index("Failing now: 9 tests in 1 checkpoint, the longest failing first")
     assert lines[failing + 1 : failing + 4] == [
