@@ -242,7 +242,14 @@ class LocalRayCluster:
 
     def _remove_leftovers(self) -> None:
         for owner in sorted(self._owners):
-            remove_leftovers(owner=owner, everything=False, volumes=False, say=lambda _: None)
+            remove_leftovers(
+                owner=owner,
+                everything=False,
+                volumes=False,
+                unused_for_s=0.0,
+                remove=True,
+                say=lambda _: None,
+            )
 
     def _arguments(self, kind: NodeKind, cpus: int) -> list[str]:
         return [

@@ -21,7 +21,7 @@ import scbench_ci
 from scbench_ci.executors.docker.container import RUN_LABEL
 from testing import results
 from testing.cli import run_cli
-from testing.examples import SCHEMA
+from testing.examples import EXPECTED, SCHEMA
 from testing.paths import EXAMPLES
 from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster, connected, resource
@@ -46,7 +46,11 @@ def test_the_examples_on_the_cluster_are_the_local_run_test_by_test(
     address = ray_cluster.cluster.address
     on_ray = _examples(tmp_path / "ray", test_image, "--engine", "ray", "--ray-address", address)
     local = _examples(tmp_path / "local", test_image, "--jobs", "2")
-    assert on_ray.returncode == local.returncode == 0, on_ray.stderr  # every reference passes
+    # Every reference solution passes but marks/checkpoint_1's, which fails core-cases under
+    # SCBench 1.0's rules (the default; testing/examples.py's EXPECTED says why): exit 1.
+    failing = [(p, c) for p, c, s in EXPECTED if s == f"solutions/{c}" and EXPECTED[(p, c, s)][0]]
+    assert failing == [("marks", "checkpoint_1")]
+    assert on_ray.returncode == local.returncode == 1, on_ray.stdout + on_ray.stderr
     ray_results = json.loads((tmp_path / "ray/results.json").read_text())
     local_results = json.loads((tmp_path / "local/results.json").read_text())
     jsonschema.validate(ray_results, SCHEMA)

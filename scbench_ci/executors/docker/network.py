@@ -120,7 +120,9 @@ def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
     """What a container on the network `own` is cut from: the host's address on it (its
     gateway), every other network of the daemon whole (the host's address there, which the
     default bridge does not list, and containers Docker keeps apart anyway), and ALWAYS_CUT.
-    The routes to its own network's other addresses stay (the kernel's, more specific)."""
+    The routes to its own network's other addresses stay (the kernel's, more specific). In
+    address order: the daemon lists its networks in no set order, and a container prepared
+    ahead is taken only by a run whose list is the same (pool.Shape)."""
     found = []
     with contextlib.suppress(DockerException, requests.RequestException):
         for network in client.networks.list():
@@ -132,8 +134,9 @@ def host_addresses(client: docker.DockerClient, own: str) -> list[str]:
                     if network.name != own:
                         found.append(str(subnet))
                     else:
-                        found.append(f"{config.get('Gateway') or subnet[1]}/32")
-    return list(dict.fromkeys([*found, *ALWAYS_CUT]))
+                        gateway = config.get("Gateway") or subnet[1]
+                        found.append(str(ipaddress.ip_network(f"{gateway}/32")))
+    return sorted(set(found) | set(ALWAYS_CUT), key=ipaddress.ip_network)
 
 
 def routed(blocked: list[str]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ uses a label value of its own, so the runs of other tests are not disturbed."""
 
 from __future__ import annotations
 
+import ipaddress
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 import docker
 import pytest
 
-from scbench_ci.executors.docker.network import ISOLATED_LABEL, NO_ICC, isolated_network
+from scbench_ci.executors.docker.network import (
+    ALWAYS_CUT,
+    ISOLATED_LABEL,
+    NO_ICC,
+    host_addresses,
+    isolated_network,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -53,3 +60,18 @@ def test_a_labelled_network_whose_containers_reach_each_other_is_not_taken(
     taken = isolated_network(docker_client, kind)
     assert taken.id != open_one.id
     assert taken.attrs["Options"] == NO_ICC
+
+
+def test_what_a_run_is_cut_from_comes_in_address_order_whatever_the_daemon_lists_first(
+    docker_client: docker.DockerClient, kind: str
+) -> None:
+    """A container prepared ahead is taken only by a run of the same shape, whose cut addresses
+    are one of its fields: the daemon's listing order, which varies, must not make it another."""
+    own = isolated_network(docker_client, kind)
+    own.reload()
+    cut = host_addresses(docker_client, str(own.name))
+    assert cut == sorted(set(cut), key=ipaddress.ip_network)
+    assert set(ALWAYS_CUT) <= set(cut)
+    gateway = own.attrs["IPAM"]["Config"][0]["Gateway"]
+    assert f"{gateway}/32" in cut
+    assert {tuple(host_addresses(docker_client, str(own.name))) for _ in range(5)} == {tuple(cut)}
