@@ -55,9 +55,10 @@ def test_real_runs_carry_their_history_and_print_its_trends(tmp_path: Path) -> N
     failing = lines.index("Failing now: 9 tests in 1 checkpoint, the longest failing first")
     assert lines[failing + 1 : failing + 4] == [
         "  wordstat/checkpoint_1: 9 failing tests, 9 causes",
-        "    1 test: AssertionError: assert {'lines': 2, 'words': 4, 'chars': 29} == {'lines': 2, "
-        "'words': 5, 'chars': 29}",
-        f"      tests/test_checkpoint_1.py::test_counts_simple_file, failing since {since}, 1 run",
+        # Failing as long as each other, in SCBench 1.0's inventory order.
+        "    1 test: AssertionError: assert {'lines': 1, 'words': 3, 'chars': 18} == {'lines': 1, "
+        "'words': 3, 'chars': 14}",
+        f"      tests/test_checkpoint_1.py::test_chars_are_code_points, failing since {since}, 1 run",
     ]
     assert lines[-1] == "    … and 4 more causes"
 
