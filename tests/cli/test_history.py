@@ -58,7 +58,8 @@ def test_real_runs_carry_their_history_and_print_its_trends(tmp_path: Path) -> N
         # Failing as long as each other, in SCBench 1.0's inventory order.
         "    1 test: AssertionError: assert {'lines': 1, 'words': 3, 'chars': 18} == {'lines': 1, "
         "'words': 3, 'chars': 14}",
-        f"      tests/test_checkpoint_1.py::test_chars_are_code_points, failing since {since}, 1 run",
+        "      tests/test_checkpoint_1.py::test_chars_are_code_points, failing since "
+        f"{since}, 1 run",
     ]
     assert lines[-1] == "    … and 4 more causes"
 
