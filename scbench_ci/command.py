@@ -24,6 +24,8 @@ MARKER_PASSES = ("error", "functionality", "regression", None)
 _OWN_CONFIG = ("-c", PYTEST_INI, "-p", "no:cacheprovider")
 """What every session of the run's is given first: the generated ini file (none of the
 submission's), no cache."""
+TEST_CASE_VERBOSITY = 1
+"""pytest's `verbosity_test_cases`: what -vv is for the tests' own lines (see build_command)."""
 RERUN_PLUGIN = "pytest-rerunfailures"
 """Only in the runner's environment of a run with reruns: without them, the environment (and the
 Docker executor's cache key for it) is what it always was."""
@@ -59,6 +61,14 @@ def build_command(
         f"--json-report-file={REPORTS_DIR}/{PYTEST_REPORT}",
         f"--timeout={_seconds(timeout)}",
         "-vv",
+        # Under -vv, pytest writes a skipped or xfailed test's reason through its wrap_write,
+        # which cuts away the start of the reason when the test's line is wider than the
+        # terminal less 8 (80 columns without a terminal): `test_split XFAILdea for a later
+        # version) [ 26%]`. At 1, for the tests' lines only, it trims the reason to fit instead.
+        # Here, not in the ini file every session reads: under it, the inventory's
+        # `--collect-only -q` passes print a tree, not the node ids SCBench's passes print.
+        "-o",
+        f"verbosity_test_cases={TEST_CASE_VERBOSITY}",
         *([f"--reruns={reruns}"] if reruns else []),
         *pytest_args,
     ]

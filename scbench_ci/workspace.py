@@ -98,19 +98,10 @@ def stage_workspace(
     )
 
 
-TEST_CASE_VERBOSITY = 1
-"""pytest's `verbosity_test_cases`: what -vv is for the tests' own lines (see render_pytest_ini)."""
-
-
 def render_pytest_ini(problem: Problem) -> str:
     # Only the problem's conftest files count: one in the workspace root would be the
     # submission's, and could rewrite every test's outcome.
     lines = ["[pytest]", f"addopts = --confcutdir={WORKSPACE_TESTS_DIR}"]
-    # Under -vv, pytest writes a skipped or xfailed test's reason through its wrap_write, which
-    # cuts away the start of the reason when the test's line is wider than the terminal less 8
-    # (80 columns without a terminal): `test_split XFAILdea for a later version) [ 26%]`. At 1,
-    # for the tests' lines only, it trims the reason to fit instead; nothing else changes.
-    lines.append(f"verbosity_test_cases = {TEST_CASE_VERBOSITY}")
     lines.append("markers =")
     for marker in (*BUILTIN_MARKERS, *problem.markers):
         lines.append(f"    {marker.name}: {marker.description}")

@@ -53,6 +53,8 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         "--json-report-file=.scbench/pytest-report.json",
         "--timeout=12.5",
         "-vv",
+        "-o",
+        "verbosity_test_cases=1",
         "-k",
         "smoke",
     )

@@ -149,7 +149,6 @@ def test_assets_and_pytest_ini(
     assert render_pytest_ini(problem) == (
         "[pytest]\n"
         "addopts = --confcutdir=.evaluation_tests\n"
-        "verbosity_test_cases = 1\n"
         "markers =\n"
         "    error: error-handling / edge-case tests\n"
         "    functionality: non-core / nice-to-have tests\n"
