@@ -225,7 +225,7 @@ def _one_inventory(inventories: Sequence[bytes | None]) -> bytes | str | None:
     for each in inventories:
         try:
             document = json.loads(each) if each is not None else None
-        except ValueError:
+        except (ValueError, RecursionError):
             document = None
         if not isinstance(document, dict):
             return "a shard's inventory of the tests is missing or unreadable"

@@ -172,3 +172,23 @@ def test_options_that_order_the_tests_are_not_sharded() -> None:
 def test_the_units_a_test_file_can_hold_are_its_classes_and_the_rest() -> None:
     sources = [b"def test_a(): pass\n", b"class TestA:\n    pass\nclass TestB:\n    pass\n"]
     assert most_units(sources) == 4
+
+
+def _inventory(taken_by: str, ids: tuple[str, ...]) -> bytes:
+    passes = [{"marker": None, "keyword": "checkpoint_1", "exit": 0, "ids": list(ids)}]
+    return json.dumps({"collected": 5, "taken_by": taken_by, "reasons": [], "passes": passes})
+
+
+def test_the_shards_one_inventory_is_the_checkpoints() -> None:
+    """Each shard's runner takes SCBench 1.0's inventory of the whole collection: alike (however
+    each took it), it is the checkpoint's; else the shards are not one run."""
+    whole = _ids(*COLLECTION)
+    first = replace(_shard(1, 2, "b", "d", "e"), inventory=_inventory("session", whole).encode())
+    second = replace(_shard(2, 2, "a", "c"), inventory=_inventory("passes", whole).encode())
+    assert _merged(first, second).inventory == first.inventory
+    part = replace(second, inventory=_inventory("session", _ids("a", "c")).encode())
+    assert merge_shards([first, part], 60.0) == "the shards' inventories of the tests differ"
+    nested = replace(second, inventory=b"[" * 100_000)
+    assert merge_shards([first, nested], 60.0) == (
+        "a shard's inventory of the tests is missing or unreadable"
+    )
