@@ -65,10 +65,12 @@ def judge_by_1_0(
     if not collected and not reported:
         reasons.append("pytest collected no test and reported none")
     applied = inventory is not None and inventory.passes > 0
-    flagged_only: list[str] = []
-    if shown_collected > reported:
-        mismatch = f"pytest collected {counted(shown_collected, 'test')} and reported {reported}"
-        (reasons if applied or inventory is None else flagged_only).append(mismatch)
+    # Without the inventory, the tests `-k` deselected: SCBench's flag, not a failure (above).
+    deselected = not applied and inventory is not None and shown_collected > reported
+    if shown_collected > reported and not deselected:
+        reasons.append(
+            f"pytest collected {counted(shown_collected, 'test')} and reported {reported}"
+        )
     kind = FailureKind.UNREPORTED
     judged, pytest_collected, collection_hash = tuple(tests), shown_collected, None
     missing = 0
@@ -84,7 +86,7 @@ def judge_by_1_0(
         if inventory.passes_failed:
             kind = FailureKind.COLLECTION
             reasons.insert(0, "a --collect-only pass of SCBench 1.0's inventory failed")
-    infrastructure = exit_code not in exit_codes or bool(reasons) or bool(flagged_only)
+    infrastructure = exit_code not in exit_codes or bool(reasons) or deselected
     return Judged(
         tests=judged,
         record=ScbenchRecord(infrastructure, pytest_collected, collection_hash, applied),
