@@ -78,7 +78,7 @@ sys.path.insert(0, str(ROOT))  # this tree's scbench_ci, also when it is a copy 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problem_set import generate  # noqa: E402
 
-from scbench_ci.plan import Target  # noqa: E402
+from scbench_ci.job.plan import Target  # noqa: E402
 from testing.fidelity.scbench_flow import ordered_checkpoints, reference_report  # noqa: E402
 
 EXAMPLES = ROOT / "examples"

@@ -33,16 +33,16 @@ import docker
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scbench_ci.command import build_command  # noqa: E402
-from scbench_ci.environment import default_environment  # noqa: E402
 from scbench_ci.executors.docker.layout import (  # noqa: E402
     CACHED_RUNNER_DIR,
     CACHED_RUNNER_VENV,
     WORKSPACE_DIR,
 )
 from scbench_ci.executors.docker.settings import DEFAULT_IMAGE  # noqa: E402
+from scbench_ci.job.command import build_command  # noqa: E402
+from scbench_ci.job.environment import default_environment  # noqa: E402
+from scbench_ci.job.workspace import stage_workspace  # noqa: E402
 from scbench_ci.problem.load import load_problem  # noqa: E402
-from scbench_ci.workspace import stage_workspace  # noqa: E402
 
 PROBLEM = ROOT / "examples" / "wordstat"
 CHECKPOINT = "checkpoint_1"

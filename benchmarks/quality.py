@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import scbench_ci
-from scbench_ci.plan import Target
+from scbench_ci.job.plan import Target
 from scbench_ci.problem.load import load_problem
 from scbench_ci.results.model import CheckpointResult
 

@@ -24,7 +24,7 @@ import docker
 import yaml
 from uv import find_uv_bin
 
-from scbench_ci.fingerprint import fingerprint
+from scbench_ci.job.fingerprint import fingerprint
 
 CHECKPOINT_SCRIPT = Path(__file__).resolve().parent / "scbench_checkpoint.py"
 ENVIRONMENTS = Path.home() / ".cache/scbench-ci/against-scbench"

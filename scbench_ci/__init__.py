@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from scbench_ci.version import __version__
+from scbench_ci.foundation.version import __version__
 
 # The API's names (docs/api.md), each imported from its module when first used: every
 # `scbench_ci.<module>` import and every CLI run imports this package, and should not pay for
@@ -53,11 +53,16 @@ _HOMES = {
         "evaluate",
         "history",
     ),
-    "scbench_ci.errors": ("ExitCode", "InfrastructureError", "ScbenchError", "UsageError"),
+    "scbench_ci.foundation.errors": (
+        "ExitCode",
+        "InfrastructureError",
+        "ScbenchError",
+        "UsageError",
+    ),
     "scbench_ci.executors.base": ("ImageRecord",),
-    "scbench_ci.plan": ("Target",),
+    "scbench_ci.job.plan": ("Target",),
     "scbench_ci.problem.model": ("Group",),
-    "scbench_ci.reports": ("Status",),
+    "scbench_ci.job.reports": ("Status",),
     "scbench_ci.results.findings": ("CheckReport", "Finding", "Severity", "Stage"),
     "scbench_ci.results.model": (
         "CheckpointResult",
@@ -81,11 +86,11 @@ if TYPE_CHECKING:
         evaluate,
         history,
     )
-    from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
     from scbench_ci.executors.base import ImageRecord
-    from scbench_ci.plan import Target
+    from scbench_ci.foundation.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
+    from scbench_ci.job.plan import Target
+    from scbench_ci.job.reports import Status
     from scbench_ci.problem.model import Group
-    from scbench_ci.reports import Status
     from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
     from scbench_ci.results.model import (
         CheckpointResult,

@@ -24,8 +24,9 @@ from scbench_ci.commands import check as check_command
 from scbench_ci.commands import evaluate as evaluate_command
 from scbench_ci.commands import history as history_command
 from scbench_ci.commands.channels import Echo, Outcome
-from scbench_ci.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
-from scbench_ci.option_values import Option, as_text
+from scbench_ci.foundation.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
+from scbench_ci.foundation.option_values import Option, as_text
+from scbench_ci.job.plan import Target
 from scbench_ci.options import CheckOptions, EvaluationOptions, HistoryOptions, fields_of
 from scbench_ci.options.declared import (
     CHANGED_SINCE,
@@ -54,7 +55,6 @@ from scbench_ci.options.declared import (
     TEST_SHARDS,
     TEST_TIMEOUT,
 )
-from scbench_ci.plan import Target
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.results.trends import Trends
 from scbench_ci.trust.files import scratch_folder

@@ -4,7 +4,8 @@
 
 Replaces `image: Dockerfile` under `runs:` (development: the runner builds the image) with
 `image: docker://REPOSITORY:<version>` (the runner pulls it), the version being the package's
-(scbench_ci/version.py). Nothing else in the file changes. Prints the new image reference.
+(scbench_ci/foundation/version.py). Nothing else in the file changes. Prints the new image
+reference.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ REPOSITORY = re.compile(r"[a-z0-9.-]+(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)
 
 def package_version() -> str:
     sys.path.insert(0, str(ROOT))
-    from scbench_ci.version import __version__
+    from scbench_ci.foundation.version import __version__
 
     return __version__
 

@@ -20,11 +20,11 @@ from itertools import cycle
 from pathlib import Path
 from typing import Any
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.console import headline
 from scbench_ci.outputs.failing_view import failing_checkpoints, passing_with_failures
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import (

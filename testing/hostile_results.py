@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.results.file import load_results
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.schema import SCHEMA_VERSION, schema

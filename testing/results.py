@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.job.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.model import CheckpointResult, Failure, ProblemResult, RunResult, TestResult
 from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasured

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.scbench_format import EVALUATION_FILE, STATUSES
 
 SCBENCH_TESTS_FOLDER = ".evaluation_tests/"

@@ -17,7 +17,7 @@ from docker.errors import APIError, BuildError, DockerException, ImageNotFound
 
 from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.executors.docker.image_recipe import recipe
-from scbench_ci.signals import STOPS
+from scbench_ci.foundation.signals import STOPS
 from testing.examples import SharedEvaluations
 from testing.images import ACTION_BASE_IMAGE, ACTION_IMAGE, PROVISION, TEST_IMAGE, build_log
 from testing.paths import REPO_ROOT

@@ -70,10 +70,16 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.trust.seal", "os.open"): "the reports folder the evaluator made, O_NOFOLLOW",
     ("scbench_ci.trust.seal", ".open"): "the run's log, written by the evaluator itself",
     ("scbench_ci.trust.seal", ".read_bytes"): "the run's log, written by the evaluator itself",
-    ("scbench_ci.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
-    ("scbench_ci.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
-    ("scbench_ci.job_evaluation", ".read_bytes"): "the run's logs, written by the evaluator itself",
-    ("scbench_ci.job_evaluation", "shutil.copytree"): "a shard's copy of the staged workspace, "
+    ("scbench_ci.job.fingerprint", "os.listdir"): "the evaluator's staged workspace (its own copy)",
+    ("scbench_ci.job.fingerprint", "os.open"): "the evaluator's staged workspace, O_NOFOLLOW",
+    (
+        "scbench_ci.pipeline.job_evaluation",
+        ".read_bytes",
+    ): "the run's logs, written by the evaluator itself",
+    (
+        "scbench_ci.pipeline.job_evaluation",
+        "shutil.copytree",
+    ): "a shard's copy of the staged workspace, "
     "which the evaluator made through the guard (links inside it kept as links, never followed) "
     "before any of the submission's code ran",
     ("scbench_ci.executors.shipped", ".read_bytes"): "the run's logs, written by the evaluator "
@@ -115,7 +121,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     "itself",
     ("scbench_ci.results.baseline", ".iterdir"): "finds results.json files below a folder the user "
     "names, two levels at most",
-    ("scbench_ci.plan", ".iterdir"): "lists the problem folders of a folder the user names",
+    ("scbench_ci.job.plan", ".iterdir"): "lists the problem folders of a folder the user names",
     ("scbench_ci.outputs.github.workflow", ".open"): "GitHub's step summary and output files",
     ("scbench_ci.outputs.github.event", ".read_text"): "GitHub's event file",
     ("scbench_ci.engines.load", ".read_text"): "the kernel's /proc/stat and /proc/meminfo",

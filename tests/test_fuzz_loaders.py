@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scbench_ci.check.known_failures import parse_known_failures, read_known_failures
-from scbench_ci.errors import ProblemError
-from scbench_ci.merge import Shard, merge_runs
+from scbench_ci.foundation.errors import ProblemError
+from scbench_ci.job.reports import Reports, read_reports
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.summary import render_summary
+from scbench_ci.pipeline.merge import Shard, merge_runs
 from scbench_ci.problem.load import check_problem, load_problem
-from scbench_ci.reports import Reports, read_reports
 from scbench_ci.results.compare import compare
 from scbench_ci.results.documents import checkpoint_to_json
 from scbench_ci.results.fail_on import FAIL_ON

@@ -59,7 +59,7 @@ def test_parsing_the_command_line_loads_no_command_s_core(code: str) -> None:
     probe = (
         f"{code}\nimport sys\n"
         "print(sorted(m for m in sys.modules if m.startswith(('scbench_ci.commands.', "
-        "'scbench_ci.check', 'scbench_ci.merge', 'scbench_ci.evaluation'))))"
+        "'scbench_ci.check', 'scbench_ci.pipeline.merge', 'scbench_ci.pipeline.evaluation'))))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"

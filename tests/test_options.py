@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
-from scbench_ci.option_values import BadValue
+from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.option_values import BadValue
 from scbench_ci.options import (
     EvaluationOptions,
     MergeOptions,

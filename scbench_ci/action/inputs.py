@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.base import REPORTS_DIR
-from scbench_ci.option_values import Option
+from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.option_values import Option
 from scbench_ci.options import (
     CheckOptions,
     EvaluationOptions,

@@ -23,12 +23,12 @@ from scbench_ci.action.inputs import (
 from scbench_ci.action.publish import Step, Target, default_artifact_name, write_step_outputs
 from scbench_ci.action.triggering_run import publish_triggering_run
 from scbench_ci.commands.check import check
+from scbench_ci.commands.error_handler import TERMINATED, Ending, handle_errors
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.commands.merge import merge
 from scbench_ci.commands.plan import plan
-from scbench_ci.error_handler import TERMINATED, Ending, handle_errors
-from scbench_ci.errors import ExitCode
 from scbench_ci.executors.base import REPORTS_DIR
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report

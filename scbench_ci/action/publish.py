@@ -16,7 +16,7 @@ from typing import TextIO
 
 from scbench_ci.action.inputs import ActionInputs
 from scbench_ci.commands.channels import Echo, Outcome
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.outputs.github.annotations import Annotate, workflow_commands
 from scbench_ci.outputs.github.artifact_service import ArtifactUploadError

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from scbench_ci.action.publish import Step, Target
 from scbench_ci.commands.channels import Outcome
-from scbench_ci.errors import ExitCode, UsageError
+from scbench_ci.foundation.errors import ExitCode, UsageError
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import check_annotations, run_annotations

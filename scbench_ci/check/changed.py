@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.problem.model import real_path
 
 SHALLOW_HINT = (

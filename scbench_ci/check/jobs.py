@@ -18,7 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.plan import Job, repeats
+from scbench_ci.job.plan import Job, repeats
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.results.model import CheckpointResult
 from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree

@@ -18,9 +18,8 @@ from pathlib import Path
 from scbench_ci.check.known_failures import KNOWN_FAILURES, KnownFailure, known_failure_findings
 from scbench_ci.check.static import SOLUTIONS_DIR
 from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
-from scbench_ci.outputs.console import flaky_outcome, headline
-from scbench_ci.problem.model import Checkpoint, Group, Problem
-from scbench_ci.reports import (
+from scbench_ci.foundation.scbench_runner import ScbenchRunner
+from scbench_ci.job.reports import (
     FAILING,
     PASSING,
     Reports,
@@ -28,12 +27,13 @@ from scbench_ci.reports import (
     problem_node_id,
     read_reports,
 )
+from scbench_ci.outputs.console import flaky_outcome, headline
+from scbench_ci.problem.model import Checkpoint, Group, Problem
 from scbench_ci.results import policy
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
-from scbench_ci.scbench_runner import ScbenchRunner
 from scbench_ci.trust.seal import read_report_files
 
 TIME_SHARE = 0.5

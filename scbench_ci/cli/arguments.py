@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
-from scbench_ci.option_values import BadValue, Option
+from scbench_ci.foundation.option_values import BadValue, Option
 from scbench_ci.options import fields_of
 from scbench_ci.trust.terminal import inert
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NoReturn
 
-from scbench_ci.option_values import did_you_mean
+from scbench_ci.foundation.option_values import did_you_mean
 from scbench_ci.trust.terminal import inert
 
 # Flags a pytest user types by habit; scbench-ci has none of them (its own `-q` is `--quiet`,

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.options import HistoryOptions
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from scbench_ci.cli import check, cleanup, evaluate, history, merge, plan, summary
 from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.forgiving import ForgivingParser
-from scbench_ci.error_handler import Ending, handle_errors
+from scbench_ci.foundation.version import __version__
 from scbench_ci.trust.terminal import inert
-from scbench_ci.version import __version__
+
+if TYPE_CHECKING:
+    from scbench_ci.commands.error_handler import Ending
 
 # Each subcommand's module declares its arguments and imports its command's core in `run`: parsing
 # (and `--version`) costs the declarations only, and a run loads its own command, not the others'.
@@ -76,6 +79,9 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    # The catch-all lives with the cores: loaded once parsing is over (`--help` never gets here).
+    from scbench_ci.commands.error_handler import handle_errors
+
     # A crash's log goes where the run's output goes.
     crash_folder = args.output if args.command in ("evaluate", "check") else None
     return handle_errors(lambda: COMMANDS[args.command].run(args), _report, crash_folder)

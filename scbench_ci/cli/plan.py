@@ -7,7 +7,7 @@ import json
 import sys
 
 from scbench_ci.cli.arguments import add_options, baseline_file, given
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.options import PlanOptions
 from scbench_ci.options.declared import PLAN
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from scbench_ci.cli.arguments import add_options, given
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.options import SummaryOptions
 from scbench_ci.options.declared import SUMMARY
 from scbench_ci.trust.terminal import inert

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from scbench_ci.errors import ExitCode
 from scbench_ci.executors.output import EveryLine
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.results.baseline import Baseline
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.terminal import inert

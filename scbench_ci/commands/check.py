@@ -13,17 +13,17 @@ from scbench_ci.check.jobs import check_jobs
 from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn, say
-from scbench_ci.evaluation import run_evaluations
 from scbench_ci.executors.base import REVIEW_CACHE_SCOPE
+from scbench_ci.foundation.scbench_runner import scbench_runner
+from scbench_ci.job.plan import problem_folders
 from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
-from scbench_ci.placement import Placement, make_placement
-from scbench_ci.plan import problem_folders
+from scbench_ci.pipeline.evaluation import run_evaluations
+from scbench_ci.pipeline.placement import Placement, make_placement
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.provenance import now, tool_versions
-from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import prepare_output
 

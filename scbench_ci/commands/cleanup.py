@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.options import CleanupOptions
 from scbench_ci.trust.terminal import inert
 

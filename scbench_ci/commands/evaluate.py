@@ -7,15 +7,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from scbench_ci import evaluation
 from scbench_ci.commands.channels import BaselineSource, Echo, Outcome, Warn, no_baseline, say
 from scbench_ci.executors.base import EVALUATION_CACHE_SCOPE
+from scbench_ci.job.plan import Plan
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import summary_renderer
-from scbench_ci.placement import make_placement
-from scbench_ci.plan import Plan
+from scbench_ci.pipeline import evaluation
+from scbench_ci.pipeline.placement import make_placement
 from scbench_ci.problem.load import KeptProblems
 from scbench_ci.results.baseline import baseline_durations, compared, test_times
 from scbench_ci.results.model import RunResult

@@ -6,11 +6,11 @@ of all of them writes them."""
 from __future__ import annotations
 
 from scbench_ci.commands.channels import BaselineSource, Outcome, no_baseline
-from scbench_ci.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.options import MergeOptions
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import summary_renderer
+from scbench_ci.pipeline.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.results.baseline import compared
 from scbench_ci.results.run_history import carried, carried_by_shards, with_history
 from scbench_ci.results.scbench_format import (

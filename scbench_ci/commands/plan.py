@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from scbench_ci.commands.channels import BaselineSource, no_baseline
-from scbench_ci.matrix import checkpoint_matrix, shard_matrix
+from scbench_ci.job.plan import plan_jobs
 from scbench_ci.options import PlanOptions
-from scbench_ci.plan import plan_jobs
+from scbench_ci.pipeline.matrix import checkpoint_matrix, shard_matrix
 from scbench_ci.results.baseline import baseline_durations
 
 

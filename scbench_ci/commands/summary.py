@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.check_summary import render_check_summary

@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from scbench_ci.errors import InfrastructureError, UsageError
-from scbench_ci.signals import STOPS
+from scbench_ci.foundation.errors import InfrastructureError, UsageError
+from scbench_ci.foundation.signals import STOPS
 
 Argument = TypeVar("Argument")
 Value = TypeVar("Value")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
-from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 
 TESTS_DIR = "tests"
 """The problem's folder of tests; test ids and files in results.json name them under it."""

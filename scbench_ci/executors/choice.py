@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scbench_ci.executors.base import EVALUATION_CACHE_SCOPE
-from scbench_ci.option_values import choice
+from scbench_ci.foundation.option_values import choice
 
 if TYPE_CHECKING:
     from scbench_ci.executors.base import Executor

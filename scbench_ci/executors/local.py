@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TextIO
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     MAX_QUALITY_OUTPUT_BYTES,
@@ -31,7 +30,8 @@ from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
 from scbench_ci.executors.quality_command import is_evaluators, launcher_argv, staged_sources
-from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.untrusted_tree import (

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scbench_ci.engines.admission import JobCount
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings, Setting
-from scbench_ci.option_values import Option
+from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.option_values import Option
+from scbench_ci.job.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
 from scbench_ci.options.declared import (
     CONCURRENCY,
     DETAILS,
@@ -41,7 +42,6 @@ from scbench_ci.options.declared import (
     ray_address,
     submission_template,
 )
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
 from scbench_ci.results.history import MAX_COMMIT_CHARS
 
 __all__ = [

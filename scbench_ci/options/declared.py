@@ -23,7 +23,7 @@ from scbench_ci.executors.choice import DEFAULT_EXECUTOR, EXECUTOR_NAMES, execut
 from scbench_ci.executors.docker.labels import CACHE_LABEL, LEGACY_CACHE_VOLUME
 from scbench_ci.executors.docker.settings import Setting, settings
 from scbench_ci.executors.processes import OWNER_LABEL, parse_owner
-from scbench_ci.option_values import (
+from scbench_ci.foundation.option_values import (
     BadValue,
     Option,
     boolean,
@@ -36,12 +36,12 @@ from scbench_ci.option_values import (
     whole_number,
     words,
 )
-from scbench_ci.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
+from scbench_ci.foundation.scbench_runner import DEFAULT_SCBENCH, SCBENCH_NAMES
+from scbench_ci.job.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results import details, fail_on
 from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
-from scbench_ci.scbench_runner import DEFAULT_SCBENCH, SCBENCH_NAMES
 
 ENGINES = ("local", "ray")
 DEFAULT_RAY_ADDRESS = "auto"

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scbench_ci.foundation.scbench_runner import rules_line
 from scbench_ci.outputs.console import UNMEASURED_NAMED
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.results import policy
 from scbench_ci.results.findings import CheckReport, Finding, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from scbench_ci.results.policy import counted
-from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
+from scbench_ci.foundation.scbench_runner import rules_line
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.outputs.failing_view import (
     CheckpointCauses,
@@ -29,7 +31,6 @@ from scbench_ci.outputs.failing_view import (
 )
 from scbench_ci.outputs.failing_view import told as told_causes
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import (
@@ -41,7 +42,6 @@ from scbench_ci.results.model import (
 )
 from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.results.quality_steps import erosion_rises, percent
-from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.terminal import inert
 
 HEADLINE_CHARS = 120

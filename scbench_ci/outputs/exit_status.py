@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.results import policy
 from scbench_ci.results.fail_on import IF_MEASURED, fail_on_mode, quality_limits
 from scbench_ci.results.model import RunResult

@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 import jinja2
 
+from scbench_ci.foundation.scbench_runner import rules_line
 from scbench_ci.outputs import summary_format as fmt
 from scbench_ci.outputs.console import (
     baseline_date,
@@ -44,7 +45,6 @@ from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
 from scbench_ci.results.model import why_failed
 from scbench_ci.results.trends import NEWLY_FLAKY_RUNS
-from scbench_ci.scbench_runner import rules_line
 from scbench_ci.trust.markdown import (
     Markdown,
     code_span,

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 from scbench_ci.engines.admission import BACKED_OFF, Decision
+from scbench_ci.job.plan import Job
 from scbench_ci.outputs.console import headline, passed_of
-from scbench_ci.plan import Job
 from scbench_ci.problem.model import Group
 from scbench_ci.results.model import CheckpointResult, why_failed
 from scbench_ci.trust.terminal import inert

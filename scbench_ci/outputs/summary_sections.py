@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from scbench_ci.job.reports import cap
 from scbench_ci.outputs.console import headline
 from scbench_ci.outputs.failing_view import (
     CauseGroup,
@@ -22,7 +23,6 @@ from scbench_ci.outputs.failing_view import (
 )
 from scbench_ci.outputs.summary_levels import Level, end_of
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import cap
 from scbench_ci.results.causes import first_line
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.errors import ProblemError
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.yaml_loader import ConfigError, YamlLines
 
 MAX_SHOWN_CHARS = 200

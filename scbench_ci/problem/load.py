@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from scbench_ci.errors import ProblemError
 from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.fields import FieldReader, shown, shown_field
 from scbench_ci.problem.model import (
     BUILTIN_MARKERS,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from scbench_ci.errors import ProblemError
 from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.fields import shown
 
 CONFIG_NAME = "config.yaml"

@@ -14,7 +14,7 @@ from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
-from scbench_ci.errors import ProblemError
+from scbench_ci.foundation.errors import ProblemError
 
 MAX_CONFIG_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 32

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from scbench_ci.reports import CUT_NOTE_CHARS, MAX_TRACEBACK_CHARS
+from scbench_ci.job.reports import CUT_NOTE_CHARS, MAX_TRACEBACK_CHARS
 from scbench_ci.results.model import TestResult
 
 TRACEBACK = "Traceback (most recent call last):"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from scbench_ci.reports import FAILING, PASSING, Status
+from scbench_ci.job.reports import FAILING, PASSING, Status
 from scbench_ci.results.comparison import (
     NOT_RUN,
     Change,

@@ -11,8 +11,9 @@ from dataclasses import asdict
 from typing import Any
 
 from scbench_ci.executors.base import ImageRecord, MissingProgram
+from scbench_ci.foundation.scbench_runner import scbench_runner
+from scbench_ci.job.reports import Status, capped_as_written
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status, capped_as_written
 from scbench_ci.results import policy
 from scbench_ci.results.comparison import CheckpointDelta, Comparison, TestChange
 from scbench_ci.results.findings import (
@@ -40,7 +41,6 @@ from scbench_ci.results.quality import QualityMeasures, QualityOutcome, Unmeasur
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.trends import trends, trends_to_json
 from scbench_ci.results.verdict import count_groups, counts_skipped, verdict
-from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.strict_json import JsonError
 
 

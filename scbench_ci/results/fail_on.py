@@ -8,7 +8,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from scbench_ci.option_values import BadValue, did_you_mean
+from scbench_ci.foundation.option_values import BadValue, did_you_mean
 
 FAIL_ON = ("policy", "regressions", "never")
 DEFAULT_FAIL_ON = "policy"

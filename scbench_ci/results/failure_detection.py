@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
-from scbench_ci.reports import Reports
+from scbench_ci.job.reports import Reports
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import Failure, FailureKind
 from scbench_ci.trust.seal import Broken, Seal

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from scbench_ci.reports import MAX_DURATION_S, MAX_LINE, MAX_RERUNS
+from scbench_ci.job.reports import MAX_DURATION_S, MAX_LINE, MAX_RERUNS
 from scbench_ci.trust.names import (
     MAX_CHECKPOINT_NAME_CHARS,
     MAX_PROBLEM_NAME_CHARS,

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.policy import GroupCounts
 
 DEFAULT_WINDOW = 30

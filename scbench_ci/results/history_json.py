@@ -14,8 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.file_checks import date
 from scbench_ci.results.history import (
     MAX_BYTES,

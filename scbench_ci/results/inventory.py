@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from scbench_ci.job.reports import Status, problem_node_id
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status, problem_node_id
 from scbench_ci.results.model import TestResult
 from scbench_ci.trust.names import shown_test_id
 from scbench_ci.trust.strict_json import JsonError, JsonLimits, parse

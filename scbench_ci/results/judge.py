@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.foundation.scbench_runner import ScbenchRunner
+from scbench_ci.job.reports import Reports
 from scbench_ci.problem.model import Checkpoint, Group, Problem
-from scbench_ci.reports import Reports
 from scbench_ci.results.categorize import group_of, owning_checkpoint
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.log_tail import log_tail
@@ -17,7 +18,6 @@ from scbench_ci.results.policy import GroupCounts, counted
 from scbench_ci.results.quality_report import read_quality
 from scbench_ci.results.scbench_rules import judge_by_1_0
 from scbench_ci.results.verdict import count_groups, counts_skipped, verdict
-from scbench_ci.scbench_runner import ScbenchRunner
 from scbench_ci.trust.seal import Broken, Seal
 
 

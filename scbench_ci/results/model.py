@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from scbench_ci.executors.base import ImageRecord
+from scbench_ci.foundation.scbench_runner import DEFAULT_SCBENCH
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results import policy
 from scbench_ci.results.comparison import Comparison
 from scbench_ci.results.findings import CheckReport
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityOutcome
-from scbench_ci.scbench_runner import DEFAULT_SCBENCH
 
 
 class FailureKind(StrEnum):

@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from scbench_ci.reports import FAILING
+from scbench_ci.job.reports import FAILING
 from scbench_ci.results.model import NetworkFailures, TestResult
 
 SCANNED_CHARS = 64 * 1024

@@ -8,7 +8,7 @@ import platform
 from datetime import UTC, datetime
 from importlib import metadata
 
-from scbench_ci.version import __version__
+from scbench_ci.foundation.version import __version__
 
 
 def now() -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from scbench_ci.reports import FAILING, PASSING, Status
+from scbench_ci.job.reports import FAILING, PASSING, Status
 from scbench_ci.results.model import CheckpointResult, RepeatCount, TestResult
 from scbench_ci.results.network_causes import network_failures
 from scbench_ci.results.verdict import count_groups, verdict

@@ -72,11 +72,11 @@ from pathlib import Path
 from typing import Any
 
 from scbench_ci.executors.base import PYTEST_LOG
+from scbench_ci.foundation.scbench_runner import ScbenchRunner, scbench_runner
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group, Problem
-from scbench_ci.reports import Status
 from scbench_ci.results.model import CheckpointResult, RunResult, TestResult, add_counts
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.scbench_runner import ScbenchRunner, scbench_runner
 from scbench_ci.standalone.pytest_runner import (
     COLLECTED_PREFIX,
     SEAL_PREFIX,

@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema
 
-from scbench_ci.scbench_runner import FORMER_SCBENCH
+from scbench_ci.foundation.scbench_runner import FORMER_SCBENCH
 from scbench_ci.trust.names import NAME_PATTERN, name_problem
 from scbench_ci.trust.strict_json import path_of
 

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from scbench_ci.job.reports import FAILING, PASSING, Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import FAILING, PASSING, Status
 from scbench_ci.results.history import History
 from scbench_ci.results.policy import GroupCounts
 

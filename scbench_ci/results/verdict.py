@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scbench_ci.foundation.scbench_runner import ScbenchRunner
+from scbench_ci.job.reports import FAILING, PASSING, Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import FAILING, PASSING, Status
 from scbench_ci.results import policy
 from scbench_ci.results.model import Failure, ScbenchRecord, TestResult
 from scbench_ci.results.policy import GroupCounts
-from scbench_ci.scbench_runner import ScbenchRunner
 
 
 def count_groups(

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path, PurePath
 
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.trust.files import remove_tree
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from scbench_ci.errors import ScbenchError
+from scbench_ci.foundation.errors import ScbenchError
 from scbench_ci.standalone.pytest_runner import write_new
 
 MAX_DEPTH = 100

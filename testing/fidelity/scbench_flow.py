@@ -45,7 +45,7 @@ SCBENCH_ENV = {
     "PIP_CONFIG_FILE": "/tmp/pip-conf",
 }
 SCBENCH_SETUP = ("uv init", "uv add -r requirements.txt")
-# SCBench's list as its runner has it, not ours (scbench_ci.command.PYTEST_PLUGINS): a change in
+# SCBench's list as its runner has it, not ours (scbench_ci.job.command.PYTEST_PLUGINS): a change in
 # either shows up as a difference.
 TEST_DEPENDENCIES = (
     "pytest",

@@ -26,8 +26,8 @@ from typing import Any
 import docker
 import pytest
 
+from scbench_ci.job.reports import FAILING, Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import FAILING, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.verdict import count_groups

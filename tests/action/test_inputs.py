@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.action.inputs import input_value, read_inputs
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from testing.problems import ProblemFolder
 
 

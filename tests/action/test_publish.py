@@ -14,7 +14,8 @@ from pathlib import Path
 from scbench_ci.action.inputs import read_inputs
 from scbench_ci.action.publish import Step, default_artifact_name
 from scbench_ci.commands.channels import Outcome
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.exit_status import run_headline
 from scbench_ci.outputs.github.annotations import (
     MAX_ANNOTATIONS,
@@ -22,7 +23,6 @@ from scbench_ci.outputs.github.annotations import (
     run_annotations,
 )
 from scbench_ci.outputs.summary import render_summary
-from scbench_ci.reports import Status
 from scbench_ci.results.file import load_pull_request, write_results
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.pull_request import PullRequestRef

@@ -18,7 +18,7 @@ import pytest
 
 from scbench_ci.action.main import main
 from scbench_ci.action.publish import unverified_note
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.file import write_pull_request, write_results
 from scbench_ci.results.pull_request import PullRequestRef
 from scbench_ci.trust.markdown import text

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.quality import SCBENCH_SIDE, print_side_by_side
-from scbench_ci.plan import Target
-from scbench_ci.reports import Status
+from scbench_ci.job.plan import Target
+from scbench_ci.job.reports import Status
 from scbench_ci.results.quality import QualityOutcome
 from testing.results import make_checkpoint, make_measures, make_test
 

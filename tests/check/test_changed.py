@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.check.changed import changed_problems
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from testing.paths import CHECK_REPO_PROBLEMS
 
 GIT_ENV = {

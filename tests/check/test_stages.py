@@ -20,14 +20,14 @@ from scbench_ci.check.stages import (
     oracle_findings,
     time_findings,
 )
+from scbench_ci.foundation.scbench_runner import PAPER, V1_0
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group, Problem
-from scbench_ci.reports import Status
 from scbench_ci.results.findings import Finding, Severity, Stage
 from scbench_ci.results.inventory import UNREPORTED
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, TestResult
 from scbench_ci.results.verdict import count_groups
-from scbench_ci.scbench_runner import PAPER, V1_0
 from testing.paths import CHECK_REPO_PROBLEMS
 
 E, W = Severity.ERROR, Severity.WARNING

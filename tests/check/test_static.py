@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.check.static import static_findings
+from scbench_ci.foundation.scbench_runner import PAPER
 from scbench_ci.results.findings import Finding, Severity, Stage
-from scbench_ci.scbench_runner import PAPER
 from testing.paths import CHECK_REPO_PROBLEMS, EXAMPLES, REPO_ROOT
 
 E, W = Severity.ERROR, Severity.WARNING

@@ -11,7 +11,7 @@ from scbench_ci.cli import evaluate
 from scbench_ci.cli import main as cli_main
 from scbench_ci.cli.arguments import STDOUT
 from scbench_ci.cli.main import parse_arguments
-from scbench_ci.error_handler import Ending
+from scbench_ci.commands.error_handler import Ending
 from scbench_ci.executors.docker.settings import DockerSettings
 
 WHERE = ("evaluate", "--problem", "p", "--checkpoint", "checkpoint_1", "--submission", "s")

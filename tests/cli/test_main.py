@@ -308,7 +308,7 @@ def test_an_unexpected_exception_is_exit_3_with_a_crash_log(
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('a bug')\n"
         "seal.read_report_files = broken\n"
-        "import scbench_ci.evaluation as evaluation\n"
+        "import scbench_ci.pipeline.evaluation as evaluation\n"
         "evaluation.read_report_files = broken\n"
     )
     run, _ = evaluate(problem_folder, submission, "--quiet", env=env)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scbench_ci.cli.main import parse_arguments
 from scbench_ci.cli.workflow_step import report_to_workflow
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.model import RunResult
 from testing.results import make_checkpoint, make_run, make_test
 

@@ -13,7 +13,7 @@ import pytest
 
 from scbench_ci.action.inputs import read_inputs
 from scbench_ci.commands.evaluate import evaluate
-from scbench_ci.errors import ExitCode, ProblemError, UsageError
+from scbench_ci.foundation.errors import ExitCode, ProblemError, UsageError
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.summary import SUMMARY_FILE
 from scbench_ci.results.baseline import Baseline

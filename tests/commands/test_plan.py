@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.commands.plan import plan
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.options import PlanOptions
 from scbench_ci.results.baseline import Baseline
 from testing.paths import EXAMPLES

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.commands.summary import summary
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.results.file import load_results, write_results

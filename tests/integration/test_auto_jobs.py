@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.engines.admission import Decision
-from scbench_ci.evaluation import RUN_AGAIN_NOTICE, run_evaluations
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
+from scbench_ci.job.plan import plan_jobs
 from scbench_ci.options import EvaluationOptions
-from scbench_ci.placement import OnThisMachine
-from scbench_ci.plan import plan_jobs
+from scbench_ci.pipeline.evaluation import RUN_AGAIN_NOTICE, run_evaluations
+from scbench_ci.pipeline.placement import OnThisMachine
 from scbench_ci.results.file import read_checkpoint
 from testing.cli import run_cli
 from testing.problems import ProblemFolder

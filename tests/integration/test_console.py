@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.scbench_runner import rules_line
+from scbench_ci.foundation.scbench_runner import rules_line
 from scbench_ci.standalone.pytest_runner import SEAL_PREFIX, START_PREFIX
 from testing.cli import run_cli
 from testing.examples import EXECUTOR

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.reports import FAILING, PASSING
+from scbench_ci.job.reports import FAILING, PASSING
 from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import checkpoint_documents

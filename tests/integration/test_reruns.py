@@ -14,7 +14,6 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.command import RERUN_PLUGIN, build_command
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
     PYTEST_LOG,
@@ -29,10 +28,11 @@ from scbench_ci.executors.docker.cache_build import runner_key
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
+from scbench_ci.job.command import RERUN_PLUGIN, build_command
+from scbench_ci.job.reports import Reports, Status, read_reports
+from scbench_ci.job.workspace import stage_workspace
 from scbench_ci.problem.load import load_problem
-from scbench_ci.reports import Reports, Status, read_reports
 from scbench_ci.trust.seal import Seal, check_seal, read_report_files
-from scbench_ci.workspace import stage_workspace
 from testing.problems import ProblemFolder
 
 TEST_TIMEOUT_S = 2

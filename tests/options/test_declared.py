@@ -17,9 +17,10 @@ import scbench_ci
 from scbench_ci.action.inputs import ActionInputs, read_inputs
 from scbench_ci.api import CHECK_KEYWORDS, EVALUATE_KEYWORDS
 from scbench_ci.cli.main import COMMANDS, parse_arguments
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import Setting
-from scbench_ci.option_values import BadValue, Option, optional_text, path, words
+from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.option_values import BadValue, Option, optional_text, path, words
+from scbench_ci.job.plan import Target
 from scbench_ci.options import (
     CleanupOptions,
     EvaluationOptions,
@@ -28,7 +29,6 @@ from scbench_ci.options import (
     SummaryOptions,
     declared,
 )
-from scbench_ci.plan import Target
 from testing.paths import REPO_ROOT
 from testing.runner import input_variable
 

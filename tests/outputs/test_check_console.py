@@ -9,7 +9,8 @@ import pytest
 
 from scbench_ci.check.judge import DYNAMIC_STAGES
 from scbench_ci.cli.main import main
-from scbench_ci.errors import ExitCode
+from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.foundation.scbench_runner import rules_line
 from scbench_ci.outputs.check_console import finding_line, render_check_report
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
@@ -19,7 +20,6 @@ from scbench_ci.results.fail_on import DEFAULT_FAIL_ON
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import ProblemResult, RunResult
 from scbench_ci.results.quality import QualityMeasures, QualityOutcome
-from scbench_ci.scbench_runner import rules_line
 from testing.results import make_checkpoint, make_run
 
 TEST_ID = "tests/test_checkpoint_1.py::test_a"

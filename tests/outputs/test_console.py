@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.foundation.scbench_runner import rules_line
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.judge import unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, TestResult
 from scbench_ci.results.verdict import count_groups
-from scbench_ci.scbench_runner import rules_line
 from testing.problems import ProblemFolder
 from testing.results import left_out, make_checkpoint, make_run, make_test, measured
 

@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from scbench_ci.errors import ExitCode
-from scbench_ci.option_values import BadValue
+from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.foundation.option_values import BadValue
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.exit_status import exit_code, over_limits, run_headline
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.fail_on import parse_fail_on
 from scbench_ci.results.model import CheckpointResult, RunResult

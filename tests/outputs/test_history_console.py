@@ -3,8 +3,8 @@ measured, between the pass rates and the flaky tests; nothing of it otherwise.""
 
 from __future__ import annotations
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.history_console import render_trends
-from scbench_ci.reports import Status
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.results.trends import trends

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.engines.admission import Decision
+from scbench_ci.job.plan import Job, plan_jobs
 from scbench_ci.outputs.progress import FinishedLines, LiveStatus, finished_line
-from scbench_ci.plan import Job, plan_jobs
 from scbench_ci.problem.model import Group
 from scbench_ci.results.judge import unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind

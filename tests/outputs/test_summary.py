@@ -14,18 +14,18 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from scbench_ci.executors.base import SETUP_LOG, ExecutionResult, ImageRecord, MissingProgram
+from scbench_ci.foundation.scbench_runner import PAPER
+from scbench_ci.job.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.outputs.failing_view import cause_groups
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_levels import LEVELS
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
-from scbench_ci.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind, RepeatCount, RunResult
-from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.cli import run_cli
 from testing.paths import EXAMPLES

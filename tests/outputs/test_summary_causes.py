@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.failing_view import cause_groups
 from scbench_ci.outputs.summary import SummaryRenderer, render_summary, summary_renderer
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
-from scbench_ci.reports import Status
 from scbench_ci.results.causes import Source
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import load_results

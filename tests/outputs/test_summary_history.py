@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.run_history import carried, with_history
 from testing.mermaid import draw, mermaid_blocks

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.summary import render_summary
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from testing.mermaid import draw, mermaid_blocks

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.outputs.summary_view import MATRIX_COLUMNS, detailed, matrix, run_warnings
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import (
     CheckpointResult,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.errors import ProblemError
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.load import KeptProblems, load_problem
 from scbench_ci.problem.model import DEFAULT_TEST_TIMEOUT_S, Group
 from testing.problems import ProblemFolder

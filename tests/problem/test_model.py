@@ -2,7 +2,7 @@
 
 import pytest
 
-from scbench_ci.errors import ProblemError
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import MAX_CHECKPOINT_NAME_CHARS, is_checkpoint_name
 from testing.problems import ProblemFolder

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.errors import ProblemError
+from scbench_ci.foundation.errors import ProblemError
 from scbench_ci.problem.yaml_loader import (
     MAX_CONFIG_BYTES,
     ConfigError,

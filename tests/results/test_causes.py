@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from scbench_ci.reports import FAILING, Status
+from scbench_ci.job.reports import FAILING, Status
 from scbench_ci.results.causes import (
     MAX_CAUSE_CHARS,
     Source,

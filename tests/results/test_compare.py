@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.comparison import NOT_RUN
 from scbench_ci.results.model import Failure, FailureKind

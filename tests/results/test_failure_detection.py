@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.executors.base import ExecutionResult
-from scbench_ci.reports import CollectionError, Reports
+from scbench_ci.job.reports import CollectionError, Reports
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.model import FailureKind
 from scbench_ci.trust.seal import Broken, Seal

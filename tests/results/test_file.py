@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors.base import ImageRecord, MissingProgram
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.file import (
     ResultsError,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.inventory import (
     UNREPORTED,
     apply_inventory,

@@ -6,14 +6,14 @@ from pathlib import Path
 import jsonschema
 
 from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.scbench_runner import PAPER
+from scbench_ci.job.reports import Reports, Status
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Checkpoint, Group, Problem
-from scbench_ci.reports import Reports, Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.model import CheckpointResult, FailureKind, why_failed
 from scbench_ci.results.verdict import verdict
-from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.paths import REPO_ROOT
 from testing.problems import ProblemFolder

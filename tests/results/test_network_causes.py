@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.model import NetworkFailures
 from scbench_ci.results.network_causes import (
     Unreachable,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import CheckpointResult, ProblemResult
 from scbench_ci.results.quality_steps import erosion_rises, points_change, quality_steps

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.model import Failure, FailureKind, RepeatCount
 from scbench_ci.results.repeats import combine_runs
 from testing.results import make_checkpoint, make_test

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.history import (
     MAX_BYTES,

@@ -7,9 +7,10 @@ import jsonschema
 import pytest
 
 from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.scbench_runner import PAPER
+from scbench_ci.job.reports import Reports, Status, TestOutcome
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Group, Problem
-from scbench_ci.reports import Reports, Status, TestOutcome
 from scbench_ci.results.judge import judge_checkpoint, unrun_result
 from scbench_ci.results.model import CheckpointResult, Failure, FailureKind
 from scbench_ci.results.scbench_format import (
@@ -20,7 +21,6 @@ from scbench_ci.results.scbench_format import (
     write_checkpoint_results,
     write_evaluation,
 )
-from scbench_ci.scbench_runner import PAPER
 from scbench_ci.trust.seal import Broken, Seal
 from testing.problems import ProblemFolder
 from testing.results import make_outcome

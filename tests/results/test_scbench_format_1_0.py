@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.scbench_runner import V1_0
+from scbench_ci.job.reports import Reports, Status
 from scbench_ci.problem.load import load_problem
 from scbench_ci.problem.model import Problem
-from scbench_ci.reports import Reports, Status
 from scbench_ci.results.inventory import tc_hash
 from scbench_ci.results.judge import judge_checkpoint
 from scbench_ci.results.model import CheckpointResult
@@ -24,7 +25,6 @@ from scbench_ci.results.scbench_format import (
     evaluation_json,
     write_evaluation,
 )
-from scbench_ci.scbench_runner import V1_0
 from scbench_ci.trust.seal import Seal
 from testing.problems import ProblemFolder
 from testing.results import make_outcome

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.inventory import tc_hash
 from scbench_ci.results.model import FailureKind, TestResult
 from scbench_ci.results.scbench_rules import MISSING_INVENTORY, Judged, judge_by_1_0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.file import load_results, write_results
 from scbench_ci.results.history import History
 from scbench_ci.results.model import RunResult

@@ -1,7 +1,7 @@
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.model import Failure, FailureKind
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.verdict import count_groups, verdict

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.command import inventory_spec
 from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.job.command import inventory_spec
+from scbench_ci.job.workspace import stage_workspace
 from scbench_ci.problem.load import load_problem
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import (
@@ -29,7 +30,6 @@ from scbench_ci.standalone.pytest_runner import (
     collected_text,
 )
 from scbench_ci.trust.seal import INVENTORY
-from scbench_ci.workspace import stage_workspace
 from testing.paths import REPO_ROOT
 
 pytestmark = pytest.mark.slow

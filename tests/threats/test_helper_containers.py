@@ -67,7 +67,7 @@ except BaseException:
 PRELUDE = """
 import sys
 import docker
-from scbench_ci.signals import raise_on_signals
+from scbench_ci.foundation.signals import raise_on_signals
 raise_on_signals()
 IMAGE = sys.argv[1]
 client = docker.from_env()

@@ -22,7 +22,7 @@ import docker
 import jsonschema
 import pytest
 
-from scbench_ci.reports import problem_node_id
+from scbench_ci.job.reports import problem_node_id
 from scbench_ci.trust.terminal import inert, terminal_text
 from testing.examples import SCHEMA
 from testing.hostile_submissions import HOSTILE

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.executors.output import MAX_LOG_BYTES
+from scbench_ci.job.reports import MAX_MESSAGE_CHARS, MAX_TRACEBACK_CHARS
 from scbench_ci.outputs.summary import MAX_BYTES as MAX_SUMMARY_BYTES
-from scbench_ci.reports import MAX_MESSAGE_CHARS, MAX_TRACEBACK_CHARS
 from testing.examples import group_counts
 from testing.hostile_submissions import (
     BROKEN_COUNTS,

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.merge import load_shards, merge_runs
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.summary import render_summary
+from scbench_ci.pipeline.merge import load_shards, merge_runs
 from scbench_ci.results.file import load_results
 from testing.cost_ratio import ALLOWED_RATIO, cost_ratio
 from testing.hostile_results import _replaced, places

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.errors import ExitCode, UsageError
+from scbench_ci.foundation.errors import ExitCode, UsageError
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.github.pr_comment import comment_tag

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import Status
 from scbench_ci.results.file import write_results
 from scbench_ci.results.model import CheckpointResult, TestResult
 from scbench_ci.results.verdict import count_groups, verdict

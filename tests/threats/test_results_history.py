@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from scbench_ci.reports import Status
+from scbench_ci.job.reports import Status
 from scbench_ci.results.file import write_results
 from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli

@@ -21,10 +21,10 @@ import pytest
 from scbench_ci.check import stages
 from scbench_ci.check.known_failures import parse_known_failures
 from scbench_ci.executors.docker.cache import MAX_REQUIREMENTS_BYTES, requirement_names
+from scbench_ci.job.reports import MAX_TRACEBACK_CHARS, Status, read_reports
 from scbench_ci.outputs.console import headline
 from scbench_ci.outputs.github.workflow import command
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
-from scbench_ci.reports import MAX_TRACEBACK_CHARS, Status, read_reports
 from scbench_ci.results.causes import MAX_SCANNED_CHARS, cause_of, first_line
 from scbench_ci.results.file import LIMITS
 from scbench_ci.results.log_tail import log_tail

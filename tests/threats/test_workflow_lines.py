@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.errors import ExitCode
-from scbench_ci.reports import Status
+from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.job.reports import Status
 from scbench_ci.results.file import write_results
 from testing.cli import run_cli
 from testing.paths import EXAMPLES

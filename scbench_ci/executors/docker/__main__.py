@@ -8,11 +8,11 @@ from __future__ import annotations
 import sys
 import time
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import connect, docker_errors
 from scbench_ci.executors.docker.image_build import default_image
 from scbench_ci.executors.docker.image_recipe import RECIPES
 from scbench_ci.executors.docker.image_versions import image_facts, image_path
+from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.trust.terminal import inert
 
 

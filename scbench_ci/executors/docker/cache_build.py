@@ -44,7 +44,7 @@ from scbench_ci.executors.docker.layout import (
 from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import copy_in, put_directories
 from scbench_ci.executors.output import LogSink
-from scbench_ci.signals import Terminated
+from scbench_ci.foundation.signals import Terminated
 
 # Run by the runner in a dependency builder once the setup is done: copy every entry the setup
 # made in the workspace (all but requirements.txt) to the volume ($2), one name a line, then the

@@ -25,8 +25,8 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_UID,
     WORKSPACE_DIR,
 )
-from scbench_ci.signals import Terminated
-from scbench_ci.version import __version__
+from scbench_ci.foundation.signals import Terminated
+from scbench_ci.foundation.version import __version__
 
 RUN_LABEL = "dev.scbench-ci.run"
 VERSION_LABEL = "dev.scbench-ci.version"

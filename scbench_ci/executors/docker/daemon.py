@@ -13,7 +13,7 @@ import requests
 from docker.constants import MINIMUM_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, ImageNotFound, InvalidVersion
 
-from scbench_ci.errors import InfrastructureError
+from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.trust.terminal import inert
 
 DEFAULT_SOCKET = "/var/run/docker.sock"

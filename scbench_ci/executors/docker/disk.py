@@ -12,8 +12,8 @@ from typing import Any
 
 import docker
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.container import build_name, helper_container, labels
+from scbench_ci.foundation.errors import InfrastructureError
 
 MIN_DISK_BYTES = 64 * 1024**2
 _FREE_DISK_TTL_S = 60.0

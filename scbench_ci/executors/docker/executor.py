@@ -42,7 +42,6 @@ from docker.errors import DockerException
 from docker.models.containers import Container
 from docker.utils import parse_bytes
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
@@ -93,7 +92,8 @@ from scbench_ci.executors.docker.warm_runner import WarmStart
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
 from scbench_ci.executors.quality_command import staged_sources
-from scbench_ci.scbench_runner import V1_0, ScbenchRunner
+from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import KEY_FROM_STDIN, SEAL_KEY_VARIABLE
 

@@ -31,9 +31,9 @@ import docker
 import requests
 from docker.errors import DockerException, ImageNotFound
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.daemon import ensure_image, reason, say
 from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE, Recipe
+from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.trust.terminal import terminal_text
 
 LOCAL_REPOSITORY = "scbench-ci-evaluation"

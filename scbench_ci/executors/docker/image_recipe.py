@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from scbench_ci.executors.base import MissingProgram
-from scbench_ci.scbench_runner import V1_0
+from scbench_ci.foundation.scbench_runner import V1_0
 
 PUBLISHED_IMAGE = "ghcr.io/scbench/evaluate-env:python3.12"
 EVALUATION_IMAGE = os.environ.get("SCBENCH_EVALUATION_IMAGE") or PUBLISHED_IMAGE

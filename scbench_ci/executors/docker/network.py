@@ -38,8 +38,8 @@ from docker.errors import DockerException
 from docker.models.containers import Container
 from docker.models.networks import Network
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.docker.layout import IDLE_USER
+from scbench_ci.foundation.errors import InfrastructureError
 
 ISOLATED_NETWORK = "scbench-ci-isolated"
 """Its name's prefix."""

@@ -35,7 +35,7 @@ from scbench_ci.executors.docker.layout import TestsPlace
 from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import prepare_container
 from scbench_ci.executors.docker.warm_runner import WarmRunner, WarmStart
-from scbench_ci.signals import Terminated
+from scbench_ci.foundation.signals import Terminated
 
 
 @dataclass(frozen=True)

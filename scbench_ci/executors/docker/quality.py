@@ -13,7 +13,6 @@ import requests
 from docker.errors import DockerException
 from docker.models.containers import Container
 
-from scbench_ci.errors import InfrastructureError
 from scbench_ci.executors.base import (
     MAX_QUALITY_OUTPUT_BYTES,
     QUALITY_CPU_S,
@@ -44,6 +43,7 @@ from scbench_ci.executors.docker.layout import (
 )
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.quality_command import launcher_argv, scb_check_arguments
+from scbench_ci.foundation.errors import InfrastructureError
 
 
 def install_steps() -> list[list[str]]:

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE
-from scbench_ci.option_values import (
+from scbench_ci.foundation.option_values import (
     BadValue,
     Option,
     as_text,

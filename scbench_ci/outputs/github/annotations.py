@@ -12,11 +12,11 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
+from scbench_ci.job.reports import FAILING
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.console import flaky_outcome, flaky_tests
 from scbench_ci.outputs.github.workflow import command
 from scbench_ci.problem.model import Group
-from scbench_ci.reports import FAILING
 from scbench_ci.results.findings import Severity
 from scbench_ci.results.model import RunResult
 

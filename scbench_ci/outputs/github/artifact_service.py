@@ -25,9 +25,9 @@ from urllib.parse import quote
 
 import requests
 
-from scbench_ci.errors import InfrastructureError
+from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.version import __version__
 from scbench_ci.outputs.github.retry import RetryPolicy
-from scbench_ci.version import __version__
 
 SERVICE = "github.actions.results.api.v1.ArtifactService"
 ARTIFACT_VERSION = 7

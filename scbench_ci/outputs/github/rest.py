@@ -21,9 +21,9 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
-from scbench_ci.errors import InfrastructureError
+from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.version import __version__
 from scbench_ci.outputs.github.retry import RetryPolicy
-from scbench_ci.version import __version__
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scbench_ci.errors import UsageError
+from scbench_ci.foundation.errors import UsageError
 from scbench_ci.outputs.github.event import TriggeringRun
 from scbench_ci.outputs.github.rest import DEFAULT_RETRY, GitHubApiError, GitHubRest
 from scbench_ci.outputs.github.retry import RetryPolicy

@@ -19,8 +19,6 @@ import docker
 import pytest
 
 from scbench_ci.commands.cleanup import cleanup
-from scbench_ci.errors import InfrastructureError
-from scbench_ci.evaluation import evaluate, plan_evaluation
 from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import CACHE_LABEL, STDLIB
@@ -30,10 +28,12 @@ from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE
 from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, owner
+from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.scbench_runner import PAPER
+from scbench_ci.job.reports import Status
 from scbench_ci.options import CleanupOptions, EvaluationOptions
-from scbench_ci.placement import OnThisMachine
-from scbench_ci.reports import Status
-from scbench_ci.scbench_runner import PAPER
+from scbench_ci.pipeline.evaluation import evaluate, plan_evaluation
+from scbench_ci.pipeline.placement import OnThisMachine
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 from testing.problems import ProblemFolder
 

@@ -28,7 +28,7 @@ from scbench_ci.executors.docker.image_recipe import (
 )
 from scbench_ci.executors.docker.image_versions import ImageFacts, _parsed, image_facts
 from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.scbench_runner import PAPER, RUNNERS, V1_0
+from scbench_ci.foundation.scbench_runner import PAPER, RUNNERS, V1_0
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 
 # What the tests of a real problem (SCBench's dynamic_buffer) run: a program per language, built

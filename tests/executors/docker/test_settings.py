@@ -11,11 +11,11 @@ import pytest
 from scbench_ci.action.inputs import DEFAULTS, read_inputs
 from scbench_ci.cli import evaluate
 from scbench_ci.cli.main import parse_arguments
-from scbench_ci.errors import UsageError
 from scbench_ci.executors.choice import make_executor
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings, settings
-from scbench_ci.option_values import as_text
+from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.option_values import as_text
 
 CHANGED = {
     "image": "python:3.12",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from scbench_ci.job.reports import Status
 from scbench_ci.outputs.github.annotations import MAX_ANNOTATIONS, error_annotations
-from scbench_ci.reports import Status
 from scbench_ci.results.compare import compare
 from scbench_ci.results.model import RunResult
 from testing.results import make_run

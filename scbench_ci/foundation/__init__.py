@@ -1,0 +1,2 @@
+"""The ground floor, the words every layer shares: errors and exit codes, the parsers of option
+text, whose rules decide a run, signals as exceptions, the version."""

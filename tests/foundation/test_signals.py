@@ -1,0 +1,62 @@
+"""The first Ctrl-C or SIGTERM raises; those that follow while the run stops change nothing, so
+a cleanup that a second signal would have cut short runs to its end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from scbench_ci.foundation.signals import Terminated, raise_on_signals
+
+
+def stopped_by(*signals: signal.Signals) -> tuple[type[BaseException], list[str]]:
+    """What the signals, sent to this process one after another, raise; and how far a cleanup
+    that the later ones arrive in got."""
+    raise_on_signals()
+    steps: list[str] = []
+    try:
+        try:
+            os.kill(os.getpid(), signals[0])
+            time.sleep(5)
+        finally:
+            steps.append("cleanup started")
+            for later in signals[1:]:
+                os.kill(os.getpid(), later)
+                time.sleep(0.05)  # a handler runs between bytecodes: give it the chance
+            steps.append("cleanup ended")
+    except BaseException as error:
+        return type(error), steps
+    raise AssertionError("no signal raised")
+
+
+@pytest.mark.parametrize(
+    ("signals", "raised"),
+    [
+        ((signal.SIGINT,), KeyboardInterrupt),
+        ((signal.SIGTERM,), Terminated),
+        ((signal.SIGINT, signal.SIGINT), KeyboardInterrupt),
+        ((signal.SIGTERM, signal.SIGINT, signal.SIGTERM), Terminated),
+        ((signal.SIGINT,) * 10, KeyboardInterrupt),
+    ],
+)
+def test_the_first_signal_raises_and_the_others_cut_no_cleanup_short(
+    signals: tuple[signal.Signals, ...], raised: type[BaseException]
+) -> None:
+    assert stopped_by(*signals) == (raised, ["cleanup started", "cleanup ended"])
+
+
+def test_each_call_starts_afresh() -> None:
+    assert stopped_by(signal.SIGINT)[0] is KeyboardInterrupt
+    assert stopped_by(signal.SIGTERM)[0] is Terminated
+
+
+def test_outside_the_main_thread_nothing_changes() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    worker = threading.Thread(target=raise_on_signals)
+    worker.start()
+    worker.join()
+    assert signal.getsignal(signal.SIGINT) is before
