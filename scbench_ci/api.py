@@ -26,6 +26,7 @@ from scbench_ci.commands import history as history_command
 from scbench_ci.commands.channels import Echo, Outcome
 from scbench_ci.foundation.errors import ExitCode, InfrastructureError, ScbenchError, UsageError
 from scbench_ci.foundation.option_values import Option, as_text
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.job.plan import Target
 from scbench_ci.options import CheckOptions, EvaluationOptions, HistoryOptions, fields_of
 from scbench_ci.options.declared import (
@@ -322,7 +323,7 @@ def _targets(targets: Sequence[Target]) -> tuple[Target, ...]:
 def _key(target: Target) -> tuple[str, str]:
     """The target's problem and checkpoint as the run names them (the problem's real folder's
     name)."""
-    return Path(os.path.realpath(target.problem)).name, target.checkpoint
+    return real_path(target.problem).name, target.checkpoint
 
 
 def _path(name: str, value: object) -> Path:

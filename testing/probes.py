@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.executors.base import WORKSPACE_TESTS_DIR, TestCommand
+from scbench_ci.executors.base import TestCommand
+from scbench_ci.foundation.layout import WORKSPACE_TESTS_DIR
 from scbench_ci.standalone.pytest_runner import START_PREFIX, start_text
 
 PROBE_KEY = "test-key"

@@ -126,12 +126,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.outputs.github.event", ".read_text"): "GitHub's event file",
     ("scbench_ci.engines.load", ".read_text"): "the kernel's /proc/stat and /proc/meminfo",
     (
-        "scbench_ci.outputs.github.baseline_artifact",
+        "scbench_ci.action.artifact_download",
         "zipfile.ZipFile",
     ): "a downloaded artifact, its "
     "members checked one by one (_checked_path) and extracted with open('xb')",
     (
-        "scbench_ci.outputs.github.baseline_artifact",
+        "scbench_ci.action.artifact_download",
         ".open",
     ): "the artifact's members, written 'xb'",
     (

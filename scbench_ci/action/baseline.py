@@ -8,7 +8,7 @@ from pathlib import Path
 from scbench_ci.action.inputs import ARTIFACT_BASELINE
 from scbench_ci.action.publish import Step
 from scbench_ci.commands.channels import BaselineSource
-from scbench_ci.outputs.github.baseline_artifact import download_baseline
+from scbench_ci.action.artifact_download import download_baseline
 from scbench_ci.results.baseline import Baseline, load_baseline
 from scbench_ci.results.file import ResultsError
 from scbench_ci.trust.files import scratch_folder

@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.executors.base import REPORTS_DIR
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.layout import REPORTS_DIR
 from scbench_ci.foundation.option_values import Option
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.options import (
     CheckOptions,
     EvaluationOptions,
@@ -50,7 +51,6 @@ from scbench_ci.options.declared import (
     UNEXPANDED_TOKEN,
     UPLOAD_ARTIFACT,
 )
-from scbench_ci.problem.model import real_path
 from scbench_ci.results.baseline import results_files
 
 WITHOUT_PROBLEMS = ("merge", "publish")

@@ -27,8 +27,8 @@ from scbench_ci.commands.error_handler import TERMINATED, Ending, handle_errors
 from scbench_ci.commands.evaluate import evaluate
 from scbench_ci.commands.merge import merge
 from scbench_ci.commands.plan import plan
-from scbench_ci.executors.base import REPORTS_DIR
 from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.foundation.layout import REPORTS_DIR
 from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report

@@ -26,7 +26,7 @@ from scbench_ci.foundation.errors import ExitCode, UsageError
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import check_annotations, run_annotations
-from scbench_ci.outputs.github.baseline_artifact import download_run_artifact
+from scbench_ci.action.artifact_download import download_run_artifact
 from scbench_ci.outputs.github.event import triggering_run
 from scbench_ci.outputs.github.workflow_run import verified_pull_request
 from scbench_ci.outputs.summary import summary_renderer

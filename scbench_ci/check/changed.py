@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from scbench_ci.foundation.errors import UsageError
-from scbench_ci.problem.model import real_path
+from scbench_ci.foundation.paths import real_path
 
 SHALLOW_HINT = (
     "in a shallow clone, fetch the history it needs (actions/checkout with fetch-depth: 0)"

@@ -22,11 +22,12 @@ from scbench_ci.check.stages import (
 )
 from scbench_ci.check.static import SOLUTIONS_DIR
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import scbench_runner
 from scbench_ci.job.command import per_test_timeout
 from scbench_ci.job.plan import Job
 from scbench_ci.options import EvaluationOptions
-from scbench_ci.problem.model import Problem, real_path
+from scbench_ci.problem.model import Problem
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
 from scbench_ci.results.model import CheckpointResult, ProblemResult
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem

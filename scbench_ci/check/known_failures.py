@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.foundation.layout import TESTS_DIR
 from scbench_ci.problem.fields import shown
 from scbench_ci.problem.model import Problem
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES

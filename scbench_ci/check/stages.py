@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scbench_ci.check.known_failures import KNOWN_FAILURES, KnownFailure, known_failure_findings
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.foundation.layout import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.foundation.scbench_runner import ScbenchRunner
 from scbench_ci.job.reports import (
     FAILING,

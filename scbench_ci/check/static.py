@@ -14,18 +14,12 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from scbench_ci.check.known_failures import read_known_failures
-from scbench_ci.executors.base import TESTS_DIR
 from scbench_ci.foundation.errors import ProblemError
+from scbench_ci.foundation.layout import TESTS_DIR
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.problem.load import ProblemCheck, check_problem
-from scbench_ci.problem.model import (
-    BUILTIN_MARKERS,
-    CONFIG_NAME,
-    CONFTEST,
-    Group,
-    Problem,
-    real_path,
-)
+from scbench_ci.problem.model import BUILTIN_MARKERS, CONFIG_NAME, CONFTEST, Group, Problem
 from scbench_ci.problem.yaml_loader import ConfigError
 from scbench_ci.results.findings import Finding, Severity, Stage, finding_path
 from scbench_ci.trust.untrusted_tree import (

@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import partial
 
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.options import SummaryOptions
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.summary import summary_renderer
-from scbench_ci.problem.model import real_path
 from scbench_ci.results.file import load_results
 from scbench_ci.trust.output_folder import write_file
 

@@ -14,32 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
+from scbench_ci.foundation.layout import SCBENCH_TESTS_USER, SCBENCH_WORKDIR
 from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 
-TESTS_DIR = "tests"
-"""The problem's folder of tests; test ids and files in results.json name them under it."""
-WORKSPACE_TESTS_DIR = ".evaluation_tests"
-"""Where the problem's tests are staged in the workspace, as SCBench's runner stages them
-(`WORKSPACE_TEST_DIR`, src/slop_code/common/constants.py); a submission's own `tests/` stays."""
-PYTEST_INI = "pytest.ini"
 EVALUATION_CACHE_SCOPE = "evaluation"
 REVIEW_CACHE_SCOPE = "review"
 """The environment caches' scopes: `check`'s review builds its own, apart from the
 evaluations'."""
-REPORTS_DIR = ".scbench"
-"""Where the test runner writes its reports, in the workspace."""
-REQUIREMENTS = "requirements.txt"
-"""The submission's dependencies, which SCBench's default setup installs."""
-SETUP_LOG = "setup.log"
-SCBENCH_TESTS_USER = "1000:1000"
-"""The user SCBench runs the tests as when its environment names none (`get_eval_user`)."""
-SCBENCH_WORKDIR = "/workspace"
-"""SCBench's default `docker.workdir`: where the workspace is and the tests run."""
-PYTEST_LOG = "pytest.log"
-EVALUATOR_NAMES = (WORKSPACE_TESTS_DIR, REPORTS_DIR, PYTEST_INI)
-"""The workspace's entries only the evaluator makes: all others are the submission's."""
-QUALITY_LOG = "quality.log"
-"""What the quality measure printed besides its report."""
 Phase = Literal["setup", "tests"]
 SCB_CHECK_VERSION = "0.2.0"
 SCB_CHECK = f"scb-check=={SCB_CHECK_VERSION}"

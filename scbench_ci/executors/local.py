@@ -16,7 +16,6 @@ from typing import IO, TextIO
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     MAX_QUALITY_OUTPUT_BYTES,
-    QUALITY_LOG,
     QUALITY_PYTHON,
     SCB_CHECK,
     ExecutionRequest,
@@ -31,6 +30,7 @@ from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import Plan, Step, run_phases
 from scbench_ci.executors.quality_command import is_evaluators, launcher_argv, staged_sources
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import QUALITY_LOG
 from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.files import scratch_folder

@@ -17,14 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
-from scbench_ci.executors.base import (
-    PYTEST_LOG,
-    SETUP_LOG,
-    ExecutionRequest,
-    ExecutionResult,
-    Phase,
-)
+from scbench_ci.executors.base import ExecutionRequest, ExecutionResult, Phase
 from scbench_ci.executors.output import LogSink
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.standalone.pytest_runner import SEAL_KEY_VARIABLE
 
 PHASE_ORDER = ("image", "container", "runner", "setup", "tests", "collect", "quality", "cleanup")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scbench_ci.executors.base import EVALUATOR_NAMES
+from scbench_ci.foundation.layout import EVALUATOR_NAMES
 from scbench_ci.trust.untrusted_tree import Entry, Kind, UntrustedTree
 
 SCB_CHECK_SUFFIXES = frozenset(

@@ -10,13 +10,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, replace
 
-from scbench_ci.executors.base import (
-    PYTEST_LOG,
-    REPORTS_DIR,
-    ExecutionRequest,
-    ExecutionResult,
-    Executor,
-)
+from scbench_ci.executors.base import ExecutionRequest, ExecutionResult, Executor
+from scbench_ci.foundation.layout import PYTEST_LOG, REPORTS_DIR
 from scbench_ci.trust.seal import (
     Broken,
     ReportFiles,

@@ -17,12 +17,13 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest
+from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.foundation.version import __version__
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import write_file

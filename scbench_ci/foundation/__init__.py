@@ -1,2 +1,3 @@
-"""The ground floor, the words every layer shares: errors and exit codes, the parsers of option
-text, whose rules decide a run, signals as exceptions, the version."""
+"""The ground floor, the words every layer shares: errors and exit codes, the workspace's
+layout, path helpers, the parsers of option text, whose rules decide a run, signals as
+exceptions, the version."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scbench_ci.executors.base import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR, TestCommand
+from scbench_ci.executors.base import TestCommand
+from scbench_ci.foundation.layout import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.job.workspace import ASSETS_DIR
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import INVENTORY_OPTION

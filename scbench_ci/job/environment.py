@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.executors.base import REQUIREMENTS, SCBENCH_TESTS_USER, SCBENCH_WORKDIR
 from scbench_ci.foundation.errors import ProblemError
+from scbench_ci.foundation.layout import REQUIREMENTS, SCBENCH_TESTS_USER, SCBENCH_WORKDIR
 from scbench_ci.problem.yaml_loader import read_yaml
 
 SCBENCH_ENV = {

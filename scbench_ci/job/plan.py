@@ -17,9 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
 from scbench_ci.foundation.errors import ProblemError, ScbenchError, UsageError, UsageErrors
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.job.workspace import tested_checkpoints
 from scbench_ci.problem.load import load_problem
-from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem, real_path
+from scbench_ci.problem.model import CONFIG_NAME, Checkpoint, Problem
 
 MAX_LISTED_ERRORS = 20
 

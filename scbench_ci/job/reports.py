@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR
+from scbench_ci.foundation.layout import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.standalone.pytest_runner import MAX_SHARDS, SHARD_REPORT_KEY
 from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-from scbench_ci.executors.base import (
+from scbench_ci.foundation.errors import ProblemError, UsageError
+from scbench_ci.foundation.layout import (
     EVALUATOR_NAMES,
     PYTEST_INI,
     REPORTS_DIR,
     TESTS_DIR,
     WORKSPACE_TESTS_DIR,
 )
-from scbench_ci.foundation.errors import ProblemError, UsageError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Problem
 from scbench_ci.standalone.pytest_runner import write_new
 from scbench_ci.trust.terminal import shown_name
@@ -159,7 +159,7 @@ def _asset_ignores(problem: Problem) -> tuple[str, ...]:
 
 def _below(path: Path, folder: Path) -> PurePosixPath | None:
     """`path` relative to `folder` when it is inside it (both resolved)."""
-    path, folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    path, folder = real_path(path), real_path(folder)
     return PurePosixPath(path.relative_to(folder)) if path.is_relative_to(folder) else None
 
 

@@ -16,6 +16,7 @@ from typing import TextIO
 from scbench_ci.engines.admission import AUTO, NEAR_TIMEOUT, TIMED_OUT, Admission, IdleCores
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import ScbenchRunner, scbench_runner
 from scbench_ci.job.command import per_test_timeout
 from scbench_ci.job.environment import load_environment
@@ -28,7 +29,7 @@ from scbench_ci.pipeline.job_evaluation import evaluate_job
 from scbench_ci.pipeline.placement import Placement
 from scbench_ci.pipeline.shards import Sharding, TestTimes, fixed_count
 from scbench_ci.problem.load import load_problem
-from scbench_ci.problem.model import Problem, real_path
+from scbench_ci.problem.model import Problem
 from scbench_ci.results.file import CHECKPOINT_RESULT_FILE, RESULTS_FILE, write_checkpoint
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
 from scbench_ci.results.provenance import now, tool_versions

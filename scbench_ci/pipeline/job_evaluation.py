@@ -16,18 +16,12 @@ from pathlib import Path
 from typing import TextIO
 
 from scbench_ci.engines.admission import AUTO
-from scbench_ci.executors.base import (
-    PYTEST_LOG,
-    QUALITY_LOG,
-    SETUP_LOG,
-    WORKSPACE_TESTS_DIR,
-    ExecutionRequest,
-    Executor,
-    TestCommand,
-)
+from scbench_ci.executors.base import ExecutionRequest, Executor, TestCommand
 from scbench_ci.executors.docker.image_recipe import recipe_digest
 from scbench_ci.executors.sealed import SealedRun
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import PYTEST_LOG, QUALITY_LOG, SETUP_LOG, WORKSPACE_TESTS_DIR
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import scbench_runner
 from scbench_ci.foundation.version import __version__
 from scbench_ci.job.command import build_command
@@ -50,7 +44,6 @@ from scbench_ci.pipeline.shards import (
     unshardable,
     warm_up_for,
 )
-from scbench_ci.problem.model import real_path
 from scbench_ci.results.file import (
     CHECKPOINT_RESULT_FILE,
     ResultsError,

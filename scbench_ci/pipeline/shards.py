@@ -21,7 +21,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench_ci.executors.base import TESTS_DIR, WORKSPACE_TESTS_DIR, ExecutionResult
+from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.layout import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.job.reports import Reports, TestOutcome
 from scbench_ci.results.failure_detection import detect_failure
 from scbench_ci.results.model import Failure, FailureKind

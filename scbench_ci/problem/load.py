@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from scbench_ci.executors.base import TESTS_DIR
 from scbench_ci.foundation.errors import ProblemError
+from scbench_ci.foundation.layout import TESTS_DIR
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.problem.fields import FieldReader, shown, shown_field
 from scbench_ci.problem.model import (
     BUILTIN_MARKERS,
@@ -26,7 +27,6 @@ from scbench_ci.problem.model import (
     Problem,
     StaticAsset,
     is_checkpoint_name,
-    real_path,
 )
 from scbench_ci.problem.yaml_loader import ConfigError, YamlLines, read_yaml_lines
 from scbench_ci.trust.names import MAX_PROBLEM_NAME_CHARS, name_problem

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from scbench_ci.executors.base import TESTS_DIR
 from scbench_ci.foundation.errors import ProblemError
+from scbench_ci.foundation.layout import TESTS_DIR
 from scbench_ci.problem.fields import shown
 
 CONFIG_NAME = "config.yaml"
@@ -24,12 +23,6 @@ CHECKPOINT_NAME_RULE = (
     f"checkpoint names are 1 to {MAX_CHECKPOINT_NAME_CHARS} letters, digits, '_', '-' and '.', "
     "not starting with '-' or '.'"
 )
-
-
-def real_path(path: Path) -> Path:
-    """`path.resolve()` without its RuntimeError on a symlink loop (before Python 3.13): the
-    loop is left for the next look at the file to report."""
-    return Path(os.path.realpath(path))
 
 
 def is_checkpoint_name(text: str) -> bool:

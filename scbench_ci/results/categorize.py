@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from scbench_ci.executors.base import TESTS_DIR
+from scbench_ci.foundation.layout import TESTS_DIR
 from scbench_ci.problem.model import Checkpoint, Group, Marker
 
 _TEST_FILE = re.compile(r"test_([^/]+)\.py")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.job.reports import Reports
 from scbench_ci.results.log_tail import log_tail
 from scbench_ci.results.model import Failure, FailureKind

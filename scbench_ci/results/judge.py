@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionResult
+from scbench_ci.executors.base import ExecutionResult
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.foundation.scbench_runner import ScbenchRunner
 from scbench_ci.job.reports import Reports
 from scbench_ci.problem.model import Checkpoint, Group, Problem

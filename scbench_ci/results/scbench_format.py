@@ -71,7 +71,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from scbench_ci.executors.base import PYTEST_LOG
+from scbench_ci.foundation.layout import PYTEST_LOG
 from scbench_ci.foundation.scbench_runner import ScbenchRunner, scbench_runner
 from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group, Problem

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path, PurePath
 
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.trust.files import remove_tree
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -35,7 +36,7 @@ def prepare_output(path: Path, untrusted: Mapping[Path, str] | None = None) -> P
     what it is, e.g. "the submission"), whose files we would write among and later read."""
     if path.is_symlink():
         raise UsageError(f"--output: {path} is a symlink; give a plain folder")
-    real = Path(os.path.realpath(path))
+    real = real_path(path)
     for tree, what in (untrusted or {}).items():
         if real == tree or real.is_relative_to(tree):
             raise UsageError(

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from scbench_ci.foundation.errors import ScbenchError
+from scbench_ci.foundation.paths import real_path
 from scbench_ci.standalone.pytest_runner import write_new
 
 MAX_DEPTH = 100
@@ -101,9 +102,9 @@ class UntrustedTree:
     def opened(cls, root: Path, *, within: Path | None = None) -> Iterator[UntrustedTree]:
         """`root`, a path the user gave (followed as given), or, `within` a folder the user gave,
         the part of it below `within` walked without following any link."""
-        base, below = Path(os.path.realpath(root)), PurePosixPath()
+        base, below = real_path(root), PurePosixPath()
         if within is not None:
-            within = Path(os.path.realpath(within))
+            within = real_path(within)
             if root.is_relative_to(within):
                 base, below = within, PurePosixPath(root.relative_to(within))
         try:
@@ -345,8 +346,8 @@ def stays_inside(tree: UntrustedTree, link: PurePosixPath, target: str) -> bool:
     written = os.path.normpath(os.path.join(link.parent, target))
     if written == os.pardir or written.startswith(os.pardir + os.sep):
         return False
-    root = Path(os.path.realpath(tree.root))
-    resolved = Path(os.path.realpath(root / link))
+    root = real_path(tree.root)
+    resolved = real_path(root / link)
     return resolved == root or resolved.is_relative_to(root)
 
 

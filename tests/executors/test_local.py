@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.local import LocalExecutor, _tail
 from scbench_ci.executors.processes import STEP_VARIABLE
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.trust.untrusted_tree import UntrustedTree
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest
+from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, RunStep, Step, run_phases
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from testing.probes import PROBE_KEY, probe_command
 
 

@@ -16,9 +16,6 @@ import pytest
 
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
-    PYTEST_LOG,
-    REPORTS_DIR,
-    SETUP_LOG,
     ExecutionRequest,
     Executor,
     TestCommand,
@@ -28,6 +25,7 @@ from scbench_ci.executors.docker.cache_build import runner_key
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
+from scbench_ci.foundation.layout import PYTEST_LOG, REPORTS_DIR, SETUP_LOG
 from scbench_ci.job.command import RERUN_PLUGIN, build_command
 from scbench_ci.job.reports import Reports, Status, read_reports
 from scbench_ci.job.workspace import stage_workspace

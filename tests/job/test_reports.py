@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.base import REPORTS_DIR, ExecutionRequest
+from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
+from scbench_ci.foundation.layout import REPORTS_DIR
 from scbench_ci.job.command import build_command
 from scbench_ci.job.reports import (
     FAILING,

@@ -13,7 +13,8 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from scbench_ci.executors.base import SETUP_LOG, ExecutionResult, ImageRecord, MissingProgram
+from scbench_ci.executors.base import ExecutionResult, ImageRecord, MissingProgram
+from scbench_ci.foundation.layout import SETUP_LOG
 from scbench_ci.foundation.scbench_runner import PAPER
 from scbench_ci.job.reports import CollectionError, Reports, Status, TestOutcome
 from scbench_ci.outputs.failing_view import cause_groups

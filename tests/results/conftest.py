@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 
 
 @pytest.fixture

@@ -56,9 +56,9 @@ import docker
 import requests
 from docker.errors import APIError, DockerException, NotFound
 
-from scbench_ci.executors.base import REQUIREMENTS
 from scbench_ci.executors.docker.labels import CACHE_LABEL
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import REQUIREMENTS
 
 KEY_LABEL = "dev.scbench-ci.cache.key"
 DATA_LABEL = "dev.scbench-ci.cache.data"

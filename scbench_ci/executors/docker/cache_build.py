@@ -17,7 +17,7 @@ from typing import Any
 from docker.models.containers import Container
 from docker.types import Mount
 
-from scbench_ci.executors.base import QUALITY_PYTHON, REQUIREMENTS, SCB_CHECK
+from scbench_ci.executors.base import QUALITY_PYTHON, SCB_CHECK
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
@@ -44,6 +44,7 @@ from scbench_ci.executors.docker.layout import (
 from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import copy_in, put_directories
 from scbench_ci.executors.output import LogSink
+from scbench_ci.foundation.layout import REQUIREMENTS
 from scbench_ci.foundation.signals import Terminated
 
 # Run by the runner in a dependency builder once the setup is done: copy every entry the setup

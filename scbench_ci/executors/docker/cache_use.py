@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from docker.models.containers import Container
 from docker.types import Mount
 
-from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, REQUIREMENTS, ExecutionRequest
+from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
 from scbench_ci.executors.docker import archive, cache_bounds
 from scbench_ci.executors.docker import cache as docker_cache
@@ -40,6 +40,7 @@ from scbench_ci.executors.docker.layout import (
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import REQUIREMENTS
 
 _CACHE_CHECK_PREFIX = "[scbench-ci] cache check failed: "
 _CACHE_CHECK_FAILED = 125

@@ -45,9 +45,6 @@ from docker.utils import parse_bytes
 from scbench_ci.executors import processes
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
-    QUALITY_LOG,
-    REPORTS_DIR,
-    SETUP_LOG,
     ExecutionRequest,
     ExecutionResult,
     ImageRecord,
@@ -93,6 +90,7 @@ from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
 from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import QUALITY_LOG, REPORTS_DIR, SETUP_LOG
 from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.standalone.pytest_runner import KEY_FROM_STDIN, SEAL_KEY_VARIABLE

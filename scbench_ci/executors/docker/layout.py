@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scbench_ci.executors.base import (
+from scbench_ci.foundation.layout import (
     PYTEST_INI,
     SCBENCH_TESTS_USER,
     SCBENCH_WORKDIR,

@@ -18,7 +18,6 @@ import pytest
 
 from scbench_ci.executors.base import (
     EVALUATION_CACHE_SCOPE,
-    SETUP_LOG,
     ExecutionRequest,
     ExecutionResult,
     TestCommand,
@@ -53,6 +52,7 @@ from scbench_ci.executors.docker.layout import (
 )
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.output import LogSink
+from scbench_ci.foundation.layout import SETUP_LOG
 from scbench_ci.job.environment import default_environment
 from testing.cache_volumes import remove_cache_volumes
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command

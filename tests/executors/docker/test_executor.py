@@ -19,7 +19,7 @@ import docker
 import pytest
 
 from scbench_ci.commands.cleanup import cleanup
-from scbench_ci.executors.base import PYTEST_LOG, SETUP_LOG, ExecutionRequest, ExecutionResult
+from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import CACHE_LABEL, STDLIB
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
@@ -29,6 +29,7 @@ from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, owner
 from scbench_ci.foundation.errors import InfrastructureError
+from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.foundation.scbench_runner import PAPER
 from scbench_ci.job.reports import Status
 from scbench_ci.options import CleanupOptions, EvaluationOptions

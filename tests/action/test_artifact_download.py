@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.outputs.github.baseline_artifact import (
+from scbench_ci.action.artifact_download import (
     DEFAULT_LIMITS,
     ArtifactDownload,
     UnsafeZipError,
