@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problem_set import generate
 
 from scbench_ci.executors.docker.settings import DEFAULT_IMAGE
-from scbench_ci.job.command import PYTEST_PLUGINS
+from scbench_ci.job.pytest_command import PYTEST_PLUGINS
 
 SCBENCH_CACHE_VOLUME = "scbench-ci-benchmark-scbench-style-cache"
 

@@ -39,8 +39,8 @@ from scbench_ci.executors.docker.layout import (  # noqa: E402
     WORKSPACE_DIR,
 )
 from scbench_ci.executors.docker.settings import DEFAULT_IMAGE  # noqa: E402
-from scbench_ci.job.command import build_command  # noqa: E402
 from scbench_ci.job.environment import default_environment  # noqa: E402
+from scbench_ci.job.pytest_command import build_test_command  # noqa: E402
 from scbench_ci.job.workspace import stage_workspace  # noqa: E402
 from scbench_ci.problem.load import load_problem  # noqa: E402
 
@@ -105,7 +105,7 @@ def plain_pytest(folder: Path, requirements: str | None, image: str, runner_volu
         problem, checkpoint, include_prior_tests=True, submission=source, root=workspace
     )
     environment = default_environment(source)
-    command = build_command(
+    command = build_test_command(
         problem,
         checkpoint,
         entrypoint=environment.entrypoint(problem.entry_file),

@@ -134,7 +134,7 @@ def evaluate(
     is `--no-cache`)."""
     keywords = dict(locals())  # each keyword is read through its declaration (EVALUATE_KEYWORDS)
     options = {option.name: keywords[option.name] for option in EVALUATE_KEYWORDS}
-    with _Evaluations(options, echo, open_ended=False) as one_call:
+    with _ParsedSession(options, echo, open_ended=False) as one_call:
         return one_call.evaluate(targets, output=output)
 
 
@@ -155,7 +155,7 @@ class Session:
                 raise TypeError(f"Session() got an unexpected keyword argument {name!r}")
         defaults = {option.name: option.default for option in EVALUATE_KEYWORDS}
         echo = options.pop("echo", None)
-        self._evaluations = _Evaluations({**defaults, **options}, echo, open_ended=True)
+        self._evaluations = _ParsedSession({**defaults, **options}, echo, open_ended=True)
 
     def evaluate(
         self, targets: Sequence[Target], *, output: StrPath | None = None
@@ -174,7 +174,7 @@ class Session:
         self.close()
 
 
-class _Evaluations:
+class _ParsedSession:
     """A session's options parsed once and its placement; each call a run of its own."""
 
     def __init__(self, keywords: Mapping[str, object], echo: TextIO | None, *, open_ended: bool):
@@ -184,7 +184,7 @@ class _Evaluations:
                 EvaluationOptions, EVALUATE_KEYWORDS, lambda one: values[one.name]
             )
             self._echo = echo
-            self._core = evaluate_command.Evaluations(
+            self._core = evaluate_command.EvaluationSession(
                 self._options((), Path()), warn=_warn, open_ended=open_ended
             )
 
@@ -202,7 +202,7 @@ class _Evaluations:
         with _api_errors():
             chosen = _targets(targets)
             with _output_folder(output) as folder:
-                outcome = self._core.evaluate(self._options(chosen, folder), echo=_echo(self._echo))
+                outcome = self._core.run(self._options(chosen, folder), echo=_echo(self._echo))
                 run = _in_memory(outcome.result)
         by_key = {(problem.name, c.name): c for problem, c in run.checkpoints()}
         return EvaluationResult(
@@ -216,7 +216,7 @@ class _Evaluations:
         with _api_errors():
             self._core.close()
 
-    def __enter__(self) -> _Evaluations:
+    def __enter__(self) -> _ParsedSession:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -266,7 +266,7 @@ def check_problems(
                 **fields_of(EvaluationOptions, CHECK_KEYWORDS, lambda one: values[one.name]),
             )
             options = CheckOptions(runs, changed_since=values["changed_since"])
-            outcome = check_command.check(options, echo=_echo(echo), warn=_warn)
+            outcome = check_command.run_check(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
     return CheckResult(run=run, exit_code=outcome.exit_code, results_path=_kept(outcome, output))
 
@@ -278,7 +278,7 @@ def history(results: StrPath) -> Trends | None:
     no history. `results` is the file, or a folder holding one. Read by the strict reader: a
     file it refuses is a UsageError naming the field."""
     with _api_errors():
-        return history_command.history(HistoryOptions(_path("results", results))).trends
+        return history_command.run_history(HistoryOptions(_path("results", results))).trends
 
 
 def _parsed_keywords(keywords: Mapping[str, object], options: Iterable[Option]) -> dict[str, Any]:

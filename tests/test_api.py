@@ -34,8 +34,8 @@ from scbench_ci import (
 from scbench_ci.cli import check as cli_check
 from scbench_ci.cli import evaluate as cli_evaluate
 from scbench_ci.foundation.errors import ExitCode
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import load_results, write_results
-from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli
 from testing.examples import EXPECTED
 from testing.images import TEST_IMAGE

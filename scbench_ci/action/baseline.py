@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scbench_ci.action.inputs import ARTIFACT_BASELINE
-from scbench_ci.action.publish import Step
-from scbench_ci.commands.channels import BaselineSource
 from scbench_ci.action.artifact_download import download_baseline
+from scbench_ci.action.inputs import ARTIFACT_BASELINE
+from scbench_ci.action.publish import WorkflowStep
+from scbench_ci.commands.channels import BaselineSource
 from scbench_ci.results.baseline import Baseline, load_baseline
 from scbench_ci.results.file import ResultsError
 from scbench_ci.trust.files import scratch_folder
 
 
-def baseline_source(step: Step) -> BaselineSource:
+def baseline_source(step: WorkflowStep) -> BaselineSource:
     """A warning and None when an artifact cannot be had, or the baseline file is not there
     (yet): a first run has nothing to compare with."""
 
@@ -25,7 +25,7 @@ def baseline_source(step: Step) -> BaselineSource:
     return fetched
 
 
-def _fetched(step: Step, scratch: Path) -> Baseline | None:
+def _fetched(step: WorkflowStep, scratch: Path) -> Baseline | None:
     inputs = step.inputs
     if inputs.baseline is None:
         return None

@@ -20,13 +20,18 @@ from scbench_ci.action.inputs import (
     read_inputs,
     workspace_of,
 )
-from scbench_ci.action.publish import Step, Target, default_artifact_name, write_step_outputs
+from scbench_ci.action.publish import (
+    PublishTarget,
+    WorkflowStep,
+    default_artifact_name,
+    write_step_outputs,
+)
 from scbench_ci.action.triggering_run import publish_triggering_run
-from scbench_ci.commands.check import check
+from scbench_ci.commands.check import run_check
 from scbench_ci.commands.error_handler import TERMINATED, Ending, handle_errors
-from scbench_ci.commands.evaluate import evaluate
-from scbench_ci.commands.merge import merge
-from scbench_ci.commands.plan import plan
+from scbench_ci.commands.evaluate import run_evaluate
+from scbench_ci.commands.merge import run_merge
+from scbench_ci.commands.plan import run_plan
 from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.foundation.layout import REPORTS_DIR
 from scbench_ci.outputs.check_console import render_check_report
@@ -41,7 +46,7 @@ from scbench_ci.trust.markdown import fenced, literal, text
 
 
 def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> int:
-    steps: list[Step] = []
+    steps: list[WorkflowStep] = []
     """The step, once its inputs are read."""
 
     def report(ending: Ending) -> None:
@@ -55,7 +60,7 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
                 _failed_check_run(steps[0], message)
 
     def run() -> int:
-        steps.append(Step(read_inputs(env), env, stdout))
+        steps.append(WorkflowStep(read_inputs(env), env, stdout))
         return _run(steps[0])
 
     # Cancelled, the step ends as SIGTERM ends it, whichever signal came.
@@ -63,19 +68,19 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
     return handle_errors(run, report, crash_folder, interrupted=TERMINATED)
 
 
-def _failed_check_run(step: Step, message: str) -> None:
+def _failed_check_run(step: WorkflowStep, message: str) -> None:
     """The step ended before it published: its Check Run fails, with the reason (which may
     quote an input: escaped, its lines kept in a code block)."""
     title = literal("❌ FAILED: the step could not finish")
     name = step.inputs.artifact_name or f"scbench-ci {step.inputs.command}"
-    head_sha = Target.of_event(step.env).head_sha or ""
+    head_sha = PublishTarget.of_event(step.env).head_sha or ""
     step.check_run(CheckRun(name, head_sha, "failure", title, text(message), fenced(message), ()))
 
 
-def _run(step: Step) -> int:
+def _run(step: WorkflowStep) -> int:
     inputs, env, stdout = step.inputs, step.env, step.stdout
     if inputs.command == "plan":
-        matrix = plan(plan_options(inputs), baseline=baseline_source(step))
+        matrix = run_plan(plan_options(inputs), baseline=baseline_source(step))
         text = json.dumps(matrix, separators=(",", ":"))
         step.say(f"matrix: {text}")
         write_step_outputs(env, {"matrix": text})
@@ -84,7 +89,7 @@ def _run(step: Step) -> int:
         return publish_triggering_run(step)
     if inputs.command == "check":
         artifact_name = inputs.artifact_name or CHECK_ARTIFACT
-        outcome = check(
+        outcome = run_check(
             check_options(inputs),
             echo=step.log_group("scbench-ci: check"),
             warn=step.warn,
@@ -98,13 +103,13 @@ def _run(step: Step) -> int:
         return outcome.exit_code
     if inputs.command == "merge":
         artifact_name = inputs.artifact_name or MERGED_ARTIFACT
-        outcome = merge(merge_options(inputs, artifact_name), baseline=baseline_source(step))
+        outcome = run_merge(merge_options(inputs, artifact_name), baseline=baseline_source(step))
     else:
 
         def named(result: RunResult) -> str:
             return inputs.artifact_name or default_artifact_name(result, inputs)
 
-        outcome = evaluate(
+        outcome = run_evaluate(
             inputs.options,
             echo=step.log_group("scbench-ci: evaluation"),
             warn=step.warn,

@@ -65,20 +65,20 @@ def unverified_note(run_id: int) -> Markdown:
 
 
 @dataclass(frozen=True)
-class Target:
+class PublishTarget:
     """Where the comment and the Check Run go: a pull request (None: none) and a commit."""
 
     pull_request: int | None
     head_sha: str | None
 
     @classmethod
-    def of_event(cls, env: Mapping[str, str]) -> Target:
+    def of_event(cls, env: Mapping[str, str]) -> PublishTarget:
         """This run's own: its event's pull request, and its head commit or GITHUB_SHA."""
         return cls(pull_request_number(env), head_sha(env))
 
 
 @dataclass(frozen=True)
-class Step:
+class WorkflowStep:
     """The step's environment and log."""
 
     inputs: ActionInputs
@@ -113,7 +113,7 @@ class Step:
         artifact_name: str,
         render: Callable[..., Markdown],
         annotate: Annotate,
-        target: Target | None = None,
+        target: PublishTarget | None = None,
         reported_by: int | None = None,
     ) -> None:
         """The artifact, the job summary (as `render` makes it), the pull request comment, the
@@ -127,7 +127,7 @@ class Step:
         if target is None and own is not None and outcome.results_path is not None:
             # What a `workflow_run` workflow needs to publish this run (`command: publish`).
             write_pull_request(own, outcome.results_path.parent)
-        target = target or Target.of_event(self.env)
+        target = target or PublishTarget.of_event(self.env)
         artifact = self._upload(artifact_name, inputs.options.output_dir)
         summary = partial(
             render,
@@ -183,7 +183,7 @@ class Step:
             annotations = f"{created.annotations} annotation{'s' * (created.annotations != 1)}"
             self.say(f"Check Run {check.name} ({annotations}): {created.url}")
 
-    def _comment(self, summary: str, artifact_name: str, target: Target) -> None:
+    def _comment(self, summary: str, artifact_name: str, target: PublishTarget) -> None:
         if target.pull_request is None:
             # Nothing is wrong: one workflow often runs on pushes and pull requests alike.
             event = self.env.get("GITHUB_EVENT_NAME") or "unknown"

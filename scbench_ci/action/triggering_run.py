@@ -20,13 +20,13 @@ import os
 from functools import partial
 from pathlib import Path
 
-from scbench_ci.action.publish import Step, Target
+from scbench_ci.action.artifact_download import download_run_artifact
+from scbench_ci.action.publish import PublishTarget, WorkflowStep
 from scbench_ci.commands.channels import Outcome
 from scbench_ci.foundation.errors import ExitCode, UsageError
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.github.annotations import check_annotations, run_annotations
-from scbench_ci.action.artifact_download import download_run_artifact
 from scbench_ci.outputs.github.event import triggering_run
 from scbench_ci.outputs.github.workflow_run import verified_pull_request
 from scbench_ci.outputs.summary import summary_renderer
@@ -36,7 +36,7 @@ from scbench_ci.results.pull_request import PULL_REQUEST_FILE, PullRequestRef
 from scbench_ci.trust.files import scratch_folder
 
 
-def publish_triggering_run(step: Step) -> ExitCode:
+def publish_triggering_run(step: WorkflowStep) -> ExitCode:
     inputs, env = step.inputs, step.env
     run = triggering_run(env)
     if run is None:
@@ -54,10 +54,10 @@ def publish_triggering_run(step: Step) -> ExitCode:
         claimed = _claimed(download.results.parent / PULL_REQUEST_FILE)
     step.say(f"Publishing {download.source}")
     if claimed is None:
-        target = Target(None, run.head_sha)
+        target = PublishTarget(None, run.head_sha)
     else:
         verified = verified_pull_request(claimed, run, env, inputs.github_token)
-        target = Target(verified.number, verified.head_sha)
+        target = PublishTarget(verified.number, verified.head_sha)
     fail_on = inputs.options.fail_on
     outcome = Outcome(
         result, write_results(result, inputs.options.output_dir), exit_code(result, fail_on)

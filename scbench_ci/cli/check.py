@@ -37,11 +37,11 @@ def options(args: argparse.Namespace) -> CheckOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.check import check
+    from scbench_ci.commands.check import run_check
     from scbench_ci.outputs.check_console import render_check_report
 
     checked = options(args)
-    outcome = check(checked, echo=terminal(args.quiet), warn=warn)
+    outcome = run_check(checked, echo=terminal(args.quiet), warn=warn)
     fail_on = checked.runs.fail_on
     sys.stdout.write(render_check_report(outcome.result, outcome.results_path, fail_on=fail_on))
     return outcome.exit_code

@@ -30,6 +30,6 @@ def options(args: argparse.Namespace) -> CleanupOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.cleanup import cleanup
+    from scbench_ci.commands.cleanup import run_cleanup
 
-    return cleanup(options(args))
+    return run_cleanup(options(args))

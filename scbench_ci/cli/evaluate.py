@@ -41,10 +41,10 @@ def options(args: argparse.Namespace) -> EvaluationOptions:
 
 def run(args: argparse.Namespace) -> int:
     from scbench_ci.cli.workflow_step import report_to_workflow
-    from scbench_ci.commands.evaluate import evaluate
+    from scbench_ci.commands.evaluate import run_evaluate
     from scbench_ci.outputs.console import render_report
 
-    outcome = evaluate(
+    outcome = run_evaluate(
         options(args),
         echo=terminal(args.quiet, args.verbose),
         warn=warn,

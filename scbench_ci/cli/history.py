@@ -26,9 +26,9 @@ def options(args: argparse.Namespace) -> HistoryOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.history import history
+    from scbench_ci.commands.history import run_history
     from scbench_ci.outputs.history_console import render_trends
 
-    recorded = history(options(args))
+    recorded = run_history(options(args))
     sys.stdout.write(render_trends(recorded.trends, recorded.source, recorded.run))
     return ExitCode.PASSED

@@ -32,10 +32,10 @@ def options(args: argparse.Namespace) -> MergeOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.merge import merge
+    from scbench_ci.commands.merge import run_merge
     from scbench_ci.outputs.console import render_report
 
-    outcome = merge(options(args), baseline=baseline_file(args.baseline))
+    outcome = run_merge(options(args), baseline=baseline_file(args.baseline))
     sys.stdout.write(
         render_report(
             outcome.result, outcome.results_path, fail_on=args.fail_on, colour=wants_colour()

@@ -21,8 +21,8 @@ def options(args: argparse.Namespace) -> PlanOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.plan import plan
+    from scbench_ci.commands.plan import run_plan
 
-    matrix = plan(options(args), baseline=baseline_file(args.baseline))
+    matrix = run_plan(options(args), baseline=baseline_file(args.baseline))
     sys.stdout.write(json.dumps(matrix, separators=(",", ":")) + "\n")
     return ExitCode.PASSED

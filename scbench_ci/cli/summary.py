@@ -28,10 +28,10 @@ def options(args: argparse.Namespace) -> SummaryOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scbench_ci.commands.summary import summary
+    from scbench_ci.commands.summary import run_summary
 
     chosen = options(args)
-    markdown = summary(chosen)
+    markdown = run_summary(chosen)
     if chosen.output is None:
         # Inert for a terminal and a workflow's log too: the markdown shows a test's output,
         # escapes, `::` lines and all.

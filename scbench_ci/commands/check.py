@@ -10,7 +10,7 @@ from typing import TextIO
 
 from scbench_ci.check.changed import changed_problems
 from scbench_ci.check.jobs import check_jobs
-from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
+from scbench_ci.check.problem_report import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn, say
 from scbench_ci.executors.base import REVIEW_CACHE_SCOPE
@@ -20,7 +20,7 @@ from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
-from scbench_ci.pipeline.evaluation import run_evaluations
+from scbench_ci.pipeline.evaluation import evaluate_jobs
 from scbench_ci.pipeline.placement import Placement, make_placement
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.provenance import now, tool_versions
@@ -28,7 +28,7 @@ from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import prepare_output
 
 
-def check(
+def run_check(
     options: CheckOptions, *, echo: Echo, warn: Warn, artifact_name: str | None = None
 ) -> Outcome:
     """`echo` gets a progress line per run; `artifact_name` as `evaluate`'s. A
@@ -82,7 +82,7 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
         ]
         # Progress, not the runs' output: the empty submission's expected failures would drown
         # the findings (each run's output is in its log).
-        evaluations = run_evaluations(runs, jobs, placement, echo, stream=False)
+        evaluations = evaluate_jobs(runs, jobs, placement, echo, stream=False)
     return RunResult(
         policy=runs.policy,
         executor=placement.executor.name,

@@ -14,7 +14,7 @@ def _said(line: str) -> None:
     print(inert(line, one_line=True))
 
 
-def cleanup(options: CleanupOptions, say: Callable[[str], None] = _said) -> ExitCode:
+def run_cleanup(options: CleanupOptions, say: Callable[[str], None] = _said) -> ExitCode:
     """What runs left behind, listed or removed as `executors.docker.cleanup.remove_leftovers`
     says."""
     from scbench_ci.executors.docker.cleanup import remove_leftovers

@@ -1,5 +1,5 @@
 """`evaluate`: plan the jobs, run them, compare with the baseline, carry its history forward,
-write results.json and summary.md; once, or many times over one placement (`Evaluations`: the
+write results.json and summary.md; once, or many times over one placement (`EvaluationSession`: the
 Python API's session)."""
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from scbench_ci.pipeline import evaluation
 from scbench_ci.pipeline.placement import make_placement
 from scbench_ci.problem.load import KeptProblems
 from scbench_ci.results.baseline import baseline_durations, compared, test_times
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.run_history import carried, with_history
 
 
-class Evaluations:
+class EvaluationSession:
     """Evaluations over one placement, made from the options it is opened with (executor,
     engine, limits): its Docker client, the pre-flight that passed, the containers made ahead
-    and the problems loaded are kept from one `evaluate` to the next, which may be called from
+    and the problems loaded are kept from one `run` to the next, which may be called from
     several threads at once; `close` removes what is left."""
 
     def __init__(self, options: EvaluationOptions, *, warn: Warn, open_ended: bool) -> None:
@@ -39,7 +39,7 @@ class Evaluations:
         if open_ended:
             self.placement.expect(None, 0)
 
-    def evaluate(
+    def run(
         self,
         options: EvaluationOptions,
         *,
@@ -60,7 +60,7 @@ class Evaluations:
             return kept if kept is not None else from_baseline(key)
 
         with echo() as stream:
-            run = evaluation.evaluate(
+            run = evaluation.evaluate_plan(
                 options,
                 plan,
                 self.placement,
@@ -92,7 +92,7 @@ class Evaluations:
         self.placement.close()
 
 
-def evaluate(
+def run_evaluate(
     options: EvaluationOptions,
     *,
     echo: Echo,
@@ -103,9 +103,9 @@ def evaluate(
     """`artifact_name`: the artifact the output folder is uploaded as, named once the run's
     problems are known (summary.md names it; None: it names the folder)."""
     plan = evaluation.plan_evaluation(options)
-    evaluations = Evaluations(options, warn=warn, open_ended=False)
+    evaluations = EvaluationSession(options, warn=warn, open_ended=False)
     try:
-        return evaluations.evaluate(
+        return evaluations.run(
             options, echo=echo, baseline=baseline, artifact_name=artifact_name, plan=plan
         )
     finally:

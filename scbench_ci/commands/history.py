@@ -24,7 +24,7 @@ class Recorded:
     """The results.json read."""
 
 
-def history(options: HistoryOptions) -> Recorded:
+def run_history(options: HistoryOptions) -> Recorded:
     """The results.json `options.results` names, or the one a folder holds (as `--baseline`
     reads it)."""
     file = results_file(options.results, RESULTS_ARGUMENT)

@@ -12,7 +12,7 @@ from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.pipeline.merge import copy_reports, load_shards, merge_runs
 from scbench_ci.results.baseline import compared
-from scbench_ci.results.run_history import carried, carried_by_shards, with_history
+from scbench_ci.results.carried_history import carried, carried_by_shards, with_history
 from scbench_ci.results.scbench_format import (
     CHECKPOINT_RESULTS_FILE,
     merged_checkpoint_results_rows,
@@ -21,7 +21,7 @@ from scbench_ci.results.scbench_format import (
 from scbench_ci.trust.output_folder import prepare_output
 
 
-def merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> Outcome:
+def run_merge(options: MergeOptions, *, baseline: BaselineSource = no_baseline) -> Outcome:
     shards = load_shards(options.results)
     earlier = baseline()
     before = (

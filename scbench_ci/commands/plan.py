@@ -12,7 +12,7 @@ from scbench_ci.pipeline.matrix import checkpoint_matrix, shard_matrix
 from scbench_ci.results.baseline import baseline_durations
 
 
-def plan(options: PlanOptions, *, baseline: BaselineSource = no_baseline) -> dict[str, Any]:
+def run_plan(options: PlanOptions, *, baseline: BaselineSource = no_baseline) -> dict[str, Any]:
     """The matrix (`strategy.matrix`); the baseline's durations balance the shards."""
     planned = plan_jobs(
         options.problems,

@@ -14,7 +14,7 @@ from scbench_ci.results.file import load_results
 from scbench_ci.trust.output_folder import write_file
 
 
-def summary(options: SummaryOptions) -> str:
+def run_summary(options: SummaryOptions) -> str:
     """The markdown, also written to `options.output` when there is one."""
     results = load_results(options.results)
     render = (

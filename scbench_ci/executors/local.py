@@ -27,7 +27,7 @@ from scbench_ci.executors.base import (
 )
 from scbench_ci.executors.child_env import installer_variables, run_environment
 from scbench_ci.executors.output import LogSink
-from scbench_ci.executors.phases import Plan, Step, run_phases
+from scbench_ci.executors.phases import PhasePlan, Step, run_phases
 from scbench_ci.executors.quality_command import is_evaluators, launcher_argv, staged_sources
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.layout import QUALITY_LOG
@@ -92,12 +92,12 @@ class LocalExecutor:
                 pytest_runner.__file__, pytest_runner.KILL_DESCENDANTS
             )
             if not request.quality:
-                return run_phases(request, Plan(run, (), test_argv), started)
+                return run_phases(request, PhasePlan(run, (), test_argv), started)
             with scratch_folder("scbench-quality-") as folder:
                 # The submission's files as staged, before any of its code runs.
                 source = _copy_submission(request.workspace, folder / "source")
                 staged = staged_sources(source)
-                result = run_phases(request, Plan(run, (), test_argv), started)
+                result = run_phases(request, PhasePlan(run, (), test_argv), started)
                 clock = time.monotonic()
                 quality_env = run_environment(
                     path=self.search_path,

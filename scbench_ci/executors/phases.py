@@ -72,7 +72,7 @@ running, which it killed."""
 
 
 @dataclass(frozen=True)
-class Plan:
+class PhasePlan:
     run: RunStep
     runner_install: tuple[list[str], ...]
     test_argv: list[str]
@@ -98,7 +98,7 @@ class Plan:
     """Where the runner, setup and tests phases are timed; the result's phases come from it."""
 
 
-def run_phases(request: ExecutionRequest, plan: Plan, started: float) -> ExecutionResult:
+def run_phases(request: ExecutionRequest, plan: PhasePlan, started: float) -> ExecutionResult:
     deadline = plan.deadline or time.monotonic() + request.session_timeout_s
     clock = plan.clock or PhaseClock()
     leftovers = 0

@@ -42,7 +42,7 @@ from scbench_ci.options.declared import (
     ray_address,
     submission_template,
 )
-from scbench_ci.results.history import MAX_COMMIT_CHARS
+from scbench_ci.results.history_model import MAX_COMMIT_CHARS
 
 __all__ = [
     "CheckOptions",

@@ -40,7 +40,7 @@ from scbench_ci.foundation.scbench_runner import DEFAULT_SCBENCH, SCBENCH_NAMES
 from scbench_ci.job.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER
 from scbench_ci.problem.model import CHECKPOINT_NAME_RULE, is_checkpoint_name
 from scbench_ci.results import details, fail_on
-from scbench_ci.results.history import DEFAULT_WINDOW, MAX_WINDOW
+from scbench_ci.results.history_model import DEFAULT_WINDOW, MAX_WINDOW
 from scbench_ci.results.policy import DEFAULT_POLICY, POLICY_NAMES
 
 ENGINES = ("local", "ray")

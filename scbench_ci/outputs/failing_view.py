@@ -18,7 +18,7 @@ from itertools import islice
 from scbench_ci.job.reports import FAILING
 from scbench_ci.problem.model import Group
 from scbench_ci.results.causes import Cause, cause_of
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.model import (
     CheckpointResult,
     NetworkFailures,

@@ -11,7 +11,7 @@ from scbench_ci.outputs.console import headline
 from scbench_ci.outputs.failing_view import cause_groups
 from scbench_ci.outputs.summary_view import history_date
 from scbench_ci.problem.model import Group
-from scbench_ci.results.history import checkpoint_key
+from scbench_ci.results.history_model import checkpoint_key
 from scbench_ci.results.model import CheckpointResult, RunResult
 from scbench_ci.results.policy import counted
 from scbench_ci.results.trends import NEWLY_FLAKY_RUNS, FailingStreak, TestTrend, Trends

@@ -32,7 +32,7 @@ from scbench_ci.outputs.summary_view import (
     numbers,
     run_warnings,
 )
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.model import CheckpointResult, RunResult
 from scbench_ci.results.quality_steps import QualityStep
 from scbench_ci.trust.markdown import Markdown

@@ -8,7 +8,7 @@ from __future__ import annotations
 from scbench_ci.outputs.failure_kinds import verdict
 from scbench_ci.outputs.summary_view import cell_label
 from scbench_ci.problem.model import Group
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.model import CheckpointResult
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.trust.markdown import Markdown, formatted, joined, literal

@@ -24,7 +24,7 @@ from scbench_ci.outputs.failing_view import (
 from scbench_ci.outputs.summary_levels import Level, end_of
 from scbench_ci.problem.model import Group
 from scbench_ci.results.causes import first_line
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.model import CheckpointResult, ProblemResult, RunResult
 from scbench_ci.trust.markdown import Markdown, code_span, formatted, literal
 

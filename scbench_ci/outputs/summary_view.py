@@ -12,7 +12,7 @@ from datetime import datetime
 
 from scbench_ci.outputs.summary_quality import chart_top
 from scbench_ci.problem.model import Group
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.model import CheckpointResult, FailureKind, ProblemResult, RunResult
 from scbench_ci.results.quality_steps import percent
 from scbench_ci.results.trends import RunQuality, TestTrend, Trends, trends

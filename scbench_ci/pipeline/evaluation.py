@@ -18,9 +18,9 @@ from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import ScbenchRunner, scbench_runner
-from scbench_ci.job.command import per_test_timeout
 from scbench_ci.job.environment import load_environment
 from scbench_ci.job.plan import Job, Plan, plan_jobs, plan_targets, start_order
+from scbench_ci.job.pytest_command import per_test_timeout
 from scbench_ci.job.reports import FAILING, Status
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
@@ -75,7 +75,7 @@ def plan_evaluation(
     )
 
 
-def evaluate(
+def evaluate_plan(
     options: EvaluationOptions,
     plan: Plan,
     placement: Placement,
@@ -92,7 +92,7 @@ def evaluate(
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
     scbench = scbench_runner(options.scbench)
-    evaluations = run_evaluations(
+    evaluations = evaluate_jobs(
         options, plan.jobs, placement, echo, durations=durations, test_times=test_times
     )
     evaluated = {(job.problem.root, job.checkpoint.name) for job, _ in evaluations.results}
@@ -137,14 +137,14 @@ def evaluate(
 
 
 @dataclass(frozen=True)
-class Evaluations:
+class EvaluatedJobs:
     results: list[tuple[Job, CheckpointResult]]
     """One for each checkpoint folder, with its first job, in the jobs' order."""
     side_by_side: int
     """The most evaluations that ran at once (1 when none ran)."""
 
 
-def run_evaluations(
+def evaluate_jobs(
     options: EvaluationOptions,
     jobs: Sequence[Job],
     placement: Placement,
@@ -154,7 +154,7 @@ def run_evaluations(
     durations: Mapping[str, float] | None = None,
     admission: Admission | None = None,
     test_times: TestTimes | None = None,
-) -> Evaluations:
+) -> EvaluatedJobs:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
     side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
@@ -234,7 +234,7 @@ def run_evaluations(
         )
         for folder, job in firsts.items()
     ]
-    return Evaluations(results, max(1, ran.most_side_by_side))
+    return EvaluatedJobs(results, max(1, ran.most_side_by_side))
 
 
 def _sharding(

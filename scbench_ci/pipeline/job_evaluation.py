@@ -24,10 +24,10 @@ from scbench_ci.foundation.layout import PYTEST_LOG, QUALITY_LOG, SETUP_LOG, WOR
 from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import scbench_runner
 from scbench_ci.foundation.version import __version__
-from scbench_ci.job.command import build_command
 from scbench_ci.job.environment import Environment, default_environment
 from scbench_ci.job.fingerprint import fingerprint
 from scbench_ci.job.plan import Job
+from scbench_ci.job.pytest_command import build_test_command
 from scbench_ci.job.reports import Reports, read_reports
 from scbench_ci.job.workspace import Workspace, stage_workspace
 from scbench_ci.options import EvaluationOptions
@@ -211,7 +211,7 @@ def _stage(
     )
     log_dir = scratch / "logs"
     log_dir.mkdir()
-    command = build_command(
+    command = build_test_command(
         job.problem,
         job.checkpoint,
         entrypoint=entrypoint,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from scbench_ci.job.reports import FAILING, PASSING, Status
-from scbench_ci.results.comparison import (
+from scbench_ci.results.comparison_model import (
     NOT_RUN,
     Change,
     CheckpointDelta,

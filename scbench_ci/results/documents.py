@@ -15,7 +15,7 @@ from scbench_ci.foundation.scbench_runner import scbench_runner
 from scbench_ci.job.reports import Status, capped_as_written
 from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
-from scbench_ci.results.comparison import CheckpointDelta, Comparison, TestChange
+from scbench_ci.results.comparison_model import CheckpointDelta, Comparison, TestChange
 from scbench_ci.results.findings import (
     CheckReport,
     Stage,

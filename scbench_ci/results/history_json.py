@@ -17,7 +17,7 @@ from typing import Any
 from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
 from scbench_ci.results.file_checks import date
-from scbench_ci.results.history import (
+from scbench_ci.results.history_model import (
     MAX_BYTES,
     MAX_CHECKPOINTS,
     MAX_TESTS,

@@ -16,9 +16,9 @@ from scbench_ci.foundation.scbench_runner import DEFAULT_SCBENCH
 from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
 from scbench_ci.results import policy
-from scbench_ci.results.comparison import Comparison
+from scbench_ci.results.comparison_model import Comparison
 from scbench_ci.results.findings import CheckReport
-from scbench_ci.results.history import History
+from scbench_ci.results.history_model import History
 from scbench_ci.results.policy import GroupCounts
 from scbench_ci.results.quality import QualityOutcome
 

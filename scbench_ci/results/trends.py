@@ -21,7 +21,7 @@ from typing import Any
 
 from scbench_ci.job.reports import FAILING, PASSING, Status
 from scbench_ci.problem.model import Group
-from scbench_ci.results.history import History
+from scbench_ci.results.history_model import History
 from scbench_ci.results.policy import GroupCounts
 
 NEWLY_FLAKY_RUNS = 5
@@ -111,7 +111,7 @@ def trends(history: History) -> Trends:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class HistoryOutcome:
     run: int
     """The run's index in the history."""
     failed: bool
@@ -121,18 +121,20 @@ class Outcome:
     """Its reruns or repeats in that run disagreed (status flaky)."""
 
 
-Outcomes = list[Outcome]
+HistoryOutcomes = list[HistoryOutcome]
 """A test's outcomes, for each run it had one in, oldest first."""
 
 
-def _test_outcomes(history: History) -> Iterator[tuple[TestTrend, Outcomes]]:
-    found: dict[tuple[str, str], Outcomes] = {}
+def _test_outcomes(history: History) -> Iterator[tuple[TestTrend, HistoryOutcomes]]:
+    found: dict[tuple[str, str], HistoryOutcomes] = {}
     for index, run in enumerate(history.runs):
         for key, checkpoint in run.checkpoints.items():
             for test, status in checkpoint.outcomes.items():
                 failed = _failed(status)
                 if failed is not None:
-                    outcome = Outcome(index, failed, checkpoint.fingerprint, status is Status.FLAKY)
+                    outcome = HistoryOutcome(
+                        index, failed, checkpoint.fingerprint, status is Status.FLAKY
+                    )
                     found.setdefault((key, test), []).append(outcome)
     for (key, test), outcomes in found.items():
         failures = sum(outcome.failed for outcome in outcomes)
@@ -140,7 +142,7 @@ def _test_outcomes(history: History) -> Iterator[tuple[TestTrend, Outcomes]]:
         yield TestTrend(key, test, len(outcomes), failures, flips), outcomes
 
 
-def _flip_runs(outcomes: Outcomes) -> list[int]:
+def _flip_runs(outcomes: HistoryOutcomes) -> list[int]:
     """The runs in which the same inputs gave another outcome: a run whose reruns disagreed,
     and a run whose outcome differs from the last earlier one of the same fingerprint."""
     flips = [outcome.run for outcome in outcomes if outcome.disagreed]
@@ -164,14 +166,16 @@ def _failed(status: Status) -> bool | None:
     return None
 
 
-def _flips_since(outcomes: Outcomes, first: int) -> bool:
+def _flips_since(outcomes: HistoryOutcomes, first: int) -> bool:
     """Every flip was in a run from index `first` on, and there was an outcome before it."""
     if not outcomes or outcomes[0].run >= first:
         return False
     return all(run >= first for run in _flip_runs(outcomes))
 
 
-def _failing(history: History, tests: list[tuple[TestTrend, Outcomes]]) -> Iterator[FailingStreak]:
+def _failing(
+    history: History, tests: list[tuple[TestTrend, HistoryOutcomes]]
+) -> Iterator[FailingStreak]:
     last = len(history.runs) - 1
     for trend, outcomes in tests:
         if outcomes[-1].run != last or not outcomes[-1].failed:

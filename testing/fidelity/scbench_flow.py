@@ -45,8 +45,8 @@ SCBENCH_ENV = {
     "PIP_CONFIG_FILE": "/tmp/pip-conf",
 }
 SCBENCH_SETUP = ("uv init", "uv add -r requirements.txt")
-# SCBench's list as its runner has it, not ours (scbench_ci.job.command.PYTEST_PLUGINS): a change in
-# either shows up as a difference.
+# SCBench's list as its runner has it, not ours (scbench_ci.job.pytest_command.PYTEST_PLUGINS): a
+# change in either shows up as a difference.
 TEST_DEPENDENCIES = (
     "pytest",
     "pytest-json-ctrf",

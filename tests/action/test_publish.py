@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from scbench_ci.action.inputs import read_inputs
-from scbench_ci.action.publish import Step, default_artifact_name
+from scbench_ci.action.publish import WorkflowStep, default_artifact_name
 from scbench_ci.commands.channels import Outcome
 from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.job.reports import Status
@@ -35,7 +35,7 @@ def _outputs(path: Path) -> dict[str, str]:
     return {name: value for name, _, value in found}
 
 
-def _step(tmp_path: Path, **inputs: str) -> Step:
+def _step(tmp_path: Path, **inputs: str) -> WorkflowStep:
     env = {
         "GITHUB_WORKSPACE": str(tmp_path),
         "GITHUB_OUTPUT": str(tmp_path / "outputs"),
@@ -47,7 +47,7 @@ def _step(tmp_path: Path, **inputs: str) -> Step:
     }
     for name in ("outputs", "summary"):
         (tmp_path / name).touch()
-    return Step(read_inputs(env), env, io.StringIO())
+    return WorkflowStep(read_inputs(env), env, io.StringIO())
 
 
 def test_the_summary_the_outputs_and_the_annotations(tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_the_default_artifact_name(tmp_path: Path) -> None:
     assert name == "scbench-demo-checkpoint_1-solutions-checkpoint"
 
 
-def _double_step(tmp_path: Path, double: RestDouble, event: Mapping[str, object]) -> Step:
+def _double_step(tmp_path: Path, double: RestDouble, event: Mapping[str, object]) -> WorkflowStep:
     (tmp_path / "event.json").write_text(json.dumps(event))
     env = double.environment(
         GITHUB_WORKSPACE=str(tmp_path),
@@ -99,7 +99,7 @@ def _double_step(tmp_path: Path, double: RestDouble, event: Mapping[str, object]
         INPUT_CHECK_RUN="true",
         INPUT_GITHUB_TOKEN=WRITE_TOKEN,
     )
-    return Step(read_inputs(env), env, io.StringIO())
+    return WorkflowStep(read_inputs(env), env, io.StringIO())
 
 
 def _failing_run(count: int, workspace: Path) -> RunResult:

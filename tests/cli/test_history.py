@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.job.reports import Status
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import write_results
-from scbench_ci.results.run_history import carried, with_history
 from testing.cli import run_cli
 from testing.paths import EXAMPLES
 from testing.results import make_checkpoint, make_run, make_test

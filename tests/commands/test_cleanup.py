@@ -29,7 +29,7 @@ from tests.executors.docker.test_executor import execute
 
 def _cleanup(*argv: str) -> int:
     """The core, with the options `scbench-ci cleanup ARGV` makes."""
-    return cleanup.cleanup(cli.options(parse_arguments(["cleanup", *argv])))
+    return cleanup.run_cleanup(cli.options(parse_arguments(["cleanup", *argv])))
 
 
 def _made(seconds_ago: float) -> str:

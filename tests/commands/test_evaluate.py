@@ -12,7 +12,7 @@ from typing import TextIO
 import pytest
 
 from scbench_ci.action.inputs import read_inputs
-from scbench_ci.commands.evaluate import evaluate
+from scbench_ci.commands.evaluate import run_evaluate
 from scbench_ci.foundation.errors import ExitCode, ProblemError, UsageError
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.summary import SUMMARY_FILE
@@ -56,7 +56,7 @@ def test_the_problem_is_read_before_anything_runs(tmp_path: Path) -> None:
         problem = "p" if checkpoint == "checkpoint_9" else "missing"
         options = _action_options(_env(tmp_path, problem=problem, checkpoint=checkpoint))
         with pytest.raises(ProblemError, match=message):
-            evaluate(options, echo=_never_opened, warn=print, baseline=_baseline)
+            run_evaluate(options, echo=_never_opened, warn=print, baseline=_baseline)
     assert not (tmp_path / ".scbench").exists()
 
 
@@ -75,7 +75,7 @@ def test_every_evaluated_submission_folder_stays_in_the_workspace(
 
     def run(checkpoint: str) -> None:
         options = _action_options({**env, "INPUT_CHECKPOINT": checkpoint})
-        evaluate(options, echo=_never_opened, warn=print, baseline=_baseline)
+        run_evaluate(options, echo=_never_opened, warn=print, baseline=_baseline)
 
     with pytest.raises(_Started):
         run("checkpoint_1")
@@ -106,7 +106,7 @@ def test_the_output_folder_and_the_exit_code(tmp_path: Path) -> None:
         fail_on="never",
     )
     opened: list[str] = []
-    outcome = evaluate(
+    outcome = run_evaluate(
         options,
         echo=lambda: _recorded(opened),
         warn=print,

@@ -13,9 +13,9 @@ import pytest
 
 from scbench_ci.action import main as action
 from scbench_ci.cli.main import main
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import write_results
 from scbench_ci.results.findings import CheckReport
-from scbench_ci.results.run_history import carried, with_history
 from testing.results import make_checkpoint, make_run
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.commands.plan import plan
+from scbench_ci.commands.plan import run_plan
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.options import PlanOptions
 from scbench_ci.results.baseline import Baseline
@@ -21,7 +21,7 @@ def _unread() -> Baseline | None:
 
 def test_one_entry_per_checkpoint_without_reading_the_baseline() -> None:
     options = PlanOptions((EXAMPLES / "wordstat",), "checkpoint_2")
-    assert plan(options, baseline=_unread) == {
+    assert run_plan(options, baseline=_unread) == {
         "include": [
             {
                 "name": "wordstat-checkpoint_2",
@@ -40,7 +40,7 @@ def test_shards_ask_for_the_baseline() -> None:
         asked.append(True)
         return None
 
-    matrix = plan(PlanOptions((EXAMPLES / "wordstat",), shards=2), baseline=baseline)
+    matrix = run_plan(PlanOptions((EXAMPLES / "wordstat",), shards=2), baseline=baseline)
     assert [entry["name"] for entry in matrix["include"]] == ["shard-1-of-2", "shard-2-of-2"]
     assert asked == [True]
 
@@ -56,4 +56,4 @@ def test_a_submission_folder_out_of_the_confining_folder_is_refused(tmp_path: Pa
         confine_submissions_to=tmp_path / "workspace",
     )
     with pytest.raises(UsageError, match="input submission: 'solutions/checkpoint_1' leaves"):
-        plan(options)
+        run_plan(options)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.output import LogSink
-from scbench_ci.executors.phases import PhaseClock, Plan, RunStep, Step, run_phases
+from scbench_ci.executors.phases import PhaseClock, PhasePlan, RunStep, Step, run_phases
 from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from testing.probes import PROBE_KEY, probe_command
 
@@ -43,7 +43,7 @@ def test_each_phase_is_timed_in_order(tmp_path: Path) -> None:
     clock = PhaseClock()
     with clock.timing("container"):
         time.sleep(0.01)
-    plan = Plan(
+    plan = PhasePlan(
         _taking({"runner": 0.02, "setup": 0.01, "tests": 0.03}),
         (["install"],),
         ["pytest"],
@@ -67,7 +67,7 @@ def test_each_phase_is_timed_in_order(tmp_path: Path) -> None:
 def test_a_failed_setup_command_does_not_stop_the_tests(tmp_path: Path) -> None:
     """As SCBench's entry script: its setup commands are lines without `set -e`."""
     request = _request(tmp_path, setup=("broken", "fine"))
-    plan = Plan(_taking({"runner": 0, "setup": 0, "tests": 0}, {"setup": 3}), (), ["pytest"])
+    plan = PhasePlan(_taking({"runner": 0, "setup": 0, "tests": 0}, {"setup": 3}), (), ["pytest"])
 
     result = run_phases(request, plan, time.monotonic())
 
@@ -77,7 +77,7 @@ def test_a_failed_setup_command_does_not_stop_the_tests(tmp_path: Path) -> None:
 
 def test_a_failed_installation_of_the_runner_stops_the_run(tmp_path: Path) -> None:
     request = _request(tmp_path, setup=("fine",))
-    plan = Plan(
+    plan = PhasePlan(
         _taking({"runner": 0, "setup": 0, "tests": 0}, {"runner": 2}), (["uv", "venv"],), ["pytest"]
     )
 
@@ -93,7 +93,7 @@ def test_an_executor_may_run_the_setup_itself_and_keep_setup_log_open(tmp_path: 
     request = _request(tmp_path, setup=("uv init",))
     with LogSink(tmp_path / SETUP_LOG, None) as log:
         log.note("from the cache")
-        plan = Plan(
+        plan = PhasePlan(
             _taking({"runner": 0, "setup": 0, "tests": 0}),
             (),
             ["pytest"],
@@ -112,7 +112,7 @@ def test_an_executor_may_run_the_setup_itself_and_keep_setup_log_open(tmp_path: 
 
 def test_the_session_timeout_counts_from_the_executors_deadline(tmp_path: Path) -> None:
     request = _request(tmp_path)
-    plan = Plan(
+    plan = PhasePlan(
         lambda step, log, deadline: (None if deadline < time.monotonic() + 1 else 0, 0),
         (),
         ["pytest"],

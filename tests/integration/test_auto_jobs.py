@@ -16,7 +16,7 @@ from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.job.plan import plan_jobs
 from scbench_ci.options import EvaluationOptions
-from scbench_ci.pipeline.evaluation import RUN_AGAIN_NOTICE, run_evaluations
+from scbench_ci.pipeline.evaluation import RUN_AGAIN_NOTICE, evaluate_jobs
 from scbench_ci.pipeline.placement import OnThisMachine
 from scbench_ci.results.file import read_checkpoint
 from testing.cli import run_cli
@@ -123,7 +123,7 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
     with contextlib.closing(OnThisMachine(DockerExecutor(options.docker))) as placement:
-        evaluations = run_evaluations(options, plan.jobs, placement, None, admission=crowd)
+        evaluations = evaluate_jobs(options, plan.jobs, placement, None, admission=crowd)
 
     results = {job.checkpoint.name: result for job, result in evaluations.results}
     assert evaluations.side_by_side == 3

@@ -26,7 +26,7 @@ from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.foundation.layout import PYTEST_LOG, REPORTS_DIR, SETUP_LOG
-from scbench_ci.job.command import RERUN_PLUGIN, build_command
+from scbench_ci.job.pytest_command import RERUN_PLUGIN, build_test_command
 from scbench_ci.job.reports import Reports, Status, read_reports
 from scbench_ci.job.workspace import stage_workspace
 from scbench_ci.problem.load import load_problem
@@ -149,7 +149,7 @@ def run(tmp_path: Path, executor: Executor, reruns: int) -> Run:
     )
     logs = tmp_path / "logs"
     logs.mkdir()
-    command = build_command(
+    command = build_test_command(
         problem,
         checkpoint,
         entrypoint="python main.py",

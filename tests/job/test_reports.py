@@ -8,7 +8,7 @@ import pytest
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.foundation.layout import REPORTS_DIR
-from scbench_ci.job.command import build_command
+from scbench_ci.job.pytest_command import build_test_command
 from scbench_ci.job.reports import (
     FAILING,
     MAX_MESSAGE_CHARS,
@@ -102,7 +102,7 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
         root=base / "workspace",
     )
     (base / "logs").mkdir()
-    command = build_command(
+    command = build_test_command(
         problem,
         checkpoint,
         entrypoint="true",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.check.judge import DYNAMIC_STAGES
+from scbench_ci.check.problem_report import DYNAMIC_STAGES
 from scbench_ci.cli.main import main
 from scbench_ci.foundation.errors import ExitCode
 from scbench_ci.foundation.scbench_runner import rules_line

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from scbench_ci.job.reports import Status
 from scbench_ci.outputs.history_console import render_trends
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.results.trends import trends
 from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 

@@ -13,8 +13,8 @@ import pytest
 from scbench_ci.job.reports import Status
 from scbench_ci.outputs.summary import render_summary
 from scbench_ci.problem.model import Group
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.run_history import carried, with_history
 from testing.mermaid import draw, mermaid_blocks
 from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 

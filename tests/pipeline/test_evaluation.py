@@ -26,7 +26,7 @@ from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.version import __version__
 from scbench_ci.job.plan import Target
 from scbench_ci.options import EvaluationOptions
-from scbench_ci.pipeline.evaluation import RUN_FILES, evaluate, plan_evaluation, run_evaluations
+from scbench_ci.pipeline.evaluation import RUN_FILES, evaluate_jobs, evaluate_plan, plan_evaluation
 from scbench_ci.pipeline.placement import OnThisMachine
 from scbench_ci.results.model import FailureKind, RepeatCount
 from scbench_ci.results.scbench_format import CHECKPOINT_RESULTS_FILE
@@ -101,7 +101,7 @@ def test_results_come_in_the_jobs_order_whatever_order_they_ran_in(tmp_path: Pat
         "alpha/checkpoint_3": 60.0,
         "beta/checkpoint_1": 90.0,
     }
-    run = evaluate(options, plan_evaluation(options), _local(), echo, durations)
+    run = evaluate_plan(options, plan_evaluation(options), _local(), echo, durations)
 
     started = [line for line in echo.getvalue().splitlines() if line.startswith("===")]
     assert [line.split(" (")[0] for line in started] == [
@@ -130,7 +130,7 @@ def test_the_run_s_duration_is_whole_milliseconds_as_results_json_keeps_it(tmp_p
     results.json keeps: rounded once, at the run's end, both render alike (5.85001 s renders as
     5.9 s; saved as 5.85, it renders as 5.8 s)."""
     options = _options(tmp_path, _problem(tmp_path, "alpha", 1))
-    run = evaluate(options, plan_evaluation(options), _local(), None, {})
+    run = evaluate_plan(options, plan_evaluation(options), _local(), None, {})
     assert run.duration_s > 0
     assert run.duration_s == round(run.duration_s, 3)
 
@@ -144,7 +144,7 @@ def test_an_earlier_run_s_files_are_removed_before_the_jobs_run(tmp_path: Path) 
     output.mkdir()
     for name in (*RUN_FILES, "notes.txt"):
         (output / name).write_text("from an earlier run\n")
-    evaluations = run_evaluations(options, plan_evaluation(options).jobs, _local(), None)
+    evaluations = evaluate_jobs(options, plan_evaluation(options).jobs, _local(), None)
     assert [job.key for job, _ in evaluations.results] == ["alpha/checkpoint_1"]
     assert evaluations.side_by_side == 1
     assert sorted(path.name for path in output.iterdir()) == ["alpha", "notes.txt"]
@@ -157,7 +157,7 @@ def test_a_run_streams_one_job_at_a_time_and_says_what_it_ran_with(tmp_path: Pat
     _submit(tmp_path, "alpha", "checkpoint_1")
     options = _options(tmp_path, alpha, concurrency=1, policy="any")
     echo = io.StringIO()
-    run = evaluate(options, plan_evaluation(options), _local(), echo)
+    run = evaluate_plan(options, plan_evaluation(options), _local(), echo)
 
     first, second = (checkpoint for _, checkpoint in run.checkpoints())
     assert first.passed and first.failure is None and first.pytest_exit_code == 0
@@ -179,7 +179,7 @@ def test_a_repeated_checkpoint_is_one_result_over_its_runs(tmp_path: Path) -> No
     _submit(tmp_path, "alpha", "checkpoint_1")
     options = _options(tmp_path, alpha, concurrency=2, repeat=2)
     echo = io.StringIO()
-    run = evaluate(options, plan_evaluation(options), _local(), echo)
+    run = evaluate_plan(options, plan_evaluation(options), _local(), echo)
 
     [(_, checkpoint)] = run.checkpoints()
     assert checkpoint.passed and checkpoint.artifacts == "alpha/checkpoint_1"
@@ -207,15 +207,15 @@ def test_the_executor_s_preflight_comes_before_any_job(
     options = _options(tmp_path, alpha, executor="docker")
     jobs = plan_evaluation(options).jobs
     with pytest.raises(InfrastructureError, match=re.escape(UNPULLABLE)):
-        run_evaluations(options, jobs, placement, None)
+        evaluate_jobs(options, jobs, placement, None)
     assert not (tmp_path / "out" / "alpha").exists()
 
     reusing = _options(tmp_path, alpha, executor="docker", skip_existing=True)
     with contextlib.closing(placement):
-        evaluations = run_evaluations(reusing, jobs, placement, None)
+        evaluations = evaluate_jobs(reusing, jobs, placement, None)
     kinds = [result.failure.kind for _, result in evaluations.results if result.failure]
     assert kinds == [FailureKind.MISSING, FailureKind.MISSING]
 
     _submit(tmp_path, "alpha", "checkpoint_2")
     with pytest.raises(InfrastructureError, match=re.escape(UNPULLABLE)):
-        run_evaluations(reusing, jobs, placement, None)
+        evaluate_jobs(reusing, jobs, placement, None)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
 from scbench_ci.results.compare import compare
-from scbench_ci.results.comparison import NOT_RUN
+from scbench_ci.results.comparison_model import NOT_RUN
 from scbench_ci.results.model import Failure, FailureKind
 from scbench_ci.results.policy import GroupCounts
 from testing.results import make_checkpoint, make_run, make_test, measured, not_measured

@@ -12,10 +12,10 @@ import pytest
 
 from scbench_ci.job.reports import Status
 from scbench_ci.problem.model import Group
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import load_results, write_results
-from scbench_ci.results.history import History
+from scbench_ci.results.history_model import History
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.results.trends import FailingStreak, TestTrend, trends
 from testing.results import make_checkpoint, make_run, make_test, measured, not_measured
 

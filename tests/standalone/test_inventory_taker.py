@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from scbench_ci.foundation.layout import PYTEST_INI, REPORTS_DIR, WORKSPACE_TESTS_DIR
-from scbench_ci.job.command import inventory_spec
+from scbench_ci.job.pytest_command import inventory_spec
 from scbench_ci.job.workspace import stage_workspace
 from scbench_ci.problem.load import load_problem
 from scbench_ci.standalone import pytest_runner

@@ -31,12 +31,12 @@ from scbench_ci.outputs.check_console import render_check_report
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.github.pr_comment import comment_tag
 from scbench_ci.outputs.summary import render_summary
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import write_pull_request, write_results
 from scbench_ci.results.model import RunResult
 from scbench_ci.results.pull_request import PullRequestRef
 from scbench_ci.results.quality import Unmeasured
 from scbench_ci.results.quality_report import shown_path
-from scbench_ci.results.run_history import carried, with_history
 from scbench_ci.trust.names import NAME_PATTERN
 from testing.cli import run_cli
 from testing.github_page import markdown_html

@@ -87,7 +87,7 @@ from scbench_ci.executors.docker.transfer import (
 )
 from scbench_ci.executors.docker.warm_runner import WarmStart
 from scbench_ci.executors.output import LogSink
-from scbench_ci.executors.phases import PhaseClock, Plan, run_phases, with_phases
+from scbench_ci.executors.phases import PhaseClock, PhasePlan, run_phases, with_phases
 from scbench_ci.executors.quality_command import staged_sources
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.layout import QUALITY_LOG, REPORTS_DIR, SETUP_LOG
@@ -476,7 +476,7 @@ class DockerExecutor:
         tests: _TestsStart,
         test_argv: list[str],
         collecting: _Collecting,
-    ) -> Plan:
+    ) -> PhasePlan:
         request = attempt.request
         steps = ContainerSteps(
             prepared.container,
@@ -496,7 +496,7 @@ class DockerExecutor:
         restores = caches.dependencies is not None
         installs_quality = request.quality and caches.quality is None
         before_tests = (restores and not collecting.restored) or steps.cut_network
-        return Plan(
+        return PhasePlan(
             steps.run_step,
             install,
             test_argv,

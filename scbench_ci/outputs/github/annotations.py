@@ -35,7 +35,7 @@ class Annotation:
     """Relative to the workspace; None when it is not in the workspace, or there is none."""
     line: int | None
 
-    def command(self) -> str:
+    def workflow_command(self) -> str:
         """The annotation as a workflow command, every part escaped."""
         return command(self.level, self.message, title=self.title, file=self.file, line=self.line)
 
@@ -61,7 +61,7 @@ def workflow_commands(annotations: Annotations) -> list[str]:
     """At most MAX_ANNOTATIONS errors, then at most MAX_ANNOTATIONS warnings, as the step's
     workflow commands."""
     return [
-        annotation.command()
+        annotation.workflow_command()
         for annotation in (
             *islice(annotations.errors, MAX_ANNOTATIONS),
             *islice(annotations.warnings, MAX_ANNOTATIONS),

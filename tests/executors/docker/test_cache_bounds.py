@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import docker
 import pytest
 
-from scbench_ci.commands.cleanup import cleanup
+from scbench_ci.commands.cleanup import run_cleanup
 from scbench_ci.executors.docker import cache_bounds
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import (
@@ -162,13 +162,13 @@ def test_cleanup_lists_then_removes_caches_unused_for_a_time_never_one_in_use(
     )
     try:
         options = CleanupOptions(volumes=True, unused_for_s=24 * HOUR)
-        assert cleanup(options) == 0
+        assert run_cleanup(options) == 0
         said = capsys.readouterr().out
         assert f"would remove cached environment {stale.marker} (dependencies, 53 MiB)" in said
         assert recent.marker not in said
         assert present(docker_client, stale.marker)
 
-        assert cleanup(CleanupOptions(yes=True, volumes=True, unused_for_s=24 * HOUR)) == 0
+        assert run_cleanup(CleanupOptions(yes=True, volumes=True, unused_for_s=24 * HOUR)) == 0
 
         said = capsys.readouterr().out
         assert f"removed cached environment {stale.marker}" in said
@@ -180,7 +180,7 @@ def test_cleanup_lists_then_removes_caches_unused_for_a_time_never_one_in_use(
         assert present(docker_client, recent.marker)
 
         # `--unused-for 0` empties every one no container uses.
-        assert cleanup(CleanupOptions(yes=True, volumes=True, unused_for_s=0)) == 0
+        assert run_cleanup(CleanupOptions(yes=True, volumes=True, unused_for_s=0)) == 0
         assert not present(docker_client, recent.marker)
         assert present(docker_client, stale_in_use.marker)
     finally:

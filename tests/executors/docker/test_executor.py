@@ -18,7 +18,7 @@ from typing import Any
 import docker
 import pytest
 
-from scbench_ci.commands.cleanup import cleanup
+from scbench_ci.commands.cleanup import run_cleanup
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import CACHE_LABEL, STDLIB
@@ -33,7 +33,7 @@ from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
 from scbench_ci.foundation.scbench_runner import PAPER
 from scbench_ci.job.reports import Status
 from scbench_ci.options import CleanupOptions, EvaluationOptions
-from scbench_ci.pipeline.evaluation import evaluate, plan_evaluation
+from scbench_ci.pipeline.evaluation import evaluate_plan, plan_evaluation
 from scbench_ci.pipeline.placement import OnThisMachine
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, RUNNER_STARTED, probe_command, shell
 from testing.problems import ProblemFolder
@@ -150,7 +150,7 @@ def test_an_evaluation_runs_the_tests_in_a_container(
 
     executor = DockerExecutor(DockerSettings(image=test_image))
     with contextlib.closing(OnThisMachine(executor)) as placement:
-        result = evaluate(options, plan_evaluation(options), placement, echo=None)
+        result = evaluate_plan(options, plan_evaluation(options), placement, echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert result.executor == "docker"
@@ -589,7 +589,7 @@ def test_cleanup_lists_then_removes_this_machine_s_leftovers(
     left_network = docker_client.networks.create(f"scbench-ci-test-{machine}", labels=gone)
     leftover = made[0]
     try:
-        assert cleanup(CleanupOptions()) == 0
+        assert run_cleanup(CleanupOptions()) == 0
         said = capsys.readouterr().out.splitlines()
         assert f"would remove container {leftover.name} ({leftover.short_id})" in said
         assert f"would remove volume {left_volume.name}" in said
@@ -599,7 +599,7 @@ def test_cleanup_lists_then_removes_this_machine_s_leftovers(
             container.reload()
         left_volume.reload()
 
-        assert cleanup(CleanupOptions(yes=True)) == 0
+        assert run_cleanup(CleanupOptions(yes=True)) == 0
 
         said = capsys.readouterr().out.splitlines()
         assert f"removed container {leftover.name} ({leftover.short_id})" in said
@@ -675,7 +675,7 @@ def test_an_environment_file_s_user_and_workdir_are_honoured(
 
     executor = DockerExecutor(DockerSettings())
     with contextlib.closing(OnThisMachine(executor)) as placement:
-        result = evaluate(options, plan_evaluation(options), placement, echo=None)
+        result = evaluate_plan(options, plan_evaluation(options), placement, echo=None)
 
     [(_, checkpoint)] = result.checkpoints()
     assert checkpoint.failure is None, checkpoint.failure

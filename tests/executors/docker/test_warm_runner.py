@@ -16,7 +16,7 @@ import docker
 from scbench_ci.executors.base import ExecutionRequest
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
-from scbench_ci.job.command import PYTEST_PLUGINS
+from scbench_ci.job.pytest_command import PYTEST_PLUGINS
 from scbench_ci.standalone.pytest_runner import SEAL_KEY_VARIABLE
 from testing.probes import PROBE_KEY, PROBE_OUTPUT, probe_command
 

@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scbench_ci.job.reports import Status
+from scbench_ci.results.carried_history import carried, with_history
 from scbench_ci.results.file import load_results, write_results
-from scbench_ci.results.history import (
+from scbench_ci.results.history_json import encoded_size, history_to_json
+from scbench_ci.results.history_model import (
     MAX_BYTES,
     MAX_CHECKPOINTS,
     MAX_ID_CHARS,
@@ -22,9 +24,7 @@ from scbench_ci.results.history import (
     History,
     checkpoint_key,
 )
-from scbench_ci.results.history_json import encoded_size, history_to_json
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.run_history import carried, with_history
 from testing.paths import REPO_ROOT
 from testing.results import make_checkpoint, make_run, make_test
 

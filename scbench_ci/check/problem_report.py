@@ -24,8 +24,8 @@ from scbench_ci.check.static import SOLUTIONS_DIR
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import scbench_runner
-from scbench_ci.job.command import per_test_timeout
 from scbench_ci.job.plan import Job
+from scbench_ci.job.pytest_command import per_test_timeout
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.problem.model import Problem
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from itertools import islice
 
-from scbench_ci.results.history import (
+from scbench_ci.results.history_json import fits
+from scbench_ci.results.history_model import (
     MAX_CHECKPOINTS,
     MAX_TESTS,
     CheckpointRecord,
@@ -24,7 +25,6 @@ from scbench_ci.results.history import (
     keeps,
     kept_fingerprint,
 )
-from scbench_ci.results.history_json import fits
 from scbench_ci.results.model import CheckpointResult, RunResult
 from scbench_ci.results.policy import GroupCounts
 

@@ -26,13 +26,14 @@ _OWN_CONFIG = ("-c", PYTEST_INI, "-p", "no:cacheprovider")
 """What every session of the run's is given first: the generated ini file (none of the
 submission's), no cache."""
 TEST_CASE_VERBOSITY = 1
-"""pytest's `verbosity_test_cases`: what -vv is for the tests' own lines (see build_command)."""
+"""pytest's `verbosity_test_cases`: what -vv is for the tests' own lines (see
+build_test_command)."""
 RERUN_PLUGIN = "pytest-rerunfailures"
 """Only in the runner's environment of a run with reruns: without them, the environment (and the
 Docker executor's cache key for it) is what it always was."""
 
 
-def build_command(
+def build_test_command(
     problem: Problem,
     checkpoint: Checkpoint,
     *,

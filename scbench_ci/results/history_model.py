@@ -1,7 +1,7 @@
 """A run's history: the runs before it that results.json carries forward from its baseline, and
 the run itself as the last one, each as a compact record (its date, commit, and per checkpoint its
 verdict, group counts, each test's status and its code quality's verbosity and erosion).
-`run_history` makes it, `history_json` writes and reads it, `trends` reads what it says.
+`carried_history` makes it, `history_json` writes and reads it, `trends` reads what it says.
 
 It comes from files nobody vouches for (a baseline, an artifact): it is capped everywhere, and
 nothing in it decides a verdict or an exit code.

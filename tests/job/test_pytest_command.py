@@ -3,7 +3,7 @@ import json
 import pytest
 
 from scbench_ci.executors.base import TestCommand
-from scbench_ci.job.command import build_command, has_k_filter, inventory_spec
+from scbench_ci.job.pytest_command import build_test_command, has_k_filter, inventory_spec
 from scbench_ci.problem.load import load_problem
 from scbench_ci.standalone.pytest_runner import INVENTORY_OPTION
 from testing.problems import ProblemFolder
@@ -22,7 +22,7 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
     problem_folder.save()
     problem = load_problem(problem_folder.root)
 
-    command = build_command(
+    command = build_test_command(
         problem,
         problem.checkpoint("checkpoint_2"),
         entrypoint="uv run main.py",
@@ -80,7 +80,7 @@ def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
     problem = load_problem(problem_folder.root)
 
     def timeout_flag(checkpoint: str, override: float | None = None) -> str:
-        argv = build_command(
+        argv = build_test_command(
             problem,
             problem.checkpoint(checkpoint),
             entrypoint="x",
@@ -102,7 +102,7 @@ def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
     checkpoint = problem.checkpoint("checkpoint_1")
 
     def command(**reruns: int) -> TestCommand:
-        return build_command(
+        return build_test_command(
             problem,
             checkpoint,
             entrypoint="python main.py",
@@ -130,7 +130,7 @@ def test_the_inventory_s_passes_are_scbench_1_0_s(problem_folder: ProblemFolder)
     file; the runner gets them as its own option."""
     problem = load_problem(problem_folder.root)
     cp1, cp2 = problem.checkpoint("checkpoint_1"), problem.checkpoint("checkpoint_2")
-    command = build_command(
+    command = build_test_command(
         problem, cp2, entrypoint="uv run main.py", environment_env={}, inventory=(cp1,)
     )
     (option,) = command.runner_options
@@ -157,7 +157,7 @@ def test_the_inventory_s_passes_are_scbench_1_0_s(problem_folder: ProblemFolder)
     ]
     runner = command.runner_argv(["python"], "runner.py", "--kill-others")
     assert runner[:5] == ["python", "-I", "runner.py", "--kill-others", option]
-    plain = build_command(problem, cp2, entrypoint="uv run main.py", environment_env={})
+    plain = build_test_command(problem, cp2, entrypoint="uv run main.py", environment_env={})
     assert plain.runner_options == ()
 
 
