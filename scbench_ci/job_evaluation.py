@@ -28,7 +28,6 @@ from scbench_ci.executors.base import (
     Executor,
     TestCommand,
 )
-from scbench_ci.executors.docker.image_recipe import recipe_digest
 from scbench_ci.executors.sealed import SealedRun
 from scbench_ci.fingerprint import fingerprint
 from scbench_ci.options import EvaluationOptions
@@ -514,7 +513,6 @@ def _fingerprint(
     variables = {name: value.replace(seen_at, "\0") for name, value in command.variables.items()}
     settings = {
         "scbench-ci": __version__,
-        "executor": options.executor_settings(executor.name),
         "policy": options.policy,
         "flaky_passes": options.flaky_passes,
         "scbench": options.scbench,
@@ -534,8 +532,8 @@ def _fingerprint(
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
         "quality": _measures_quality(options, job),
-        # A run with no image named has its runner's recipe: a changed one is another image.
-        "recipe": recipe_digest(scbench_runner(options.scbench).image_recipe),
+        # The executor's name and settings, and what else of its own can change a result.
+        **options.executor_settings.fingerprinted(executor.name, scbench_runner(options.scbench)),
     }
     return fingerprint(workspace, settings)
 
