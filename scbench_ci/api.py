@@ -35,12 +35,12 @@ from scbench_ci.options.declared import (
     CHECK_CONCURRENCY,
     CHECK_REPEAT,
     CONCURRENCY,
-    DOCKER,
     ENGINE,
     ENTRYPOINT,
     ENVIRONMENT,
     EVALUATE,
     EXECUTOR,
+    EXECUTOR_SETTINGS,
     FAIL_ON,
     FLAKY_PASSES,
     INCLUDE_PRIOR_TESTS,
@@ -61,7 +61,7 @@ from scbench_ci.results.trends import Trends
 from scbench_ci.trust.files import scratch_folder
 
 StrPath = str | os.PathLike[str]
-_DOCKER = {setting.name: setting for setting in DOCKER}
+_DOCKER = {setting.name: setting for setting in EXECUTOR_SETTINGS}
 EVALUATE_KEYWORDS = (*(option for option in EVALUATE if option.keyword), PYTEST_ARGS)
 """The options `evaluate` takes as keywords (besides `output` and `echo`)."""
 CHECK_KEYWORDS = (*(option for option in CHECK if option.keyword), PYTEST_ARGS)

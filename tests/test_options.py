@@ -8,12 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.choice import make_executor
+from scbench_ci.executors.choice import (
+    EXECUTOR_NAMES,
+    LOCAL_NOTICE,
+    NoSettings,
+    each_executors_settings,
+    make_executor,
+)
 from scbench_ci.executors.docker.executor import DockerExecutor
+from scbench_ci.executors.docker.image_recipe import recipe_digest
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.option_values import BadValue
+from scbench_ci.foundation.scbench_runner import PAPER, V1_0, ScbenchRunner
 from scbench_ci.options import (
     EvaluationOptions,
     MergeOptions,
@@ -23,7 +31,7 @@ from scbench_ci.options import (
     job_count,
     submission_template,
 )
-from scbench_ci.options.declared import CONCURRENCY, DOCKER, POLICY, QUIET
+from scbench_ci.options.declared import CONCURRENCY, EXECUTOR_SETTINGS, POLICY, QUIET
 from testing.problems import ProblemFolder
 
 OPTIONS = EvaluationOptions(
@@ -32,14 +40,16 @@ OPTIONS = EvaluationOptions(
     submission="solutions/{checkpoint}",
     output_dir=Path("out"),
     executor="docker",
-    docker=DockerSettings(
-        image="python:3.12",
-        memory="1g",
-        cpus=0.5,
-        pids_limit=64,
-        disk="256m",
-        test_network=True,
-        use_cache=False,
+    settings_by_executor=each_executors_settings(
+        {
+            "image": "python:3.12",
+            "memory": "1g",
+            "cpus": 0.5,
+            "pids_limit": 64,
+            "disk": "256m",
+            "test_network": True,
+            "use_cache": False,
+        }
     ),
     include_prior_tests=False,
     entrypoint="python3 main.py",
@@ -53,18 +63,30 @@ OPTIONS = EvaluationOptions(
 )
 
 
-def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
-    """As earlier versions made them (not whether the cache is used): their signed results are
-    still reused."""
-    assert OPTIONS.executor_settings("docker") == {
-        "executor": "docker",
-        "image": "python:3.12",
-        "memory": "1g",
-        "cpus": 0.5,
-        "pids_limit": 64,
-        "disk": "256m",
-        "test_network": True,
+@pytest.mark.parametrize("scbench", [V1_0, PAPER])
+def test_the_fingerprint_has_docker_s_settings_as_before(scbench: ScbenchRunner) -> None:
+    """As earlier versions made them (not whether the cache is used), with the recipe of the
+    image built when none is named: their signed results are still reused."""
+    assert OPTIONS.executor_settings.fingerprinted("docker", scbench) == {
+        "executor": {
+            "executor": "docker",
+            "image": "python:3.12",
+            "memory": "1g",
+            "cpus": 0.5,
+            "pids_limit": 64,
+            "disk": "256m",
+            "test_network": True,
+        },
+        "recipe": recipe_digest(scbench.image_recipe),
     }
+
+
+def test_the_local_executor_s_fingerprint_is_its_name() -> None:
+    """It has no settings: Docker's limits and image recipe change nothing it runs."""
+    local = dataclasses.replace(OPTIONS, executor="local")
+    assert local.executor_settings == NoSettings()
+    fingerprinted = local.executor_settings.fingerprinted("local", V1_0)
+    assert fingerprinted == {"executor": {"executor": "local"}}
 
 
 def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
@@ -78,7 +100,7 @@ def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
 
 
 def test_the_docker_executor_gets_every_limit() -> None:
-    executor = make_executor(OPTIONS.executor, OPTIONS.docker, warn=print)
+    executor = make_executor(OPTIONS.executor, OPTIONS.executor_settings, warn=print)
     assert isinstance(executor, DockerExecutor)
     settings = executor.settings
     assert (settings.image, settings.memory, settings.cpus, settings.pids_limit) == (
@@ -92,7 +114,10 @@ def test_the_docker_executor_gets_every_limit() -> None:
 
 def test_the_local_executor() -> None:
     local = dataclasses.replace(OPTIONS, executor="local")
-    assert isinstance(make_executor(local.executor, local.docker, warn=print), LocalExecutor)
+    said: list[str] = []
+    executor = make_executor(local.executor, local.executor_settings, warn=said.append)
+    assert isinstance(executor, LocalExecutor)
+    assert said == [LOCAL_NOTICE]
 
 
 @pytest.mark.parametrize("value", ["../c", "/c", "c" * 101])
@@ -144,16 +169,16 @@ def test_several_problems_need_problem_in_the_submission(tmp_path: Path) -> None
     check_shared_submission("sol/{checkpoint}", alone, option="--submission", allow="")
 
 
-def test_the_fields_an_options_type_has_are_filled_and_docker_s_settings_are_one() -> None:
+def test_the_fields_an_options_type_has_are_filled_and_each_executor_s_settings_are_one() -> None:
     given = {"jobs": 3, "quiet": True, "memory": "1g", "policy": "any", "oracle_policy": "all"}
-    declarations = (CONCURRENCY, QUIET, *DOCKER, POLICY)
-    value = {**{setting.name: setting.default for setting in DOCKER}, **given}
+    declarations = (CONCURRENCY, QUIET, *EXECUTOR_SETTINGS, POLICY)
+    value = {**{setting.name: setting.default for setting in EXECUTOR_SETTINGS}, **given}
     fields = fields_of(EvaluationOptions, declarations, lambda option: value[option.name])
     # `quiet` is no field of EvaluationOptions; `jobs` sets `concurrency`.
-    assert fields == {
-        "concurrency": 3,
-        "docker": DockerSettings(memory="1g"),
-        "policy": "any",
-    }
+    settings = fields.pop("settings_by_executor")
+    assert fields == {"concurrency": 3, "policy": "any"}
+    assert tuple(settings) == EXECUTOR_NAMES  # each executor's, the others' at their defaults
+    assert settings["docker"] == DockerSettings(memory="1g")
+    assert settings["local"] == NoSettings()
     merged = fields_of(MergeOptions, declarations, lambda option: value[option.name])
     assert merged == {}  # no field of MergeOptions, no Docker settings either

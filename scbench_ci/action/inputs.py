@@ -23,6 +23,7 @@ from scbench_ci.options import (
     is_template,
 )
 from scbench_ci.options.declared import (
+    ACTION_EXECUTOR,
     ACTION_INPUTS,
     ANNOTATIONS,
     ARTIFACT_NAME,
@@ -202,7 +203,7 @@ def _evaluation_options(given: _Given, command: str, env: Mapping[str, str]) -> 
         checkpoint=_checkpoint(given, command),
         submission=str(workspace / _submission(given, command, problems)),
         output_dir=workspace / REPORTS_DIR,
-        executor="docker",
+        executor=ACTION_EXECUTOR,
         environment=None if environment is None else given.inside(ENVIRONMENT, str(environment)),
         fail_on=given.value(FAIL_ON) if given.value(FAIL_ON_POLICY) else "never",
         repeat=given.value(CHECK_REPEAT if command == "check" else REPEAT),

@@ -76,8 +76,7 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
                 empty=empty,
                 repeat=runs.repeat,
                 include_prior_tests=runs.include_prior_tests,
-                # Only Docker cuts the network; with --no-test-network the oracle has none.
-                offline=placement.executor.name == "docker" and runs.docker.test_network,
+                offline=runs.executor_settings.can_cut_network(),
             )
         ]
         # Progress, not the runs' output: the empty submission's expected failures would drown

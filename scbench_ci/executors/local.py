@@ -26,6 +26,7 @@ from scbench_ci.executors.base import (
     timed_out,
 )
 from scbench_ci.executors.child_env import installer_variables, run_environment
+from scbench_ci.executors.choice import NoSettings
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhasePlan, Step, run_phases
 from scbench_ci.executors.quality_command import is_evaluators, launcher_argv, staged_sources
@@ -41,6 +42,11 @@ from scbench_ci.trust.untrusted_tree import (
 )
 
 _SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+def make(settings: NoSettings, cache_scope: str) -> LocalExecutor:
+    """The local backend's executor (`executors/choice.py`): no settings, no caches to scope."""
+    return LocalExecutor()
 
 
 class LocalExecutor:

@@ -1,7 +1,7 @@
 """A job's run sent to another machine and its outcome sent back, as bytes (`--engine ray`).
 
 Nothing assumes a shared filesystem: the staged workspace travels as a tar archive with the run's
-settings; on the node that runs it, it is unpacked into a scratch folder, run by the Docker
+settings; on the node that runs it, it is unpacked into a scratch folder, run by the same
 executor there with a seal secret made there (`sealed.run_sealed`), and what comes back is the
 execution, the reports as read and sealed on that node, and the logs. The driver writes the logs
 into the job's own log folder and judges the run as a local one.
@@ -17,10 +17,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from scbench_ci.executors.base import ExecutionRequest
+from scbench_ci.executors.base import ExecutionRequest, Executor
+from scbench_ci.executors.choice import ExecutorSettings, make_executor
 from scbench_ci.executors.docker import archive
-from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG
@@ -36,12 +35,13 @@ _POLL_S = 0.2
 @dataclass(frozen=True)
 class ShippedJob:
     """A run as it travels: its request without the local paths, the workspace as a tar
-    archive, and how the node's Docker executor is to run it."""
+    archive, and which executor of the node is to run it, with which settings."""
 
     request: ExecutionRequest
     """Its workspace and log folder are the driver's, and mean nothing on the node."""
     workspace: bytes
-    docker: DockerSettings
+    executor: str
+    settings: ExecutorSettings
     cache_scope: str
     version: str = __version__
     """The driver's scbench-ci: a node running another refuses the job."""
@@ -66,17 +66,21 @@ class ShippedRun:
         return sum(map(len, self.logs.values())) + sum(len(r) for r in reports if r)
 
 
-def ship(request: ExecutionRequest, docker: DockerSettings, cache_scope: str) -> ShippedJob:
+def ship(
+    request: ExecutionRequest, executor: str, settings: ExecutorSettings, cache_scope: str
+) -> ShippedJob:
     """Pack the request's workspace (through the guarded tree reader, links as links)."""
     buffer = io.BytesIO()
     with archive.open_writer(buffer) as tar:
         archive.add_tree(tar, request.workspace, _WORKSPACE, 0, 0)
-    return ShippedJob(replace(request, echo=None), buffer.getvalue(), docker, cache_scope)
+    workspace = buffer.getvalue()
+    return ShippedJob(replace(request, echo=None), workspace, executor, settings, cache_scope)
 
 
 def run_shipped(job: ShippedJob) -> ShippedRun:
     """On the node: unpack, run sealed, send back. Any InfrastructureError (the node's Docker
-    daemon or image, another scbench-ci version) is the returned failure."""
+    daemon or image, another scbench-ci version) is the returned failure. A notice of the
+    executor's is the driver's to say, not the node's."""
     started = time.monotonic()
     node = socket.gethostname()
     if job.version != __version__:
@@ -89,7 +93,7 @@ def run_shipped(job: ShippedJob) -> ShippedRun:
         log_dir = scratch / "logs"
         log_dir.mkdir()
         request = replace(job.request, workspace=scratch / _WORKSPACE, log_dir=log_dir)
-        executor = DockerExecutor(job.docker, cache_scope=job.cache_scope)
+        executor = make_executor(job.executor, job.settings, lambda _: None, job.cache_scope)
         sealed: SealedRun | None = None
         failure: str | None = None
         try:
@@ -100,7 +104,7 @@ def run_shipped(job: ShippedJob) -> ShippedRun:
     return ShippedRun(sealed, failure, logs, node, time.monotonic() - started)
 
 
-def _cancellable(executor: DockerExecutor, request: ExecutionRequest) -> SealedRun:
+def _cancellable(executor: Executor, request: ExecutionRequest) -> SealedRun:
     """The run in a thread of its own while this one waits in short steps: Ray cancels a task
     by raising KeyboardInterrupt in its thread at its next Python instruction, which a run
     blocked in a socket read would not reach until its tests end. Cancelled, it kills this

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scbench_ci.engines.admission import JobCount
-from scbench_ci.executors.docker.settings import DockerSettings, Setting
+from scbench_ci.executors.choice import ExecutorSettings, backend, each_executors_settings
+from scbench_ci.executors.settings import Setting
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.option_values import Option
 from scbench_ci.job.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
@@ -70,19 +71,19 @@ def fields_of(
     options_type: type, declared: Iterable[Option], value: Callable[[Option], Any]
 ) -> dict[str, Any]:
     """The fields of `options_type` that the `declared` options set, each one's value as the
-    front end gives it (`value`): how every front end fills a command's options. Docker's
-    settings are one DockerSettings; an option that is no field of the type (the CLI's
-    `--quiet`) is the front end's to read."""
+    front end gives it (`value`): how every front end fills a command's options. The
+    executors' settings are each executor's one value (`each_executors_settings`); an option that
+    is no field of the type (the CLI's `--quiet`) is the front end's to read."""
     names = {one.name for one in dataclasses.fields(options_type)}
     fields: dict[str, Any] = {}
-    docker: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     for option in declared:
         if isinstance(option, Setting):
-            docker[option.name] = value(option)
+            settings[option.name] = value(option)
         elif option.field_name in names:
             fields[option.field_name] = value(option)
-    if docker and "docker" in names:
-        fields["docker"] = DockerSettings(**docker)
+    if settings and "settings_by_executor" in names:
+        fields["settings_by_executor"] = each_executors_settings(settings)
     return fields
 
 
@@ -130,8 +131,11 @@ class EvaluationOptions:
     job's problem's folder name and checkpoint's name (`plan.fill_template`)."""
     output_dir: Path
     executor: str = EXECUTOR.default
-    """`docker` or `local` (`executors.executor_name`)."""
-    docker: DockerSettings = field(default_factory=DockerSettings)
+    """A backend's name (`executors/choice.py`)."""
+    settings_by_executor: Mapping[str, ExecutorSettings] = field(
+        default_factory=each_executors_settings
+    )
+    """Each backend's settings, by its name, as their options give them."""
     include_prior_tests: bool | None = None
     entrypoint: str | None = None
     environment: Path | None = None
@@ -179,10 +183,10 @@ class EvaluationOptions:
     """Explicit jobs (the Python API's), evaluated instead of problems x checkpoint x
     submission, which are then not read (`plan.plan_targets`)."""
 
-    def executor_settings(self, executor: str) -> dict[str, object]:
-        """How the tests are run by `executor`, the one that runs them: what makes two runs of
-        the same files comparable."""
-        return {"executor": executor, **self.docker.fingerprinted()}
+    @property
+    def executor_settings(self) -> ExecutorSettings:
+        """The settings of the executor that runs the tests."""
+        return self.settings_by_executor[backend(self.executor).name]
 
 
 @dataclass(frozen=True)

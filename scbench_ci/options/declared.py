@@ -2,13 +2,13 @@
 (`cli/arguments.add_options`), the action's inputs and their defaults (`action/inputs.py`;
 action.yml is held to them by a test), the Python API's keywords (`api.py`: typed signatures whose
 defaults are these, held to them by a test), the parser of their text wherever it is given, and
-the field of each command's options they set (`options.fields_of`) all come from here. The Docker
-executor's limits are declared as DockerSettings' fields.
+the field of each command's options they set (`options.fields_of`) all come from here. An
+executor's settings are declared as the fields of its settings type (`executors/choice.py`).
 
-A new option: its declaration here (or a DockerSettings field), in the lists of the commands that
-take it (`EVALUATE`, `CHECK`, ... for the CLI; `ACTION_INPUTS` and action.yml's entry for the
-action); the field it sets in the options type; for the API, its keyword in the signature; and the
-code where it takes effect. tests/options/test_declared.py says what is missing.
+A new option: its declaration here (or a field of an executor's settings), in the lists of the
+commands that take it (`EVALUATE`, `CHECK`, ... for the CLI; `ACTION_INPUTS` and action.yml's
+entry for the action); the field it sets in the options type; for the API, its keyword in the
+signature; and the code where it takes effect. tests/options/test_declared.py says what is missing.
 """
 
 from __future__ import annotations
@@ -19,9 +19,16 @@ from functools import partial
 from pathlib import Path
 
 from scbench_ci.engines.admission import AUTO, JobCount
-from scbench_ci.executors.choice import DEFAULT_EXECUTOR, EXECUTOR_NAMES, executor_name
+from scbench_ci.executors.choice import (
+    DEFAULT_EXECUTOR,
+    EXECUTOR_NAMES,
+    backend,
+    executor_name,
+)
+from scbench_ci.executors.choice import (
+    EXECUTOR_SETTINGS as EXECUTOR_SETTINGS,  # every executor's settings, with the other options
+)
 from scbench_ci.executors.docker.labels import CACHE_LABEL, LEGACY_CACHE_VOLUME
-from scbench_ci.executors.docker.settings import Setting, settings
 from scbench_ci.executors.processes import OWNER_LABEL, parse_owner
 from scbench_ci.foundation.option_values import (
     BadValue,
@@ -233,7 +240,8 @@ RAY_ADDRESS = Option(
     absent="as engine's",
     metavar="ADDRESS",
 )
-DOCKER: tuple[Setting, ...] = tuple(setting for _, setting in settings())
+ACTION_EXECUTOR = "docker"
+"""The executor the action runs (EXECUTOR's `absent`); its settings are the action's inputs."""
 TEST_TIMEOUT = Option(
     "test_timeout",
     None,
@@ -690,7 +698,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     INCLUDE_PRIOR_TESTS,
     ENTRYPOINT,
     ENVIRONMENT,
-    *DOCKER,
+    *backend(ACTION_EXECUTOR).declarations(),
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
     SCBENCH,
@@ -729,7 +737,7 @@ RUN = (
     EXECUTOR,
     ENGINE,
     RAY_ADDRESS,
-    *DOCKER,
+    *EXECUTOR_SETTINGS,
     TEST_TIMEOUT,
     SESSION_TIMEOUT,
     SCBENCH,

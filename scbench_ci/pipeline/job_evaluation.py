@@ -17,7 +17,6 @@ from typing import TextIO
 
 from scbench_ci.engines.admission import AUTO
 from scbench_ci.executors.base import ExecutionRequest, Executor, TestCommand
-from scbench_ci.executors.docker.image_recipe import recipe_digest
 from scbench_ci.executors.sealed import SealedRun
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.layout import PYTEST_LOG, QUALITY_LOG, SETUP_LOG, WORKSPACE_TESTS_DIR
@@ -507,7 +506,6 @@ def _fingerprint(
     variables = {name: value.replace(seen_at, "\0") for name, value in command.variables.items()}
     settings = {
         "scbench-ci": __version__,
-        "executor": options.executor_settings(executor.name),
         "policy": options.policy,
         "flaky_passes": options.flaky_passes,
         "scbench": options.scbench,
@@ -527,8 +525,8 @@ def _fingerprint(
         "workdir": environment.workdir,
         "cut_network": job.cut_network,
         "quality": _measures_quality(options, job),
-        # A run with no image named has its runner's recipe: a changed one is another image.
-        "recipe": recipe_digest(scbench_runner(options.scbench).image_recipe),
+        # The executor's name and settings, and what else of its own can change a result.
+        **options.executor_settings.fingerprinted(executor.name, scbench_runner(options.scbench)),
     }
     return fingerprint(workspace, settings)
 

@@ -1,5 +1,5 @@
 """Where the jobs' runs take place: on this machine, by its executor (`--engine local`), or as
-tasks on a Ray cluster, each run by the Docker executor of the node it lands on (`--engine ray`).
+tasks on a Ray cluster, each run by the executor of the node it lands on (`--engine ray`).
 
 Either way a job is staged, fingerprinted and judged here; only the run itself, sealed where it
 runs (`executors/sealed.py`), is placed.
@@ -13,21 +13,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from scbench_ci.engines import load
 from scbench_ci.engines.admission import AUTO, Admission, FixedCount, JobCount, make_admission
 from scbench_ci.engines.ray_cluster import RayCluster
 from scbench_ci.executors.base import ExecutionRequest, Executor
-from scbench_ci.executors.choice import make_executor
+from scbench_ci.executors.choice import ExecutorSettings, backend, make_executor
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.scbench_runner import V1_0, ScbenchRunner
 from scbench_ci.options import EvaluationOptions
-
-if TYPE_CHECKING:
-    # Loaded when a cluster is used, with Docker's SDK: the CLI's start-up does not pay for it.
-    from scbench_ci.executors.docker.executor import DockerExecutor
 
 
 class Placement(Protocol):
@@ -131,8 +127,12 @@ class OnRayCluster:
     """Each run a task asking for `--cpus` CPUs. `--jobs auto` keeps as many in flight as the
     live nodes hold when the run starts; `--jobs N`, N (Ray queues what does not fit)."""
 
-    def __init__(self, executor: DockerExecutor, cluster: RayCluster) -> None:
+    def __init__(
+        self, executor: Executor, settings: ExecutorSettings, cache_scope: str, cluster: RayCluster
+    ) -> None:
         self.executor = executor
+        self.settings = settings
+        self.cache_scope = cache_scope
         self.cluster = cluster
         self.traffic = Traffic()
         self._counting = threading.Lock()
@@ -160,7 +160,7 @@ class OnRayCluster:
         from scbench_ci.executors.shipped import landed, run_shipped, ship
 
         started = time.monotonic()
-        shipped = ship(request, self.executor.settings, self.executor.cache_scope)
+        shipped = ship(request, self.executor.name, self.settings, self.cache_scope)
         outcome = self.cluster.call(run_shipped, shipped)
         added_s = max(0.0, time.monotonic() - started - outcome.seconds)
         with self._counting:
@@ -199,16 +199,17 @@ UNAUTHENTICATED_RAY = (
 def make_placement(
     options: EvaluationOptions, warn: Callable[[str], None], cache_scope: str
 ) -> Placement:
+    settings = options.executor_settings
     if options.engine == "local":
-        return OnThisMachine(make_executor(options.executor, options.docker, warn, cache_scope))
-    if options.executor == "local":
+        return OnThisMachine(make_executor(options.executor, settings, warn, cache_scope))
+    cpus = settings.cluster_cpus()
+    if cpus is None:
         raise UsageError(
             "--engine ray runs the tests with each node's Docker executor: "
-            "--executor local cannot be used with it"
+            f"--executor {backend(options.executor).name} cannot be used with it"
         )
     if os.environ.get("RAY_AUTH_MODE") != "token":
         warn(UNAUTHENTICATED_RAY)
-    from scbench_ci.executors.docker.executor import DockerExecutor
-
-    executor = DockerExecutor(options.docker, cache_scope=cache_scope)
-    return OnRayCluster(executor, RayCluster(options.ray_address, options.docker.cpus))
+    executor = make_executor(options.executor, settings, warn, cache_scope)
+    cluster = RayCluster(options.ray_address, cpus)
+    return OnRayCluster(executor, settings, cache_scope, cluster)

@@ -42,15 +42,15 @@ def test_defaults(tmp_path: Path) -> None:
     assert options.session_timeout_s == 1800
     assert options.test_timeout_s is None and inputs.retention_days is None
     assert options.pytest_args == ()
-    assert options.docker.test_network is True  # as in SCBench
+    assert options.executor_settings.test_network is True  # as in SCBench
     limits = (
-        options.docker.memory,
-        options.docker.cpus,
-        options.docker.pids_limit,
-        options.docker.disk,
+        options.executor_settings.memory,
+        options.executor_settings.cpus,
+        options.executor_settings.pids_limit,
+        options.executor_settings.disk,
     )
     assert limits == ("4g", 2, 1024, "auto")
-    assert options.docker.use_cache is True
+    assert options.executor_settings.use_cache is True
     assert (options.history, options.commit) == (30, None)
 
 
@@ -100,24 +100,24 @@ def test_every_input(tmp_path: Path) -> None:
     assert (options.test_timeout_s, options.session_timeout_s) == (12.5, 600)
     assert options.pytest_args == ("-k", "a and b", "-x")
     assert (
-        options.docker.memory,
-        options.docker.cpus,
-        options.docker.pids_limit,
-        options.docker.disk,
+        options.executor_settings.memory,
+        options.executor_settings.cpus,
+        options.executor_settings.pids_limit,
+        options.executor_settings.disk,
     ) == (
         "1g",
         0.5,
         64,
         "256m",
     )
-    assert options.docker.use_cache is False
+    assert options.executor_settings.use_cache is False
     assert options.fail_on == "never"  # fail_on_policy: false
     assert not (inputs.job_summary or inputs.annotations or inputs.upload_artifact)
     assert (inputs.baseline, inputs.baseline_branch) == ("artifact:nightly", "release")
     assert (options.reruns, options.repeat, options.flaky_passes) == (2, 3, True)
     assert (inputs.comment, inputs.github_token) == (True, "ghs_token")
     assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
-    assert options.docker.test_network is False
+    assert options.executor_settings.test_network is False
 
 
 @pytest.mark.parametrize(("given", "days"), [("", None), ("0", 0), ("1", 1), ("400", 400)])

@@ -43,7 +43,7 @@ def test_a_bad_value_is_a_usage_error_with_the_parser_s_reason(
 
 
 def test_without_docker_flags_the_settings_are_the_defaults() -> None:
-    assert evaluate.options(parse_arguments(list(WHERE))).docker == DockerSettings()
+    assert evaluate.options(parse_arguments(list(WHERE))).executor_settings == DockerSettings()
 
 
 @pytest.mark.parametrize("command", ["evaluate", "check"])

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.engines.admission import Decision
+from scbench_ci.executors.choice import each_executors_settings
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.job.plan import plan_jobs
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.pipeline.evaluation import RUN_AGAIN_NOTICE, evaluate_jobs
@@ -116,13 +116,15 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
         submission=str(problem / "solutions/{checkpoint}"),
         output_dir=output,
         executor="docker",
-        docker=DockerSettings(image=test_image),
+        settings_by_executor=each_executors_settings({"image": test_image}),
         # The second run is made, not the first one's signed result taken.
         skip_existing=True,
     )
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
     with contextlib.closing(OnThisMachine(DockerExecutor(options.docker))) as placement:
+        evaluations = evaluate_jobs(options, plan.jobs, placement, None, admission=crowd)
+    with contextlib.closing(OnThisMachine(DockerExecutor(options.executor_settings))) as placement:
         evaluations = evaluate_jobs(options, plan.jobs, placement, None, admission=crowd)
 
     results = {job.checkpoint.name: result for job, result in evaluations.results}

@@ -17,7 +17,7 @@ import scbench_ci
 from scbench_ci.action.inputs import ActionInputs, read_inputs
 from scbench_ci.api import CHECK_KEYWORDS, EVALUATE_KEYWORDS
 from scbench_ci.cli.main import COMMANDS, parse_arguments
-from scbench_ci.executors.docker.settings import Setting
+from scbench_ci.executors.settings import Setting
 from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.option_values import BadValue, Option, optional_text, path, words
 from scbench_ci.job.plan import Target
@@ -34,7 +34,7 @@ from testing.runner import input_variable
 
 DECLARED: list[Option] = [
     *(value for value in vars(declared).values() if isinstance(value, Option)),
-    *declared.DOCKER,
+    *declared.EXECUTOR_SETTINGS,
 ]
 ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
 REQUIRED = {

@@ -12,8 +12,8 @@ from pathlib import Path
 import docker
 import pytest
 
+from scbench_ci.executors.choice import each_executors_settings
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.local import LocalExecutor
 from scbench_ci.job.plan import Job, plan_jobs
 from scbench_ci.options import EvaluationOptions
@@ -135,11 +135,12 @@ def test_a_missing_submission_is_a_fail_that_runs_nothing(tmp_path: Path) -> Non
 def test_a_run_that_cannot_take_place_is_an_infrastructure_failure_never_signed(
     tmp_path: Path, docker_client: docker.DockerClient
 ) -> None:
-    options = _options(tmp_path, executor="docker", docker=DockerSettings(image=UNPULLABLE))
+    settings = each_executors_settings({"image": UNPULLABLE})
+    options = _options(tmp_path, executor="docker", settings_by_executor=settings)
     job = _job(options)
     output = tmp_path / "out"
     output.mkdir()
-    placement = OnThisMachine(DockerExecutor(options.docker))
+    placement = OnThisMachine(DockerExecutor(options.executor_settings))
     result = evaluate_job(options, job, output, None, placement, _preflight, None)
     assert result.failure is not None and result.failure.kind is FailureKind.INFRASTRUCTURE
     assert UNPULLABLE in result.failure.message

@@ -100,6 +100,11 @@ MIN_RUN_MEMORY_BYTES = 64 * 1024**2
 the test runner could not start (the run is refused, as a fail of the submission's)."""
 
 
+def make(settings: DockerSettings, cache_scope: str) -> DockerExecutor:
+    """The Docker backend's executor (`executors/choice.py`)."""
+    return DockerExecutor(settings, cache_scope=cache_scope)
+
+
 class DockerExecutor:
     name = "docker"
 

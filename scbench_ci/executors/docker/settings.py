@@ -1,30 +1,29 @@
-"""The Docker executor's settings: the image and the container's limits, as one value.
+"""The Docker executor's settings: the image and the container's limits, as one value, and what
+they say to the rest of a run (the Docker backend's entry in `executors/choice.py`).
 
-Each field is an option's declaration (`option_values.Option`: its CLI flag, its action input,
-its API keyword, the parser of their text), so a new limit is one field here: the CLI's flags
-(`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`), the API's
+Each field is an option's declaration (`executors/settings.Setting`: its CLI flag, its action
+input, its API keyword, the parser of their text), so a new limit is one field here: the CLI's
+flags (`cli/arguments.py`), the action's inputs and their defaults (`action/inputs.py`), the API's
 keywords, the executor and the fingerprint of a run all read them from here
-(`options/declared.py` lists them with every other option).
+(`options/declared.py` lists them with every other option). Each value is parsed once, by the
+front end that reads it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
-from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE
+from scbench_ci.executors.docker.image_recipe import DEFAULT_IMAGE, recipe_digest
+from scbench_ci.executors.settings import fingerprinted_fields, setting
 from scbench_ci.foundation.option_values import (
     BadValue,
-    Option,
-    as_text,
     boolean,
     optional_text,
     positive_number,
     whole_number,
 )
+from scbench_ci.foundation.scbench_runner import ScbenchRunner
 
 DEFAULT_MEMORY = "4g"
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
@@ -71,18 +70,7 @@ def disk(option: str, value: str) -> str:
     return value if value == DEFAULT_DISK else size(option, value)
 
 
-@dataclass(frozen=True)
-class Setting(Option):
-    """How a field of DockerSettings is given: an option whose name is the field's."""
-
-    fingerprinted: bool = True
-    """Whether it can change a run's result, so that an earlier result made without it is not
-    reused (`--skip-existing`)."""
-
-
-def _setting(name: str, default: Any, **how: Any) -> Any:
-    setting = Setting(name, default, group="docker executor", **how)
-    return field(default=default, metadata={"setting": setting})
+_setting = partial(setting, group="docker executor")
 
 
 @dataclass(frozen=True)
@@ -172,21 +160,19 @@ class DockerSettings:
         "keep it, as SCBench's do)",
     )
 
-    def __post_init__(self) -> None:
-        """Each value is one its flag could give: made in code too, a bad one is refused here,
-        never by Docker in the middle of a run. A default is the project's own (a test parses
-        each), so the defaults cost nothing to make: the CLI makes them to build its flags."""
-        for one in dataclasses.fields(self):
-            setting, value = one.metadata["setting"], getattr(self, one.name)
-            if value != one.default:
-                setting.parse(setting.flag, as_text(value))
+    def fingerprinted(self, executor: str, scbench: ScbenchRunner) -> dict[str, object]:
+        """What makes two runs' results comparable: the limits, and the recipe of the image
+        built when none is named (a changed one is another image)."""
+        return {
+            "executor": {"executor": executor, **fingerprinted_fields(self)},
+            "recipe": recipe_digest(scbench.image_recipe),
+        }
 
-    def fingerprinted(self) -> dict[str, object]:
-        """What makes two runs' results comparable."""
-        return {name: getattr(self, name) for name, setting in settings() if setting.fingerprinted}
+    def can_cut_network(self) -> bool:
+        """The container's network is cut after setup on request, unless the tests never have
+        it (`--no-test-network`)."""
+        return self.test_network
 
-
-def settings() -> Iterator[tuple[str, Setting]]:
-    """Each field's name and how it is given, in order."""
-    for one in dataclasses.fields(DockerSettings):
-        yield one.name, one.metadata["setting"]
+    def cluster_cpus(self) -> float:
+        """A Ray cluster's nodes run Docker executors: each task asks for `--cpus`."""
+        return self.cpus
