@@ -155,10 +155,10 @@ def run_evaluations(
     test_times: TestTimes | None = None,
 ) -> Evaluations:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
-    side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
+    side by side as `options.jobs` admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
-    `stream` says so, else progress lines. `admission`: instead of the one `options.concurrency`
+    `stream` says so, else progress lines. `admission`: instead of the one `options.jobs`
     makes. `test_times`: each checkpoint's tests' earlier seconds, which balance its shards
     (`--shards`)."""
     environment_file = load_environment(options.environment) if options.environment else None
@@ -176,7 +176,7 @@ def run_evaluations(
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    admission = admission or placement.admission(options.concurrency, len(jobs))
+    admission = admission or placement.admission(options.jobs, len(jobs))
     sharding = _sharding(options, placement, admission, len(jobs), test_times)
     shards = 1 if options.test_shards == AUTO else options.test_shards
     placement.expect(len(jobs) * shards, admission.base * shards)
@@ -240,12 +240,13 @@ def _sharding(
     options: EvaluationOptions,
     placement: Placement,
     admission: Admission,
-    jobs: int,
+    count: int,
     test_times: TestTimes | None,
 ) -> Sharding:
-    """How many runs each job's tests are split over (`--shards`), and what balances them."""
+    """How many runs each of `count` jobs' tests are split over (`--shards`), and what balances
+    them."""
     lease: Callable[[int], AbstractContextManager[int]] = (
-        IdleCores(placement.cores(), admission.base, jobs).lease
+        IdleCores(placement.cores(), admission.base, count).lease
         if options.test_shards == AUTO
         else fixed_count(options.test_shards)
     )

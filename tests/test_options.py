@@ -23,7 +23,7 @@ from scbench_ci.options import (
     job_count,
     submission_template,
 )
-from scbench_ci.options.declared import CONCURRENCY, DOCKER, POLICY, QUIET
+from scbench_ci.options.declared import DOCKER, JOBS, POLICY, QUIET
 from testing.problems import ProblemFolder
 
 OPTIONS = EvaluationOptions(
@@ -48,7 +48,7 @@ OPTIONS = EvaluationOptions(
     session_timeout_s=600,
     policy="any-case",
     pytest_args=("-x",),
-    concurrency=3,
+    jobs=3,
     skip_existing=True,
 )
 
@@ -69,7 +69,7 @@ def test_the_fingerprint_has_the_executor_s_settings_as_before() -> None:
 
 def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
     options = EvaluationOptions(problems=(), checkpoint="all", submission="s", output_dir=Path("o"))
-    assert options.concurrency == "auto"
+    assert options.jobs == "auto"
     assert job_count("--jobs", "auto") == "auto"
     assert job_count("--jobs", "3") == 3
     for bad, reason in (("0", "must be at least 1, got '0'"), ("Auto", "'Auto' is not a whole")):
@@ -146,12 +146,12 @@ def test_several_problems_need_problem_in_the_submission(tmp_path: Path) -> None
 
 def test_the_fields_an_options_type_has_are_filled_and_docker_s_settings_are_one() -> None:
     given = {"jobs": 3, "quiet": True, "memory": "1g", "policy": "any", "oracle_policy": "all"}
-    declarations = (CONCURRENCY, QUIET, *DOCKER, POLICY)
+    declarations = (JOBS, QUIET, *DOCKER, POLICY)
     value = {**{setting.name: setting.default for setting in DOCKER}, **given}
     fields = fields_of(EvaluationOptions, declarations, lambda option: value[option.name])
-    # `quiet` is no field of EvaluationOptions; `jobs` sets `concurrency`.
+    # `quiet` is no field of EvaluationOptions.
     assert fields == {
-        "concurrency": 3,
+        "jobs": 3,
         "docker": DockerSettings(memory="1g"),
         "policy": "any",
     }

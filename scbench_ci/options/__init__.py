@@ -20,13 +20,13 @@ from scbench_ci.errors import UsageError
 from scbench_ci.executors.docker.settings import DockerSettings, Setting
 from scbench_ci.option_values import Option
 from scbench_ci.options.declared import (
-    CONCURRENCY,
     DETAILS,
     ENGINE,
     EVERY_CHECKPOINT,
     EXECUTOR,
     FAIL_ON,
     HISTORY,
+    JOBS,
     POLICY,
     QUALITY,
     RAY_ADDRESS,
@@ -146,7 +146,7 @@ class EvaluationOptions:
     commit: str | None = None
     """The commit evaluated, for the history (`commit_of`)."""
     pytest_args: tuple[str, ...] = ()
-    concurrency: JobCount = CONCURRENCY.default
+    jobs: JobCount = JOBS.default
     """Evaluations side by side at most (`--jobs`): a fixed count, or as many as the machine's
     load admits."""
     test_shards: JobCount = TEST_SHARDS.default

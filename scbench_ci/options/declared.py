@@ -98,6 +98,7 @@ def _one_of(choices: tuple[str, ...]) -> partial[str]:
 # What and against what (the API's `targets` name each job's problem, checkpoint and submission).
 _TARGETS = "the API's `targets` name each job's problem, checkpoint and submission"
 PROBLEM = Option(
+    # `problems` inside: the repeated flag's values, one tuple.
     "problems",
     (),
     path,
@@ -235,6 +236,8 @@ RAY_ADDRESS = Option(
 )
 DOCKER: tuple[Setting, ...] = tuple(setting for _, setting in settings())
 TEST_TIMEOUT = Option(
+    # The flag and input are pytest-timeout's word; the API's keyword and the options' field say
+    # which of the two timeouts, the field in seconds (`_s`) as every duration field is.
     "test_timeout",
     None,
     seconds,
@@ -245,6 +248,7 @@ TEST_TIMEOUT = Option(
     metavar="S",
 )
 SESSION_TIMEOUT = Option(
+    # The field in seconds (`_s`), as every duration field is.
     "session_timeout",
     1800.0,
     seconds,
@@ -254,7 +258,7 @@ SESSION_TIMEOUT = Option(
     field="session_timeout_s",
     metavar="S",
 )
-CONCURRENCY = Option(
+JOBS = Option(
     "jobs",
     AUTO,
     job_count,
@@ -263,10 +267,11 @@ CONCURRENCY = Option(
     flag="--jobs",
     short="-j",
     input="jobs",
-    field="concurrency",
     metavar="N|auto",
 )
 TEST_SHARDS = Option(
+    # `test_shards` but for the flag: `plan --shards` is the matrix's (SHARDS), and the action,
+    # which has both inputs, and the API tell them apart.
     "test_shards",
     1,
     job_count,
@@ -291,6 +296,7 @@ PYTEST_ARGS = Option(
 
 # The verdict and what the summary shows.
 POLICY = Option(
+    # The action's input is `pass_policy`, as published in v1.
     "policy",
     DEFAULT_POLICY,
     _one_of(POLICY_NAMES),
@@ -446,8 +452,8 @@ CHECK_REPEAT = replace(
     help="run each reference solution N times; a test whose outcome differs is flaky "
     "(default: %(default)s)",
 )
-CHECK_CONCURRENCY = replace(
-    CONCURRENCY,
+CHECK_JOBS = replace(
+    JOBS,
     help="runs side by side, each in its own container: a number, or auto (one per core, and "
     "more while the CPU stays idle and memory allows; default: %(default)s)",
 )
@@ -551,6 +557,7 @@ _OWN_OUTPUT = (
     "API's `output` is optional (without it, a scratch folder removed before the call returns)"
 )
 OUTPUT = Option(
+    # A folder: the field is `output_dir`, beside `summary`'s `--output`, a file (`output`).
     "output",
     Path(".scbench"),
     path,
@@ -648,6 +655,7 @@ VOLUMES = Option(
     absent=_CLEANUP,
 )
 UNUSED_FOR = Option(
+    # In seconds (`_s`), as every duration field is.
     "unused_for_s",
     3600.0,
     duration,
@@ -670,6 +678,7 @@ OWNER = Option(
     metavar="HOST/PID",
 )
 EVERYTHING = Option(
+    # `--all` is `everything` inside: `all` is Python's.
     "everything",
     False,
     boolean,
@@ -706,7 +715,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     REPEAT,
     FLAKY_PASSES,
     PYTEST_ARGS,
-    CONCURRENCY,
+    JOBS,
     TEST_SHARDS,
     SKIP_EXISTING,
     RESULTS,
@@ -743,7 +752,7 @@ EVALUATE = (
     CHECKPOINT,
     SUBMISSION,
     SAME_SUBMISSION,
-    CONCURRENCY,
+    JOBS,
     TEST_SHARDS,
     SKIP_EXISTING,
     SELECT,
@@ -762,7 +771,7 @@ EVALUATE = (
 """`evaluate`'s options (its flags, in the help's order)."""
 CHECK = (
     CHANGED_SINCE,
-    CHECK_CONCURRENCY,
+    CHECK_JOBS,
     CHECK_REPEAT,
     ORACLE_POLICY,
     *RUN,
