@@ -9,11 +9,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from scbench_ci.command import per_test_timeout
 from scbench_ci.engines.admission import AUTO, NEAR_TIMEOUT, TIMED_OUT, Admission, IdleCores
 from scbench_ci.engines.pool import Slot, run_jobs
 from scbench_ci.environment import load_environment
@@ -60,6 +59,7 @@ def plan_evaluation(
             options.include_prior_tests,
             repeat=options.repeat,
             load=load,
+            test_timeout_s=options.test_timeout_s,
         )
     return plan_jobs(
         options.problems,
@@ -71,6 +71,7 @@ def plan_evaluation(
         repeat=options.repeat,
         confine_submissions_to=options.confine_submissions_to,
         load=load,
+        test_timeout_s=options.test_timeout_s,
     )
 
 
@@ -85,8 +86,7 @@ def evaluate(
     """Run every job of the plan, the longest first when `durations` are known; `echo` gets the
     output as it comes with one job at a time, and progress lines with several. `test_times`:
     each checkpoint's tests' earlier seconds, which balance its shards."""
-    started_at = now()
-    started = time.monotonic()
+    started = RunStart()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
@@ -110,23 +110,44 @@ def evaluate(
         )
     # SCBench's metrics read our output folder as one of its run folders.
     write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
+    problems = tuple(
+        ProblemResult(
+            problem.root.name,
+            str(problem.root),
+            problem.version,
+            tuple(by_problem[problem.root]),
+            tuple(checkpoint.name for checkpoint in problem.checkpoints),
+        )
+        for problem in plan.problems
+        if problem.root in by_problem
+    )
+    return run_result(options, placement, evaluations, started, problems)
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """When a run started: results.json's `started_at`, and the clock its duration is read on."""
+
+    at: str = field(default_factory=now)
+    clock: float = field(default_factory=time.monotonic)
+
+
+def run_result(
+    options: EvaluationOptions,
+    placement: Placement,
+    evaluations: Evaluations,
+    started: RunStart,
+    problems: tuple[ProblemResult, ...],
+) -> RunResult:
+    """The run's results: its header (the settings that decided it, where and how many side by
+    side it ran, when, the tools) over its problems, as `evaluate` and `check` write it."""
     return RunResult(
         policy=options.policy,
         executor=placement.executor.name,
         jobs=evaluations.side_by_side,
-        started_at=started_at,
-        duration_s=round(time.monotonic() - started, 3),
-        problems=tuple(
-            ProblemResult(
-                problem.root.name,
-                str(problem.root),
-                problem.version,
-                tuple(by_problem[problem.root]),
-                tuple(checkpoint.name for checkpoint in problem.checkpoints),
-            )
-            for problem in plan.problems
-            if problem.root in by_problem
-        ),
+        started_at=started.at,
+        duration_s=round(time.monotonic() - started.clock, 3),
+        problems=problems,
         tool_versions=tool_versions(),
         reruns=options.reruns,
         repeat=options.repeat,
@@ -203,7 +224,7 @@ def run_evaluations(
         result = run(job)
         if not slot.crowded or result.reused:
             return result
-        timeout_s = per_test_timeout(job.checkpoint, options.test_timeout_s)
+        timeout_s = job.test_timeout_s
         used = _timeout_used(result, timeout_s)
         if used is not None and used >= NEAR_TIMEOUT:
             slot.back_off(

@@ -21,7 +21,6 @@ from scbench_ci.check.stages import (
     time_findings,
 )
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.command import per_test_timeout
 from scbench_ci.errors import UsageError
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.plan import Job
@@ -126,7 +125,7 @@ def _judged(
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)
-            timeout = per_test_timeout(run.checkpoint, options.test_timeout_s)
+            timeout = run.oracle[0].test_timeout_s
             found += time_findings(place, run.checkpoint, result.tests, timeout)
         if usable(*run.empty):
             found += empty_findings(place, run.checkpoint, run.empty[1], run_failures)

@@ -4,7 +4,6 @@ results.json and summary.md."""
 
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import TextIO
 
@@ -13,7 +12,7 @@ from scbench_ci.check.jobs import check_jobs
 from scbench_ci.check.judge import has_errors, problem_result, refuse_unusable
 from scbench_ci.check.static import static_findings
 from scbench_ci.commands.channels import Echo, Outcome, Warn, say
-from scbench_ci.evaluation import run_evaluations
+from scbench_ci.evaluation import RunStart, run_evaluations, run_result
 from scbench_ci.executors.base import REVIEW_CACHE_SCOPE
 from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
@@ -22,7 +21,6 @@ from scbench_ci.outputs.run_files import write_run_files
 from scbench_ci.placement import Placement, make_placement
 from scbench_ci.plan import problem_folders
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.provenance import now, tool_versions
 from scbench_ci.scbench_runner import scbench_runner
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import prepare_output
@@ -51,8 +49,7 @@ def check(
 
 
 def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -> RunResult:
-    started_at = now()
-    started = time.monotonic()
+    started = RunStart()
     runs = options.runs
     folders = problem_folders(runs.problems)
     if options.changed_since is not None:
@@ -76,6 +73,7 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
                 empty=empty,
                 repeat=runs.repeat,
                 include_prior_tests=runs.include_prior_tests,
+                test_timeout_s=runs.test_timeout_s,
                 # Only Docker cuts the network; with --no-test-network the oracle has none.
                 offline=placement.executor.name == "docker" and runs.docker.test_network,
             )
@@ -83,19 +81,8 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
         # Progress, not the runs' output: the empty submission's expected failures would drown
         # the findings (each run's output is in its log).
         evaluations = run_evaluations(runs, jobs, placement, echo, stream=False)
-    return RunResult(
-        policy=runs.policy,
-        executor=placement.executor.name,
-        jobs=evaluations.side_by_side,
-        started_at=started_at,
-        duration_s=round(time.monotonic() - started, 3),
-        problems=tuple(
-            problem_result(folder, findings, problem, evaluations.results, runs)
-            for folder, findings, problem in statics
-        ),
-        tool_versions=tool_versions(),
-        reruns=runs.reruns,
-        repeat=runs.repeat,
-        flaky_passes=runs.flaky_passes,
-        scbench=runs.scbench,
+    problems = tuple(
+        problem_result(folder, findings, problem, evaluations.results, runs)
+        for folder, findings, problem in statics
     )
+    return run_result(runs, placement, evaluations, started, problems)
