@@ -60,6 +60,9 @@ from scbench_ci.results.trends import Trends
 from scbench_ci.trust.files import scratch_folder
 
 StrPath = str | os.PathLike[str]
+# `evaluate` and `check_problems` spell out the keywords they share (each defaulted from its
+# declaration, held to it by tests/options/test_declared.py): a signature made at run time would
+# hide them from type checkers and from help().
 _DOCKER = {setting.name: setting for setting in DOCKER}
 EVALUATE_KEYWORDS = (*(option for option in EVALUATE if option.keyword), PYTEST_ARGS)
 """The options `evaluate` takes as keywords (besides `output` and `echo`)."""
@@ -256,15 +259,19 @@ def check_problems(
     with _api_errors():
         folders = _paths("problems", problems)
         values = _parsed_keywords(keywords, CHECK_KEYWORDS)
+
+        def value(option: Option) -> Any:
+            return values[option.name]
+
         with _output_folder(output) as folder:
             runs = EvaluationOptions(
                 problems=folders,
                 checkpoint="all",
                 submission="",
                 output_dir=folder,
-                **fields_of(EvaluationOptions, CHECK_KEYWORDS, lambda one: values[one.name]),
+                **fields_of(EvaluationOptions, CHECK_KEYWORDS, value),
             )
-            options = CheckOptions(runs, changed_since=values["changed_since"])
+            options = CheckOptions(runs, **fields_of(CheckOptions, CHECK_KEYWORDS, value))
             outcome = check_command.check(options, echo=_echo(echo), warn=_warn)
             run = _in_memory(outcome.result)
     return CheckResult(run=run, exit_code=outcome.exit_code, results_path=_kept(outcome, output))

@@ -502,14 +502,17 @@ RESULTS = Option(
 )
 
 # The action's step: which command, and how it publishes.
+ACTION_COMMANDS = ("evaluate", "plan", "merge", "check", "publish")
+"""The action's commands (`action/main.py`'s COMMANDS)."""
 COMMAND = Option(
     "command",
     "evaluate",
-    _one_of(("evaluate", "plan", "merge", "check", "publish")),
+    _one_of(ACTION_COMMANDS),
     "what the step does",
     input="command",
     keyword=False,
     absent="the CLI's command is its first argument; the API's, the function called",
+    choices=ACTION_COMMANDS,
 )
 COMMENT = Option(
     "comment", False, boolean, "keep a pull request comment", input="comment", keyword=False,
