@@ -9,6 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
+def cli_argv(*args: str | Path) -> list[str]:
+    """The command line that starts it, for a test that drives the process itself (a signal, a
+    terminal of its own)."""
+    return [sys.executable, "-m", "scbench_ci", *map(str, args)]
+
+
 def run_cli(
     *args: str | Path,
     cwd: Path | None = None,
@@ -17,7 +23,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """Its exit code and output, whatever the exit code."""
     return subprocess.run(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
+        cli_argv(*args),
         capture_output=True,
         text=True,
         encoding="utf-8",

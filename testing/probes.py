@@ -35,7 +35,6 @@ def probe_command(
         requirements=("pytest",),
         pytest_args=("-q", "-s", "-p", "no:cacheprovider", f"{WORKSPACE_TESTS_DIR}/test_probe.py"),
         variables=variables or {},
-        test_timeout_s=30,
     )
 
 

@@ -9,11 +9,12 @@ import pty
 import select
 import struct
 import subprocess
-import sys
 import termios
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from testing.cli import cli_argv
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def run_on_terminal(
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
     started = time.monotonic()
     process = subprocess.Popen(
-        [sys.executable, "-m", "scbench_ci", *map(str, args)],
+        cli_argv(*args),
         stdin=subprocess.DEVNULL,
         stdout=follower,
         stderr=follower,

@@ -31,7 +31,7 @@ from scbench_ci.options import (
     job_count,
     submission_template,
 )
-from scbench_ci.options.declared import CONCURRENCY, EXECUTOR_SETTINGS, POLICY, QUIET
+from scbench_ci.options.declared import EXECUTOR_SETTINGS, JOBS, POLICY, QUIET
 from testing.problems import ProblemFolder
 
 OPTIONS = EvaluationOptions(
@@ -58,7 +58,7 @@ OPTIONS = EvaluationOptions(
     session_timeout_s=600,
     policy="any-case",
     pytest_args=("-x",),
-    concurrency=3,
+    jobs=3,
     skip_existing=True,
 )
 
@@ -91,7 +91,7 @@ def test_the_local_executor_s_fingerprint_is_its_name() -> None:
 
 def test_jobs_are_auto_by_default_or_a_count_of_at_least_one() -> None:
     options = EvaluationOptions(problems=(), checkpoint="all", submission="s", output_dir=Path("o"))
-    assert options.concurrency == "auto"
+    assert options.jobs == "auto"
     assert job_count("--jobs", "auto") == "auto"
     assert job_count("--jobs", "3") == 3
     for bad, reason in (("0", "must be at least 1, got '0'"), ("Auto", "'Auto' is not a whole")):
@@ -171,12 +171,12 @@ def test_several_problems_need_problem_in_the_submission(tmp_path: Path) -> None
 
 def test_the_fields_an_options_type_has_are_filled_and_each_executor_s_settings_are_one() -> None:
     given = {"jobs": 3, "quiet": True, "memory": "1g", "policy": "any", "oracle_policy": "all"}
-    declarations = (CONCURRENCY, QUIET, *EXECUTOR_SETTINGS, POLICY)
+    declarations = (JOBS, QUIET, *EXECUTOR_SETTINGS, POLICY)
     value = {**{setting.name: setting.default for setting in EXECUTOR_SETTINGS}, **given}
     fields = fields_of(EvaluationOptions, declarations, lambda option: value[option.name])
-    # `quiet` is no field of EvaluationOptions; `jobs` sets `concurrency`.
+    # `quiet` is no field of EvaluationOptions.
     settings = fields.pop("settings_by_executor")
-    assert fields == {"concurrency": 3, "policy": "any"}
+    assert fields == {"jobs": 3, "policy": "any"}
     assert tuple(settings) == EXECUTOR_NAMES  # each executor's, the others' at their defaults
     assert settings["docker"] == DockerSettings(memory="1g")
     assert settings["local"] == NoSettings()

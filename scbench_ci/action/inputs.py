@@ -29,7 +29,6 @@ from scbench_ci.options.declared import (
     ARTIFACT_NAME,
     BASELINE,
     BASELINE_BRANCH,
-    CHANGED_SINCE,
     CHECK_REPEAT,
     CHECK_RUN,
     CHECKPOINT,
@@ -43,7 +42,6 @@ from scbench_ci.options.declared import (
     JOB_SUMMARY,
     ORACLE_POLICY,
     PROBLEM,
-    REPEAT,
     RESULTS,
     RETENTION_DAYS,
     SAME_SUBMISSION,
@@ -73,16 +71,16 @@ class ActionInputs:
     workspace: Path
     command: str
     options: EvaluationOptions
-    """What to evaluate and how: the same options the CLI's flags make (`check`'s repeat already
-    its own); the other commands' options are made of it (`check_options`, `merge_options`,
-    `plan_options`)."""
+    """What to evaluate and how: the same options the CLI's flags make; `merge`'s and `plan`'s
+    options are made of it (`merge_options`, `plan_options`)."""
+    check: CheckOptions
+    """`check`'s: the evaluation's options with its oracle runs' policy and repeat, and its own
+    (`changed_since`), from the same declarations as the CLI's `check`."""
     baseline: str | None
     """A path in the workspace, or `artifact:<name>`."""
     baseline_branch: str | None
     results: tuple[Path, ...]
     shards: int | None
-    changed_since: str | None
-    oracle_policy: str
     comment: bool
     check_run: bool
     github_token: str
@@ -149,16 +147,16 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     command = given.value(COMMAND)
     _check_required(given, command)
     token = given.value(GITHUB_TOKEN)
+    options = _evaluation_options(given, command, env)
     return ActionInputs(
         workspace=workspace,
         command=command,
-        options=_evaluation_options(given, command, env),
+        options=options,
+        check=_check_options(given, options),
         baseline=_baseline(given),
         baseline_branch=given.value(BASELINE_BRANCH),
         results=given.paths(RESULTS),
         shards=given.value(SHARDS),
-        changed_since=given.value(CHANGED_SINCE),
-        oracle_policy=given.value(ORACLE_POLICY),
         comment=given.value(COMMENT),
         check_run=given.value(CHECK_RUN),
         # Not expanded: the image was run as a step of its own (`uses: docker://...`).
@@ -184,9 +182,12 @@ def _check_required(given: _Given, command: str) -> None:
         given.required(ARTIFACT_NAME, command, ": the artifact of the triggering run to publish")
 
 
-_READ_APART = (PROBLEM, CHECKPOINT, SUBMISSION, ENVIRONMENT, FAIL_ON, REPEAT, ORACLE_POLICY)
-"""The inputs each read with the workspace or the command in mind; every other input that sets a
-field of EvaluationOptions is read as its declaration says."""
+_READ_APART = (PROBLEM, CHECKPOINT, SUBMISSION, ENVIRONMENT, FAIL_ON, ORACLE_POLICY)
+"""The inputs each read with the workspace or the command in mind, and the oracle runs' policy
+(`check`'s, `_check_options`); every other input that sets a field of EvaluationOptions is read
+as its declaration says."""
+_CHECK_RUNS = (ORACLE_POLICY, CHECK_REPEAT)
+"""What `check`'s runs take instead of the evaluation's, as the CLI's `check` declares them."""
 
 
 def _evaluation_options(given: _Given, command: str, env: Mapping[str, str]) -> EvaluationOptions:
@@ -206,7 +207,6 @@ def _evaluation_options(given: _Given, command: str, env: Mapping[str, str]) -> 
         executor=ACTION_EXECUTOR,
         environment=None if environment is None else given.inside(ENVIRONMENT, str(environment)),
         fail_on=given.value(FAIL_ON) if given.value(FAIL_ON_POLICY) else "never",
-        repeat=given.value(CHECK_REPEAT if command == "check" else REPEAT),
         commit=commit_of(env),
         own_output=True,
         confine_submissions_to=workspace,
@@ -245,10 +245,11 @@ def _baseline(given: _Given) -> str | None:
     return baseline
 
 
-def check_options(inputs: ActionInputs) -> CheckOptions:
-    """The evaluation's options with the oracle policy."""
-    runs = replace(inputs.options, checkpoint="all", policy=inputs.oracle_policy)
-    return CheckOptions(runs, changed_since=inputs.changed_since)
+def _check_options(given: _Given, options: EvaluationOptions) -> CheckOptions:
+    runs = replace(
+        options, checkpoint="all", **fields_of(EvaluationOptions, _CHECK_RUNS, given.value)
+    )
+    return CheckOptions(runs, **fields_of(CheckOptions, ACTION_INPUTS, given.value))
 
 
 def merge_options(inputs: ActionInputs, artifact_name: str) -> MergeOptions:

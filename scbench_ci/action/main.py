@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TextIO
 
@@ -14,7 +14,6 @@ from scbench_ci.action.baseline import baseline_source
 from scbench_ci.action.inputs import (
     CHECK_ARTIFACT,
     MERGED_ARTIFACT,
-    check_options,
     merge_options,
     plan_options,
     read_inputs,
@@ -27,6 +26,7 @@ from scbench_ci.action.publish import (
     write_step_outputs,
 )
 from scbench_ci.action.triggering_run import publish_triggering_run
+from scbench_ci.commands.channels import Outcome
 from scbench_ci.commands.check import run_check
 from scbench_ci.commands.error_handler import TERMINATED, Ending, handle_errors
 from scbench_ci.commands.evaluate import run_evaluate
@@ -77,47 +77,71 @@ def _failed_check_run(step: WorkflowStep, message: str) -> None:
     step.check_run(CheckRun(name, head_sha, "failure", title, text(message), fenced(message), ()))
 
 
-def _run(step: WorkflowStep) -> int:
-    inputs, env, stdout = step.inputs, step.env, step.stdout
-    if inputs.command == "plan":
-        matrix = run_plan(plan_options(inputs), baseline=baseline_source(step))
-        text = json.dumps(matrix, separators=(",", ":"))
-        step.say(f"matrix: {text}")
-        write_step_outputs(env, {"matrix": text})
-        return ExitCode.PASSED
-    if inputs.command == "publish":
-        return publish_triggering_run(step)
-    if inputs.command == "check":
-        artifact_name = inputs.artifact_name or CHECK_ARTIFACT
-        outcome = run_check(
-            check_options(inputs),
-            echo=step.log_group("scbench-ci: check"),
-            warn=step.warn,
-            artifact_name=artifact_name,
-        )
-        fail_on = inputs.options.fail_on
-        render = partial(render_check_summary, fail_on=fail_on)
-        step.publish(outcome, artifact_name, render, check_annotations)
-        shown = step.shown(outcome.results_path)
-        stdout.write(render_check_report(outcome.result, shown, fail_on=fail_on))
-        return outcome.exit_code
-    if inputs.command == "merge":
-        artifact_name = inputs.artifact_name or MERGED_ARTIFACT
-        outcome = run_merge(merge_options(inputs, artifact_name), baseline=baseline_source(step))
-    else:
+def _plan(step: WorkflowStep) -> int:
+    matrix = run_plan(plan_options(step.inputs), baseline=baseline_source(step))
+    text = json.dumps(matrix, separators=(",", ":"))
+    step.say(f"matrix: {text}")
+    write_step_outputs(step.env, {"matrix": text})
+    return ExitCode.PASSED
 
-        def named(result: RunResult) -> str:
-            return inputs.artifact_name or default_artifact_name(result, inputs)
 
-        outcome = run_evaluate(
-            inputs.options,
-            echo=step.log_group("scbench-ci: evaluation"),
-            warn=step.warn,
-            baseline=baseline_source(step),
-            artifact_name=named,
-        )
-        artifact_name = named(outcome.result)
+def _check(step: WorkflowStep) -> int:
+    inputs = step.inputs
+    artifact_name = inputs.artifact_name or CHECK_ARTIFACT
+    outcome = run_check(
+        inputs.check,
+        echo=step.log_group("scbench-ci: check"),
+        warn=step.warn,
+        artifact_name=artifact_name,
+    )
     fail_on = inputs.options.fail_on
-    step.publish(outcome, artifact_name, summary_renderer(inputs.options), run_annotations)
-    stdout.write(render_report(outcome.result, step.shown(outcome.results_path), fail_on=fail_on))
+    render = partial(render_check_summary, fail_on=fail_on)
+    step.publish(outcome, artifact_name, render, check_annotations)
+    shown = step.shown(outcome.results_path)
+    step.stdout.write(render_check_report(outcome.result, shown, fail_on=fail_on))
     return outcome.exit_code
+
+
+def _merge(step: WorkflowStep) -> int:
+    artifact_name = step.inputs.artifact_name or MERGED_ARTIFACT
+    outcome = run_merge(merge_options(step.inputs, artifact_name), baseline=baseline_source(step))
+    return _published(step, outcome, artifact_name)
+
+
+def _evaluate(step: WorkflowStep) -> int:
+    inputs = step.inputs
+
+    def named(result: RunResult) -> str:
+        return inputs.artifact_name or default_artifact_name(result, inputs)
+
+    outcome = run_evaluate(
+        inputs.options,
+        echo=step.log_group("scbench-ci: evaluation"),
+        warn=step.warn,
+        baseline=baseline_source(step),
+        artifact_name=named,
+    )
+    return _published(step, outcome, named(outcome.result))
+
+
+def _published(step: WorkflowStep, outcome: Outcome, artifact_name: str) -> int:
+    """A run's results published as the step's inputs say, and its report in the log."""
+    options = step.inputs.options
+    step.publish(outcome, artifact_name, summary_renderer(options), run_annotations)
+    shown = step.shown(outcome.results_path)
+    step.stdout.write(render_report(outcome.result, shown, fail_on=options.fail_on))
+    return outcome.exit_code
+
+
+COMMANDS: dict[str, Callable[[WorkflowStep], int]] = {
+    "evaluate": _evaluate,
+    "plan": _plan,
+    "merge": _merge,
+    "check": _check,
+    "publish": publish_triggering_run,
+}
+"""What a step does, by its `command` input (the CLI's is `cli/main.py`'s COMMANDS)."""
+
+
+def _run(step: WorkflowStep) -> int:
+    return COMMANDS[step.inputs.command](step)

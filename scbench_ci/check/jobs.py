@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.job.plan import Job, repeats
+from scbench_ci.job.plan import Job, repeats, resolved_test_timeout
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.results.model import CheckpointResult
 from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree
@@ -72,39 +73,43 @@ def check_jobs(
     empty: Path,
     repeat: int,
     include_prior_tests: bool | None,
+    test_timeout_s: float | None = None,
     offline: bool = False,
 ) -> list[Job]:
-    """`empty`: an empty folder, the empty submission. `include_prior_tests`: for the oracle
-    runs, as for an evaluation (None: each checkpoint's own setting). `offline`: whether the
+    """`empty`: an empty folder, the empty submission. `include_prior_tests`,
+    `test_timeout_s`: as for an evaluation (None: each checkpoint's own setting), the first
+    for the oracle runs. `offline`: whether the
     reference solution runs once more with the network cut (only an executor that can cut it,
     when the oracle's tests have it)."""
     solutions = has_solutions(problem)
     jobs = []
     for checkpoint in problem.checkpoints:
+        job = partial(_job, problem, checkpoint, resolved_test_timeout(checkpoint, test_timeout_s))
         # Not resolved: staging walks it from the problem's root without following a link.
         solution = problem.root / SOLUTIONS_DIR / checkpoint.name
         # Tests may import the submission: they are collected with the solution where there
         # is one.
         collected = solution if solutions else empty
-        jobs.append(_job(problem, checkpoint, Role.COLLECT, collected, (COLLECT_ONLY,)))
+        jobs.append(job(Role.COLLECT, collected, (COLLECT_ONLY,)))
         if solutions:
             include = (
                 checkpoint.include_prior_tests
                 if include_prior_tests is None
                 else include_prior_tests
             )
-            oracle = _job(problem, checkpoint, Role.ORACLE, solution)
+            oracle = job(Role.ORACLE, solution)
             jobs += repeats(replace(oracle, include_prior_tests=include), repeat)
             if offline:
-                cut = _job(problem, checkpoint, Role.OFFLINE, solution)
+                cut = job(Role.OFFLINE, solution)
                 jobs.append(replace(cut, include_prior_tests=include, cut_network=True))
-        jobs.append(_job(problem, checkpoint, Role.EMPTY, empty))
+        jobs.append(job(Role.EMPTY, empty))
     return jobs
 
 
 def _job(
     problem: Problem,
     checkpoint: Checkpoint,
+    test_timeout_s: float,
     role: Role,
     submission: Path,
     pytest_args: tuple[str, ...] = (),
@@ -115,6 +120,7 @@ def _job(
         include_prior_tests=False,
         submission=submission,
         artifacts=f"{problem.root.name}/{checkpoint.name}/{role}",
+        test_timeout_s=test_timeout_s,
         pytest_args=pytest_args,
         role=role.described,
         quality=role is Role.ORACLE,

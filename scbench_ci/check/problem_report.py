@@ -25,7 +25,6 @@ from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import scbench_runner
 from scbench_ci.job.plan import Job
-from scbench_ci.job.pytest_command import per_test_timeout
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.problem.model import Problem
 from scbench_ci.results.findings import CheckReport, Finding, Severity, Stage
@@ -127,7 +126,7 @@ def _judged(
             if run.offline is not None and usable(*run.offline):
                 found += network_findings(place, run.checkpoint, result, run.offline[1])
             found += flaky_findings(place, run.checkpoint, result.tests)
-            timeout = per_test_timeout(run.checkpoint, options.test_timeout_s)
+            timeout = run.oracle[0].test_timeout_s
             found += time_findings(place, run.checkpoint, result.tests, timeout)
         if usable(*run.empty):
             found += empty_findings(place, run.checkpoint, run.empty[1], run_failures)

@@ -33,7 +33,7 @@ def options(args: argparse.Namespace) -> CheckOptions:
         pytest_args=tuple(args.pytest_args),
         **given(args, EvaluationOptions, CHECK),
     )
-    return CheckOptions(runs, changed_since=args.changed_since)
+    return CheckOptions(runs, **given(args, CheckOptions, CHECK))
 
 
 def run(args: argparse.Namespace) -> int:

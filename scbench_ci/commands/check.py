@@ -4,7 +4,6 @@ results.json and summary.md."""
 
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import TextIO
 
@@ -20,10 +19,9 @@ from scbench_ci.options import CheckOptions
 from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.exit_status import exit_code
 from scbench_ci.outputs.run_files import write_run_files
-from scbench_ci.pipeline.evaluation import evaluate_jobs
+from scbench_ci.pipeline.evaluation import RunStart, evaluate_jobs, run_result
 from scbench_ci.pipeline.placement import Placement, make_placement
 from scbench_ci.results.model import RunResult
-from scbench_ci.results.provenance import now, tool_versions
 from scbench_ci.trust.files import scratch_folder
 from scbench_ci.trust.output_folder import prepare_output
 
@@ -51,8 +49,7 @@ def run_check(
 
 
 def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -> RunResult:
-    started_at = now()
-    started = time.monotonic()
+    started = RunStart()
     runs = options.runs
     folders = problem_folders(runs.problems)
     if options.changed_since is not None:
@@ -76,25 +73,15 @@ def _checked(options: CheckOptions, placement: Placement, echo: TextIO | None) -
                 empty=empty,
                 repeat=runs.repeat,
                 include_prior_tests=runs.include_prior_tests,
+                test_timeout_s=runs.test_timeout_s,
                 offline=runs.executor_settings.can_cut_network(),
             )
         ]
         # Progress, not the runs' output: the empty submission's expected failures would drown
         # the findings (each run's output is in its log).
         evaluations = evaluate_jobs(runs, jobs, placement, echo, stream=False)
-    return RunResult(
-        policy=runs.policy,
-        executor=placement.executor.name,
-        jobs=evaluations.side_by_side,
-        started_at=started_at,
-        duration_s=round(time.monotonic() - started, 3),
-        problems=tuple(
-            problem_result(folder, findings, problem, evaluations.results, runs)
-            for folder, findings, problem in statics
-        ),
-        tool_versions=tool_versions(),
-        reruns=runs.reruns,
-        repeat=runs.repeat,
-        flaky_passes=runs.flaky_passes,
-        scbench=runs.scbench,
+    problems = tuple(
+        problem_result(folder, findings, problem, evaluations.results, runs)
+        for folder, findings, problem in statics
     )
+    return run_result(runs, placement, evaluations, started, problems)

@@ -244,12 +244,12 @@ class IdleCores:
     the admission will start beside it (a lone checkpoint takes every core, a full batch one
     each). Called from the workers' threads."""
 
-    def __init__(self, cores: int, side_by_side: int, jobs: int) -> None:
+    def __init__(self, cores: int, side_by_side: int, count: int) -> None:
         """`cores`: the runs the place holds at once; `side_by_side`: the evaluations the
-        admission starts whatever the load (its base); `jobs`: how many there are."""
+        admission starts whatever the load (its base); `count`: how many there are."""
         self.cores = max(1, cores)
         self.side_by_side = max(1, side_by_side)
-        self.jobs = jobs
+        self.count = count
         self._held = 0
         self._running = 0
         self._started = 0
@@ -261,7 +261,7 @@ class IdleCores:
         with self._lock:
             self._started += 1
             self._running += 1
-            coming = min(self.jobs - self._started, max(0, self.side_by_side - self._running))
+            coming = min(self.count - self._started, max(0, self.side_by_side - self._running))
             free = self.cores - self._held
             granted = max(1, min(wanted, free // (1 + coming)))
             self._held += granted

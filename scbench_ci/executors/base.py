@@ -52,7 +52,6 @@ class TestCommand:
     variables: dict[str, str]
     """SCBench's variables plus the problem's, checkpoint's and environment's; the executor adds
     the minimal base (PATH, HOME, locale) for the place it runs in."""
-    test_timeout_s: float
     runner_options: tuple[str, ...] = ()
     """The runner's own options besides the executor's (`--scbench-inventory=SPEC`)."""
 

@@ -66,7 +66,7 @@ class Option:
     """The help of `--no-<flag>`, for a boolean whose default is None."""
     field: str | None = None
     """The field of the commands' options types it sets, where that is not `name`
-    (`EvaluationOptions.concurrency` for `jobs`); see `options.fields_of`."""
+    (`EvaluationOptions.test_timeout_s` for `test_timeout`); see `options.fields_of`."""
     group: str = ""
     """The heading the CLI's help lists its flag under (empty: the command's own list)."""
 

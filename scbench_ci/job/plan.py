@@ -43,6 +43,9 @@ class Job:
     artifacts: str
     """The job's folder in the output folder, relative: `<problem>/<checkpoint>`, and
     `<problem>/<checkpoint>/run-<n>` for each run of a repeated checkpoint."""
+    test_timeout_s: float
+    """Each test's timeout (`test_timeout`), what pytest-timeout is given and what the run's
+    durations are measured against."""
     run: int = 1
     runs: int = 1
     """With `--repeat`: this job is run `run` of the checkpoint's `runs`."""
@@ -73,6 +76,12 @@ class Job:
         if self.role:
             label += f", {self.role}"
         return f"{label} (run {self.run}/{self.runs})" if self.runs > 1 else label
+
+
+def resolved_test_timeout(checkpoint: Checkpoint, test_timeout_s: float | None) -> float:
+    """The timeout of each test of a checkpoint's jobs: `--timeout` when given, else the
+    checkpoint's (or its problem's)."""
+    return test_timeout_s or checkpoint.timeout_s
 
 
 @dataclass(frozen=True)
@@ -123,11 +132,13 @@ def plan_jobs(
     repeat: int = 1,
     confine_submissions_to: Path | None = None,
     load: Callable[[Path], Problem] = load_problem,
+    test_timeout_s: float | None = None,
 ) -> Plan:
     """`select`: only these `<problem>/<checkpoint>` of the problems and checkpoints named (a
     shard of `scbench-ci plan`); `repeat`: each checkpoint that many times;
     `confine_submissions_to`: a folder every job's submission folder must be in (the action's
-    workspace); `load`: how a problem is loaded (`problem.load.KeptProblems`'s, in a session)."""
+    workspace); `load`: how a problem is loaded (`problem.load.KeptProblems`'s, in a session);
+    `test_timeout_s`: each test's timeout (None: each checkpoint's)."""
     problems, errors = _load_problems(problem_folders(problem_paths), load)
     jobs: list[Job] = []
     for problem in problems:
@@ -145,7 +156,9 @@ def plan_jobs(
                 continue
             submission = real_path(Path(fill_template(submission_template, problem, chosen)))
             errors += _missing_tests(problem, chosen, include)
-            jobs += repeats(Job(problem, chosen, include, submission, artifacts=folder), repeat)
+            timeout = resolved_test_timeout(chosen, test_timeout_s)
+            job = Job(problem, chosen, include, submission, folder, test_timeout_s=timeout)
+            jobs += repeats(job, repeat)
     known = {job.key for job in jobs}
     errors += [
         UsageError(
@@ -169,6 +182,7 @@ def plan_targets(
     include_prior_tests: bool | None,
     repeat: int = 1,
     load: Callable[[Path], Problem] = load_problem,
+    test_timeout_s: float | None = None,
 ) -> Plan:
     """A job for each target, refused as `plan_jobs` refuses its problems and checkpoints; the
     jobs problem by problem (in the order the targets first name them), each problem's
@@ -211,7 +225,9 @@ def plan_targets(
             )
             errors += _missing_tests(problem, checkpoint, include)
             folder = f"{problem.root.name}/{checkpoint.name}"
-            jobs += repeats(Job(problem, checkpoint, include, submission, artifacts=folder), repeat)
+            timeout = resolved_test_timeout(checkpoint, test_timeout_s)
+            job = Job(problem, checkpoint, include, submission, folder, test_timeout_s=timeout)
+            jobs += repeats(job, repeat)
     errors += _output_conflicts(jobs, output_dir)
     if errors:
         _raise_all(errors)

@@ -39,18 +39,18 @@ def build_test_command(
     *,
     entrypoint: str,
     environment_env: dict[str, str],
-    test_timeout_s: float | None = None,
+    test_timeout_s: float,
     pytest_args: tuple[str, ...] = (),
     reruns: int = 0,
     inventory: tuple[Checkpoint, ...] | None = None,
 ) -> TestCommand:
-    """`reruns`: how many times a failing test is run again in the same session
-    (pytest-rerunfailures); the runner records each rerun test's first failure in the JSON
-    report. `inventory`: take SCBench 1.0's inventory of the tests (`--scbench 1.0`), these being
-    the prior checkpoints whose tests are included; None: none is taken."""
+    """`test_timeout_s`: each test's timeout (the job's, `plan.Job.test_timeout_s`). `reruns`:
+    how many times a failing test is run again in the same session (pytest-rerunfailures); the
+    runner records each rerun test's first failure in the JSON report. `inventory`: take SCBench
+    1.0's inventory of the tests (`--scbench 1.0`), these being the prior checkpoints whose
+    tests are included; None: none is taken."""
     if reruns < 0:
         raise ValueError(f"reruns must be 0 or more, not {reruns}")
-    timeout = per_test_timeout(checkpoint, test_timeout_s)
     # An explicit ini file: none of the submission's (pytest.ini, tox.ini, setup.cfg,
     # pyproject.toml) is ever looked for. No cache: nothing of an earlier run steers this one.
     args = [
@@ -61,7 +61,7 @@ def build_test_command(
         f"--ctrf={REPORTS_DIR}/{CTRF_REPORT}",
         "--json-report",
         f"--json-report-file={REPORTS_DIR}/{PYTEST_REPORT}",
-        f"--timeout={_seconds(timeout)}",
+        f"--timeout={_seconds(test_timeout_s)}",
         "-vv",
         # Under -vv, pytest writes a skipped or xfailed test's reason through its wrap_write,
         # which cuts away the start of the reason when the test's line is wider than the
@@ -89,7 +89,6 @@ def build_test_command(
         ),
         pytest_args=tuple(args),
         variables=variables,
-        test_timeout_s=timeout,
         runner_options=()
         if inventory is None
         else (
@@ -157,11 +156,6 @@ def has_k_filter(pytest_args: tuple[str, ...]) -> bool:
         if arg.startswith("-k"):
             return True
     return False
-
-
-def per_test_timeout(checkpoint: Checkpoint, override: float | None) -> float:
-    """Each test's timeout: `--timeout` when given, else the checkpoint's (or its problem's)."""
-    return override or checkpoint.timeout_s
 
 
 def _seconds(value: float) -> str:

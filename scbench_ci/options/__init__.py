@@ -22,13 +22,13 @@ from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.option_values import Option
 from scbench_ci.job.plan import CHECKPOINT_PLACEHOLDER, PROBLEM_PLACEHOLDER, Target, problem_folders
 from scbench_ci.options.declared import (
-    CONCURRENCY,
     DETAILS,
     ENGINE,
     EVERY_CHECKPOINT,
     EXECUTOR,
     FAIL_ON,
     HISTORY,
+    JOBS,
     POLICY,
     QUALITY,
     RAY_ADDRESS,
@@ -150,7 +150,7 @@ class EvaluationOptions:
     commit: str | None = None
     """The commit evaluated, for the history (`commit_of`)."""
     pytest_args: tuple[str, ...] = ()
-    concurrency: JobCount = CONCURRENCY.default
+    jobs: JobCount = JOBS.default
     """Evaluations side by side at most (`--jobs`): a fixed count, or as many as the machine's
     load admits."""
     test_shards: JobCount = TEST_SHARDS.default

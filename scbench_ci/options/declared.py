@@ -105,6 +105,7 @@ def _one_of(choices: tuple[str, ...]) -> partial[str]:
 # What and against what (the API's `targets` name each job's problem, checkpoint and submission).
 _TARGETS = "the API's `targets` name each job's problem, checkpoint and submission"
 PROBLEM = Option(
+    # `problems` inside: the repeated flag's values, one tuple.
     "problems",
     (),
     path,
@@ -243,6 +244,8 @@ RAY_ADDRESS = Option(
 ACTION_EXECUTOR = "docker"
 """The executor the action runs (EXECUTOR's `absent`); its settings are the action's inputs."""
 TEST_TIMEOUT = Option(
+    # The flag and input are pytest-timeout's word; the API's keyword and the options' field say
+    # which of the two timeouts, the field in seconds (`_s`) as every duration field is.
     "test_timeout",
     None,
     seconds,
@@ -253,6 +256,7 @@ TEST_TIMEOUT = Option(
     metavar="S",
 )
 SESSION_TIMEOUT = Option(
+    # The field in seconds (`_s`), as every duration field is.
     "session_timeout",
     1800.0,
     seconds,
@@ -262,7 +266,7 @@ SESSION_TIMEOUT = Option(
     field="session_timeout_s",
     metavar="S",
 )
-CONCURRENCY = Option(
+JOBS = Option(
     "jobs",
     AUTO,
     job_count,
@@ -271,10 +275,11 @@ CONCURRENCY = Option(
     flag="--jobs",
     short="-j",
     input="jobs",
-    field="concurrency",
     metavar="N|auto",
 )
 TEST_SHARDS = Option(
+    # `test_shards` but for the flag: `plan --shards` is the matrix's (SHARDS), and the action,
+    # which has both inputs, and the API tell them apart.
     "test_shards",
     1,
     job_count,
@@ -299,6 +304,7 @@ PYTEST_ARGS = Option(
 
 # The verdict and what the summary shows.
 POLICY = Option(
+    # The action's input is `pass_policy`, as published in v1.
     "policy",
     DEFAULT_POLICY,
     _one_of(POLICY_NAMES),
@@ -454,8 +460,8 @@ CHECK_REPEAT = replace(
     help="run each reference solution N times; a test whose outcome differs is flaky "
     "(default: %(default)s)",
 )
-CHECK_CONCURRENCY = replace(
-    CONCURRENCY,
+CHECK_JOBS = replace(
+    JOBS,
     help="runs side by side, each in its own container: a number, or auto (one per core, and "
     "more while the CPU stays idle and memory allows; default: %(default)s)",
 )
@@ -504,14 +510,17 @@ RESULTS = Option(
 )
 
 # The action's step: which command, and how it publishes.
+ACTION_COMMANDS = ("evaluate", "plan", "merge", "check", "publish")
+"""The action's commands (`action/main.py`'s COMMANDS)."""
 COMMAND = Option(
     "command",
     "evaluate",
-    _one_of(("evaluate", "plan", "merge", "check", "publish")),
+    _one_of(ACTION_COMMANDS),
     "what the step does",
     input="command",
     keyword=False,
     absent="the CLI's command is its first argument; the API's, the function called",
+    choices=ACTION_COMMANDS,
 )
 COMMENT = Option(
     "comment", False, boolean, "keep a pull request comment", input="comment", keyword=False,
@@ -559,6 +568,7 @@ _OWN_OUTPUT = (
     "API's `output` is optional (without it, a scratch folder removed before the call returns)"
 )
 OUTPUT = Option(
+    # A folder: the field is `output_dir`, beside `summary`'s `--output`, a file (`output`).
     "output",
     Path(".scbench"),
     path,
@@ -656,6 +666,7 @@ VOLUMES = Option(
     absent=_CLEANUP,
 )
 UNUSED_FOR = Option(
+    # In seconds (`_s`), as every duration field is.
     "unused_for_s",
     3600.0,
     duration,
@@ -678,6 +689,7 @@ OWNER = Option(
     metavar="HOST/PID",
 )
 EVERYTHING = Option(
+    # `--all` is `everything` inside: `all` is Python's.
     "everything",
     False,
     boolean,
@@ -714,7 +726,7 @@ ACTION_INPUTS: tuple[Option, ...] = (
     REPEAT,
     FLAKY_PASSES,
     PYTEST_ARGS,
-    CONCURRENCY,
+    JOBS,
     TEST_SHARDS,
     SKIP_EXISTING,
     RESULTS,
@@ -751,7 +763,7 @@ EVALUATE = (
     CHECKPOINT,
     SUBMISSION,
     SAME_SUBMISSION,
-    CONCURRENCY,
+    JOBS,
     TEST_SHARDS,
     SKIP_EXISTING,
     SELECT,
@@ -770,7 +782,7 @@ EVALUATE = (
 """`evaluate`'s options (its flags, in the help's order)."""
 CHECK = (
     CHANGED_SINCE,
-    CHECK_CONCURRENCY,
+    CHECK_JOBS,
     CHECK_REPEAT,
     ORACLE_POLICY,
     *RUN,

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +20,6 @@ from scbench_ci.foundation.paths import real_path
 from scbench_ci.foundation.scbench_runner import ScbenchRunner, scbench_runner
 from scbench_ci.job.environment import load_environment
 from scbench_ci.job.plan import Job, Plan, plan_jobs, plan_targets, start_order
-from scbench_ci.job.pytest_command import per_test_timeout
 from scbench_ci.job.reports import FAILING, Status
 from scbench_ci.options import EvaluationOptions
 from scbench_ci.outputs.progress import FinishedLines, Headers, LiveStatus
@@ -61,6 +60,7 @@ def plan_evaluation(
             options.include_prior_tests,
             repeat=options.repeat,
             load=load,
+            test_timeout_s=options.test_timeout_s,
         )
     return plan_jobs(
         options.problems,
@@ -72,6 +72,7 @@ def plan_evaluation(
         repeat=options.repeat,
         confine_submissions_to=options.confine_submissions_to,
         load=load,
+        test_timeout_s=options.test_timeout_s,
     )
 
 
@@ -86,8 +87,7 @@ def evaluate_plan(
     """Run every job of the plan, the longest first when `durations` are known; `echo` gets the
     output as it comes with one job at a time, and progress lines with several. `test_times`:
     each checkpoint's tests' earlier seconds, which balance its shards."""
-    started_at = now()
-    started = time.monotonic()
+    started = RunStart()
     output_dir = real_path(options.output_dir)
     by_problem: dict[Path, list[CheckpointResult]] = {}
     rows = []
@@ -111,23 +111,44 @@ def evaluate_plan(
         )
     # SCBench's metrics read our output folder as one of its run folders.
     write_checkpoint_results(output_dir / CHECKPOINT_RESULTS_FILE, rows)
+    problems = tuple(
+        ProblemResult(
+            problem.root.name,
+            str(problem.root),
+            problem.version,
+            tuple(by_problem[problem.root]),
+            tuple(checkpoint.name for checkpoint in problem.checkpoints),
+        )
+        for problem in plan.problems
+        if problem.root in by_problem
+    )
+    return run_result(options, placement, evaluations, started, problems)
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """When a run started: results.json's `started_at`, and the clock its duration is read on."""
+
+    at: str = field(default_factory=now)
+    clock: float = field(default_factory=time.monotonic)
+
+
+def run_result(
+    options: EvaluationOptions,
+    placement: Placement,
+    evaluations: EvaluatedJobs,
+    started: RunStart,
+    problems: tuple[ProblemResult, ...],
+) -> RunResult:
+    """The run's results: its header (the settings that decided it, where and how many side by
+    side it ran, when, the tools) over its problems, as `evaluate` and `check` write it."""
     return RunResult(
         policy=options.policy,
         executor=placement.executor.name,
         jobs=evaluations.side_by_side,
-        started_at=started_at,
-        duration_s=round(time.monotonic() - started, 3),
-        problems=tuple(
-            ProblemResult(
-                problem.root.name,
-                str(problem.root),
-                problem.version,
-                tuple(by_problem[problem.root]),
-                tuple(checkpoint.name for checkpoint in problem.checkpoints),
-            )
-            for problem in plan.problems
-            if problem.root in by_problem
-        ),
+        started_at=started.at,
+        duration_s=round(time.monotonic() - started.clock, 3),
+        problems=problems,
         tool_versions=tool_versions(),
         reruns=options.reruns,
         repeat=options.repeat,
@@ -156,10 +177,10 @@ def evaluate_jobs(
     test_times: TestTimes | None = None,
 ) -> EvaluatedJobs:
     """Run the jobs into the options' output folder (emptied of an earlier run's files), as many
-    side by side as the concurrency admits, the longest first when `durations` (a baseline's, by
+    side by side as `options.jobs` admits, the longest first when `durations` (a baseline's, by
     `Job.key`) are known: one result for each checkpoint folder (`Job.folder`), the runs of a
     repeated checkpoint combined. `echo` gets the output as it comes with one job at a time when
-    `stream` says so, else progress lines. `admission`: instead of the one `options.concurrency`
+    `stream` says so, else progress lines. `admission`: instead of the one `options.jobs`
     makes. `test_times`: each checkpoint's tests' earlier seconds, which balance its shards
     (`--shards`)."""
     environment_file = load_environment(options.environment) if options.environment else None
@@ -177,7 +198,7 @@ def evaluate_jobs(
     # --skip-existing, the first job that is not reused runs it (reusing all needs no daemon).
     if jobs and not options.skip_existing:
         preflight()
-    admission = admission or placement.admission(options.concurrency, len(jobs))
+    admission = admission or placement.admission(options.jobs, len(jobs))
     sharding = _sharding(options, placement, admission, len(jobs), test_times)
     shards = 1 if options.test_shards == AUTO else options.test_shards
     placement.expect(len(jobs) * shards, admission.base * shards)
@@ -204,7 +225,7 @@ def evaluate_jobs(
         result = run(job)
         if not slot.crowded or result.reused:
             return result
-        timeout_s = per_test_timeout(job.checkpoint, options.test_timeout_s)
+        timeout_s = job.test_timeout_s
         used = _timeout_used(result, timeout_s)
         if used is not None and used >= NEAR_TIMEOUT:
             slot.back_off(
@@ -241,12 +262,13 @@ def _sharding(
     options: EvaluationOptions,
     placement: Placement,
     admission: Admission,
-    jobs: int,
+    count: int,
     test_times: TestTimes | None,
 ) -> Sharding:
-    """How many runs each job's tests are split over (`--shards`), and what balances them."""
+    """How many runs each of `count` jobs' tests are split over (`--shards`), and what balances
+    them."""
     lease: Callable[[int], AbstractContextManager[int]] = (
-        IdleCores(placement.cores(), admission.base, jobs).lease
+        IdleCores(placement.cores(), admission.base, count).lease
         if options.test_shards == AUTO
         else fixed_count(options.test_shards)
     )

@@ -215,7 +215,7 @@ def _stage(
         job.checkpoint,
         entrypoint=entrypoint,
         environment_env=environment.env,
-        test_timeout_s=options.test_timeout_s,
+        test_timeout_s=job.test_timeout_s,
         pytest_args=(*options.pytest_args, *job.pytest_args),
         reruns=options.reruns,
         # Not for `check`'s collection (its own `--collect-only`): an evaluation's inventory.
@@ -517,7 +517,12 @@ def _fingerprint(
         # timeouts, env; the workspace holds the selected test files themselves.
         "problem": dataclasses.asdict(job.problem),
         "checkpoint": job.checkpoint.name,
-        "command": dataclasses.asdict(replace(command, variables=variables)),
+        # With the job's test timeout where the command held it before: earlier results' hashes
+        # stay what they were.
+        "command": {
+            **dataclasses.asdict(replace(command, variables=variables)),
+            "test_timeout_s": job.test_timeout_s,
+        },
         "setup": environment.setup_commands,
         "image": environment.image,
         "network": environment.network,

@@ -196,6 +196,8 @@ class RunResult:
     policy: str
     executor: str
     jobs: int
+    """The most evaluations that ran side by side (at most `--jobs`): named `jobs` as
+    results.json's field and the API's attribute, both published."""
     started_at: str
     duration_s: float
     problems: tuple[ProblemResult, ...]

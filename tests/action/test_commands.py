@@ -33,6 +33,7 @@ from scbench_ci.results.schema import SCHEMA_VERSION
 from scbench_ci.results.verdict import count_groups
 from scbench_ci.trust.markdown import html_text
 from scbench_ci.trust.markdown import text as markdown_text
+from testing.action_run import MANIFEST
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.rest_double import (
     REPOSITORY,
@@ -51,7 +52,6 @@ from testing.runner import (
     run_step,
 )
 from testing.twirp_server import ArtifactService, BlobAccount
-from tests.action.test_main import MANIFEST
 
 PR = 7
 CHECK_PROBLEMS = REPO_ROOT / "tests/data/check_repo/problems"

@@ -3,8 +3,10 @@ from pathlib import Path
 
 import pytest
 
+from scbench_ci.action import main as action_main
 from scbench_ci.action.inputs import input_value, read_inputs
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.options.declared import COMMAND
 from testing.problems import ProblemFolder
 
 
@@ -278,3 +280,7 @@ def test_the_commit_the_history_records_is_github_sha(tmp_path: Path) -> None:
     assert read_inputs({**env, "GITHUB_SHA": sha}).options.commit == sha
     with pytest.raises(UsageError, match=r"^GITHUB_SHA: 'main' is not a commit hash"):
         read_inputs({**env, "GITHUB_SHA": "main"})
+
+
+def test_the_action_s_commands_are_the_command_input_s_choices() -> None:
+    assert tuple(action_main.COMMANDS) == COMMAND.choices

@@ -8,7 +8,6 @@ import dataclasses
 import io
 import json
 import re
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -17,14 +16,11 @@ import pytest
 import yaml
 
 from scbench_ci.action import main as action
+from testing.action_run import ACTION_YML, MANIFEST, RETENTION_LIMIT_DAYS, ActionHost
 from testing.examples import EXPECTED
-from testing.paths import EXAMPLES, REPO_ROOT
-from testing.runner import ActionManifest, RunnerHost, Step, run_step
-from testing.twirp_server import ArtifactService
+from testing.runner import ActionManifest
 from tests.outputs.github.test_artifacts import assert_expires_in, blob_zip
 
-ACTION_YML = REPO_ROOT / "action.yml"
-MANIFEST = ActionManifest.load(ACTION_YML)
 WORDSTAT_CP2_COUNTS = {
     group.lower(): (passed, total)
     for group, (passed, _, _, total) in EXPECTED[
@@ -32,9 +28,6 @@ WORDSTAT_CP2_COUNTS = {
     ][1].items()
 }
 """The reference solution's counts by group (passed, total), as the examples' tests expect them."""
-RETENTION_LIMIT_DAYS = 30
-"""The repository's artifact retention, as the runner's github context has it."""
-GITHUB_TOKEN = "ghs_secret_that_must_not_reach_the_tests"
 ENTRYPOINT = "python3 wordstat.py"
 """The issue's example: a command that is not the default (`uv run wordstat.py`)."""
 SHORTEST = {"checkpoint": "checkpoint_1"}
@@ -43,89 +36,10 @@ SHORTEST_SUBMISSION = "wordstat/solutions/checkpoint_1"
 checkpoint_1, 15 tests where checkpoint_2 has 30 (8 CPU-seconds an evaluation, not 12)."""
 
 
-@dataclasses.dataclass
-class ActionRun:
-    exit_code: int
-    log: str
-    outputs: dict[str, str]
-    summary: str
-    workspace: Path
-    argv: list[str]
-    """`docker run`'s arguments as the runner gives them."""
-    environment: dict[str, str]
-    """The action container's environment."""
-
-
 @pytest.fixture(params=[None, ENTRYPOINT], ids=["no-entrypoint-input", "entrypoint-input"])
 def entrypoint(request: pytest.FixtureRequest) -> dict[str, str]:
     """The `entrypoint` input, unset or set: every end-to-end case runs both ways."""
     return {} if request.param is None else {"entrypoint": request.param}
-
-
-def run_action(
-    docker_client: docker.DockerClient,
-    image: str,
-    runner: Path,
-    inputs: dict[str, str],
-    service: ArtifactService | None,
-    submission: str = "wordstat/solutions/checkpoint_2",
-    *,
-    files: dict[str, str] | None = None,
-    manifest: ActionManifest = MANIFEST,
-    problems: tuple[str, ...] = ("wordstat",),
-) -> ActionRun:
-    """One workflow step `uses:` the action `with:` problem, submission, checkpoint and `inputs`,
-    its job's `env:` holding GITHUB_TOKEN. `files` are written into the workspace, and the
-    examples named by `problems` into `problems/`."""
-    host = RunnerHost(runner)
-    host.create()
-    for problem in problems:
-        shutil.copytree(EXAMPLES / problem, host.workspace / "problems" / problem)
-    shutil.copytree(EXAMPLES / submission, host.workspace / "submission")
-    for relative, text in (files or {}).items():
-        (host.workspace / relative).parent.mkdir(parents=True, exist_ok=True)
-        (host.workspace / relative).write_text(text)
-    service_env = service.environment() if service else {}
-    step = Step(
-        with_={
-            "problem": "problems/wordstat",
-            "submission": "submission",
-            "checkpoint": "checkpoint_2",
-            **inputs,
-        },
-        env={"GITHUB_TOKEN": GITHUB_TOKEN},
-        github={
-            "action": "__scbench_evaluate",
-            "action_repository": "scbench/evaluate",
-            "action_ref": "v1",
-            "actor": "octocat",
-            "api_url": "https://api.github.com",
-            "event_name": "pull_request",
-            "job": "evaluate",
-            "ref": "refs/pull/7/merge",
-            "repository": service_env.get("GITHUB_REPOSITORY", "scbench/demo"),
-            "repository_owner": "scbench",
-            "retention_days": str(RETENTION_LIMIT_DAYS),
-            "run_attempt": "1",
-            "run_id": service_env.get("GITHUB_RUN_ID", "4242"),
-            "run_number": "7",
-            "server_url": service_env.get("GITHUB_SERVER_URL", "https://github.com"),
-            "sha": "0" * 40,
-            "workflow": "problems",
-        },
-        runtime_token=service_env.get("ACTIONS_RUNTIME_TOKEN", "unused-runtime-token"),
-        results_url=service_env.get("ACTIONS_RESULTS_URL"),
-    )
-    result = run_step(docker_client, image, manifest, host, step)
-    return ActionRun(
-        exit_code=result.exit_code,
-        log=result.log,
-        outputs=result.outputs,
-        summary=result.summary,
-        workspace=host.workspace,
-        argv=result.argv,
-        environment=result.environment,
-    )
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -135,16 +49,10 @@ def _option(argv: list[str], name: str) -> str | None:
 
 
 def test_a_passing_submission(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
     entrypoint: dict[str, str],
 ) -> None:
-    run = run_action(
-        docker_client, action_image, tmp_path, {"image": test_image, **entrypoint}, artifact_service
-    )
+    run = action_host.run({"image": action_host.test_image, **entrypoint})
     assert run.exit_code == 0, run.log
     # The runner starts the program action.yml names, whatever the `entrypoint` input holds.
     assert _option(run.argv, "--entrypoint") == "/opt/venv/bin/python"
@@ -170,7 +78,7 @@ def test_a_passing_submission(
     # Every output but `plan`'s matrix.
     declared = yaml.safe_load(ACTION_YML.read_text())["outputs"]
     assert sorted(outputs) == sorted(set(declared) - {"matrix"})
-    (artifact,) = artifact_service.artifacts.values()
+    (artifact,) = action_host.artifact_service.artifacts.values()
     assert artifact.name == "scbench-wordstat-checkpoint_2-submission"
     assert outputs["artifact_id"] == str(artifact.id)
     assert outputs["artifact_url"] == (
@@ -183,7 +91,7 @@ def test_a_passing_submission(
         "application/zip",
         None,
     )
-    assert sorted(blob_zip(artifact_service, artifact).namelist()) == [
+    assert sorted(blob_zip(action_host.artifact_service, artifact).namelist()) == [
         "checkpoint_results.jsonl",
         "results.json",
         "summary.md",
@@ -220,19 +128,11 @@ def test_a_passing_submission(
 
 
 def test_a_failing_submission(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
     entrypoint: dict[str, str],
 ) -> None:
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, **entrypoint},
-        artifact_service,
+    run = action_host.run(
+        {"image": action_host.test_image, **entrypoint},
         submission="wordstat/submissions/broken",
     )
     assert run.exit_code == 1, run.log
@@ -254,25 +154,17 @@ def test_a_failing_submission(
 
 
 def test_a_problem_repository_side_by_side(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
 ) -> None:
     """`problem` a folder of problems, `submission` a template, two jobs: one results.json."""
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
+    run = action_host.run(
         {
-            "image": test_image,
+            "image": action_host.test_image,
             "problem": "problems",
             "checkpoint": "all",
             "submission": "problems/{problem}/solutions/{checkpoint}",
             "jobs": "2",
         },
-        artifact_service,
         problems=("kvserver", "wordstat"),
     )
     assert run.exit_code == 0, run.log
@@ -286,34 +178,28 @@ def test_a_problem_repository_side_by_side(
     assert [p["name"] for p in results["problems"]] == ["kvserver", "wordstat"]
     assert "## ✅ PASSED: 2 problems, 5 checkpoints" in run.summary
     assert "| wordstat | ✅ | ✅ | ✅ |" in run.summary
-    (artifact,) = artifact_service.artifacts.values()
+    (artifact,) = action_host.artifact_service.artifacts.values()
     assert artifact.name == "scbench-problems-all-problems-problem-solutions-checkpoint"
-    names = blob_zip(artifact_service, artifact).namelist()
+    names = blob_zip(action_host.artifact_service, artifact).namelist()
     assert "kvserver/checkpoint_2/evaluation.json" in names
     assert "wordstat/checkpoint_3/pytest.log" in names
     assert "checkpoint_results.jsonl" in names
 
 
 def test_fail_on_policy_false_and_no_upload(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
+    action_host: ActionHost,
     entrypoint: dict[str, str],
 ) -> None:
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
+    run = action_host.run(
         {
-            "image": test_image,
+            "image": action_host.test_image,
             "fail_on_policy": "false",
             "upload_artifact": "false",
             "job_summary": "false",
             "annotations": "false",
             **entrypoint,
         },
-        None,
+        upload=False,
         submission="wordstat/submissions/broken",
     )
     assert run.exit_code == 0, run.log
@@ -324,19 +210,11 @@ def test_fail_on_policy_false_and_no_upload(
 
 
 def test_an_upload_failure_is_a_warning(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
     entrypoint: dict[str, str],
 ) -> None:
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, "artifact_name": "bad:name", **entrypoint, **SHORTEST},
-        artifact_service,
+    run = action_host.run(
+        {"image": action_host.test_image, "artifact_name": "bad:name", **entrypoint, **SHORTEST},
         submission=SHORTEST_SUBMISSION,
     )
     assert run.exit_code == 0, run.log
@@ -356,14 +234,12 @@ def test_an_upload_failure_is_a_warning(
     ],
 )
 def test_bad_inputs_fail_the_step_with_one_error(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    tmp_path: Path,
+    action_host: ActionHost,
     inputs: dict[str, str],
     message: str,
     entrypoint: dict[str, str],
 ) -> None:
-    run = run_action(docker_client, action_image, tmp_path, {**inputs, **entrypoint}, None)
+    run = action_host.run({**inputs, **entrypoint}, upload=False)
     assert run.exit_code == 2, run.log
     (error,) = re.findall(r"^::error title=scbench-ci::(.*)$", run.log, re.M)
     assert message in error
@@ -382,26 +258,23 @@ def test_bad_inputs_fail_the_step_with_one_error(
     ],
 )
 def test_retention_days_as_the_toolkit_takes_them(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
     entrypoint: dict[str, str],
     retention_days: str,
     expected_days: int | None,
     warned: bool,
 ) -> None:
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, "retention_days": retention_days, **entrypoint, **SHORTEST},
-        artifact_service,
+    run = action_host.run(
+        {
+            "image": action_host.test_image,
+            "retention_days": retention_days,
+            **entrypoint,
+            **SHORTEST,
+        },
         submission=SHORTEST_SUBMISSION,
     )
     assert run.exit_code == 0, run.log
-    (artifact,) = artifact_service.artifacts.values()
+    (artifact,) = action_host.artifact_service.artifacts.values()
     assert run.outputs["artifact_id"] == str(artifact.id)
     if expected_days is None:
         assert artifact.expires_at is None
@@ -419,11 +292,7 @@ def test_retention_days_as_the_toolkit_takes_them(
 
 
 def test_every_input_set(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
-    artifact_service: ArtifactService,
+    action_host: ActionHost,
 ) -> None:
     """Each input of action.yml given in `with:`, none of them empty."""
     inputs = {
@@ -436,7 +305,7 @@ def test_every_input_set(
         "include_prior_tests": "true",
         "entrypoint": ENTRYPOINT,
         "environment": "ci/python.yaml",
-        "image": test_image,
+        "image": action_host.test_image,
         "memory": "3g",
         "cpus": "1.5",
         "pids_limit": "512",
@@ -478,12 +347,8 @@ def test_every_input_set(
     assert sorted(inputs) == sorted(MANIFEST.inputs)
     assert all(inputs.values())
     environment = "environment:\n  env:\n    SCBENCH_EVERY_INPUT: 'yes'\n"
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
+    run = action_host.run(
         inputs,
-        artifact_service,
         files={"ci/python.yaml": environment},
     )
     assert run.exit_code == 0, run.log
@@ -499,7 +364,7 @@ def test_every_input_set(
     assert (outputs["functionality_passed"], outputs["functionality_total"]) == ("2", "2")
     # Without an inventory (the -k), SCBench 1.0 leaves the skipped one out of the total.
     assert (outputs["regression_passed"], outputs["regression_total"]) == ("15", "15")
-    (artifact,) = artifact_service.artifacts.values()
+    (artifact,) = action_host.artifact_service.artifacts.values()
     assert artifact.name == "wordstat-every-input"
     assert (outputs["artifact_id"], outputs["artifact_digest"]) == (
         str(artifact.id),
@@ -515,22 +380,16 @@ def test_every_input_set(
 
 
 def test_a_step_that_runs_the_image_itself_gets_the_same_defaults(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
+    action_host: ActionHost,
 ) -> None:
     """`uses: docker://<mirror>/evaluate:<version>`: no action.yml, so the runner passes only the
     step's own inputs and starts the image's ENTRYPOINT; the reader's defaults make the rest."""
     image_itself = ActionManifest(
-        inputs={}, image=action_image, entrypoint=None, args=None, env=None
+        inputs={}, image=action_host.image, entrypoint=None, args=None, env=None
     )
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, "upload_artifact": "false"},
-        None,
+    run = action_host.run(
+        {"image": action_host.test_image, "upload_artifact": "false"},
+        upload=False,
         manifest=image_itself,
     )
     assert run.exit_code == 0, run.log
@@ -554,18 +413,16 @@ def test_a_step_that_runs_the_image_itself_gets_the_same_defaults(
 
 
 def test_the_entrypoint_input_reaches_the_tests(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
+    action_host: ActionHost,
 ) -> None:
     """A command that cannot run the submission fails every test: the input is not ignored."""
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, "entrypoint": "python3 missing.py", "upload_artifact": "false"},
-        None,
+    run = action_host.run(
+        {
+            "image": action_host.test_image,
+            "entrypoint": "python3 missing.py",
+            "upload_artifact": "false",
+        },
+        upload=False,
     )
     assert run.exit_code == 1, run.log
     assert (run.outputs["passed"], run.outputs["infrastructure_failure"]) == ("false", "false")
@@ -573,20 +430,14 @@ def test_the_entrypoint_input_reaches_the_tests(
 
 
 def test_without_runs_entrypoint_the_runner_runs_the_entrypoint_input(
-    docker_client: docker.DockerClient,
-    action_image: str,
-    test_image: str,
-    tmp_path: Path,
+    action_host: ActionHost,
 ) -> None:
     """The issue, reproduced: an action.yml whose runs: names no entrypoint and no args lets the
     runner start `docker run --entrypoint "python3 wordstat.py"`, which cannot start."""
     before = dataclasses.replace(MANIFEST, entrypoint=None, args=None)
-    run = run_action(
-        docker_client,
-        action_image,
-        tmp_path,
-        {"image": test_image, "entrypoint": ENTRYPOINT},
-        None,
+    run = action_host.run(
+        {"image": action_host.test_image, "entrypoint": ENTRYPOINT},
+        upload=False,
         manifest=before,
     )
     assert _option(run.argv, "--entrypoint") == ENTRYPOINT

@@ -18,6 +18,6 @@ def test_the_oracle_policy_and_repeat_make_the_runs_options(tmp_path: Path) -> N
     )
     options = check.options(args)
     runs = options.runs
-    assert (runs.policy, runs.repeat, runs.concurrency) == ("any-case", 4, 3)
+    assert (runs.policy, runs.repeat, runs.jobs) == ("any-case", 4, 3)
     assert (runs.checkpoint, runs.problems) == ("all", (CHECK_REPO_PROBLEMS,))
     assert options.changed_since == "main"

@@ -238,26 +238,26 @@ def test_no_load_a_submission_can_make_forces_or_starves_the_pool(
 
 
 def test_a_lone_checkpoint_takes_every_idle_core() -> None:
-    cores = IdleCores(cores=4, side_by_side=1, jobs=1)
+    cores = IdleCores(cores=4, side_by_side=1, count=1)
     with cores.lease(9) as granted:
         assert granted == 4
-    with IdleCores(cores=4, side_by_side=1, jobs=1).lease(2) as granted:
+    with IdleCores(cores=4, side_by_side=1, count=1).lease(2) as granted:
         assert granted == 2  # no more than its units
 
 
 def test_a_full_batch_takes_one_core_each() -> None:
-    cores = IdleCores(cores=4, side_by_side=4, jobs=10)
+    cores = IdleCores(cores=4, side_by_side=4, count=10)
     with contextlib.ExitStack() as held:
         grants = [held.enter_context(cores.lease(8)) for _ in range(6)]
     assert grants == [1] * 6
 
 
 def test_the_cores_are_shared_with_the_evaluations_still_to_start() -> None:
-    cores = IdleCores(cores=4, side_by_side=4, jobs=2)
+    cores = IdleCores(cores=4, side_by_side=4, count=2)
     with cores.lease(8) as first, cores.lease(8) as second:
         assert (first, second) == (2, 2)
     # Once given back, the next one alone takes them all.
-    later = IdleCores(cores=4, side_by_side=1, jobs=3)
+    later = IdleCores(cores=4, side_by_side=1, count=3)
     for _ in range(3):
         with later.lease(8) as granted:
             assert granted == 4

@@ -7,7 +7,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL, owner
+from testing.cli import cli_argv
 from testing.hostile_submissions import processes_of_the_test
 from testing.problems import ProblemFolder, waiting_problem
 
@@ -46,7 +46,7 @@ def test_a_cancelled_run_stops_every_evaluation_at_once(
     output = tmp_path / "out"
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+            *cli_argv("evaluate", "--problem", problem.root),
             *("--checkpoint", "all", "--submission", str(submission), "--output", str(output)),
             *("--jobs", "2", "--executor", executor),
             *(("--image", test_image) if executor == "docker" else ()),
@@ -109,7 +109,7 @@ def test_any_number_of_signals_leave_nothing_of_the_run(
     (submission / "main.py").write_text("print('hello')\n")
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+            *cli_argv("evaluate", "--problem", problem.root),
             *("--checkpoint", "all", "--submission", str(submission)),
             *("--output", str(tmp_path / "out"), "--jobs", str(jobs), "--timeout", "900"),
             *("--executor", "docker", "--image", test_image),

@@ -9,13 +9,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import docker
 
 from scbench_ci.executors.processes import owner
-from testing.cli import run_cli
+from testing.cli import cli_argv, run_cli
 from testing.examples import SharedEvaluations
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.problems import ProblemFolder, waiting_problem
@@ -112,7 +111,7 @@ def test_130_and_143_stopped_by_a_signal(
     for stop, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         process = subprocess.Popen(
             [
-                *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+                *cli_argv("evaluate", "--problem", problem.root),
                 *("--checkpoint", "all", "--submission", str(submission), "--quiet"),
                 *("--output", str(tmp_path / stop.name), "--executor", "docker"),
                 *("--image", test_image, "--no-quality"),

@@ -8,7 +8,6 @@ import io
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import ray
 import scbench_ci
 from scbench_ci.executors.docker.container import RUN_LABEL
 from testing import results
-from testing.cli import run_cli
+from testing.cli import cli_argv, run_cli
 from testing.examples import EXPECTED, SCHEMA
 from testing.paths import EXAMPLES
 from testing.problems import waiting_problem
@@ -148,7 +147,7 @@ def test_ctrl_c_cancels_every_task_and_leaves_no_container(
     before = _run_containers(docker_client)
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+            *cli_argv("evaluate", "--problem", problem.root),
             *("--checkpoint", "all", "--submission", str(submission), "--output", str(output)),
             *("--engine", "ray", "--ray-address", ray_cluster.cluster.address),
             *("--cpus", "1", "--image", test_image),

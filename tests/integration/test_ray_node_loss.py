@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import docker
 
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL
+from testing.cli import cli_argv
 from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster
 
@@ -30,7 +30,7 @@ def test_a_node_killed_mid_run_leaves_every_checkpoint_judged_once(
     container_node = ray_cluster.cluster.node("container")
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "scbench_ci", "evaluate", "--problem", str(problem.root)),
+            *cli_argv("evaluate", "--problem", problem.root),
             *("--checkpoint", "all", "--submission", str(submission), "--output", str(output)),
             *("--engine", "ray", "--ray-address", ray_cluster.cluster.address),
             *("--executor", "docker", "--cpus", "1", "--image", test_image),

@@ -154,6 +154,7 @@ def run(tmp_path: Path, executor: Executor, reruns: int) -> Run:
         checkpoint,
         entrypoint="python main.py",
         environment_env={},
+        test_timeout_s=checkpoint.timeout_s,
         reruns=reruns,
     )
     key = secrets.token_hex(32)

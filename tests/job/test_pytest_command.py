@@ -3,6 +3,7 @@ import json
 import pytest
 
 from scbench_ci.executors.base import TestCommand
+from scbench_ci.job.plan import resolved_test_timeout
 from scbench_ci.job.pytest_command import build_test_command, has_k_filter, inventory_spec
 from scbench_ci.problem.load import load_problem
 from scbench_ci.standalone.pytest_runner import INVENTORY_OPTION
@@ -27,6 +28,7 @@ def test_command_matches_the_design(problem_folder: ProblemFolder) -> None:
         problem.checkpoint("checkpoint_2"),
         entrypoint="uv run main.py",
         environment_env={"A": "environment", "C": "environment"},
+        test_timeout_s=12.5,
         pytest_args=("-k", "smoke"),
     )
 
@@ -85,7 +87,7 @@ def test_timeout_precedence(problem_folder: ProblemFolder) -> None:
             problem.checkpoint(checkpoint),
             entrypoint="x",
             environment_env={},
-            test_timeout_s=override,
+            test_timeout_s=resolved_test_timeout(problem.checkpoint(checkpoint), override),
         ).pytest_args
         return next(a for a in argv if a.startswith("--timeout="))
 
@@ -107,6 +109,7 @@ def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
             checkpoint,
             entrypoint="python main.py",
             environment_env={},
+            test_timeout_s=30,
             pytest_args=("-k", "x"),
             **reruns,
         )
@@ -119,7 +122,7 @@ def test_reruns_add_the_plugin_and_the_option_and_nothing_without(
     assert rerun.requirements == (*plain.requirements[:-1], "pytest-rerunfailures", "pyyaml")
     # Before the user's own arguments, which may still override it.
     assert rerun.pytest_args == (*plain.pytest_args[:-2], "--reruns=2", "-k", "x")
-    assert (rerun.variables, rerun.test_timeout_s) == (plain.variables, plain.test_timeout_s)
+    assert rerun.variables == plain.variables
     with pytest.raises(ValueError, match="reruns must be 0 or more"):
         command(reruns=-1)
 
@@ -131,7 +134,12 @@ def test_the_inventory_s_passes_are_scbench_1_0_s(problem_folder: ProblemFolder)
     problem = load_problem(problem_folder.root)
     cp1, cp2 = problem.checkpoint("checkpoint_1"), problem.checkpoint("checkpoint_2")
     command = build_test_command(
-        problem, cp2, entrypoint="uv run main.py", environment_env={}, inventory=(cp1,)
+        problem,
+        cp2,
+        entrypoint="uv run main.py",
+        environment_env={},
+        test_timeout_s=30,
+        inventory=(cp1,),
     )
     (option,) = command.runner_options
     assert option.startswith(INVENTORY_OPTION)
@@ -157,7 +165,9 @@ def test_the_inventory_s_passes_are_scbench_1_0_s(problem_folder: ProblemFolder)
     ]
     runner = command.runner_argv(["python"], "runner.py", "--kill-others")
     assert runner[:5] == ["python", "-I", "runner.py", "--kill-others", option]
-    plain = build_test_command(problem, cp2, entrypoint="uv run main.py", environment_env={})
+    plain = build_test_command(
+        problem, cp2, entrypoint="uv run main.py", environment_env={}, test_timeout_s=30
+    )
     assert plain.runner_options == ()
 
 

@@ -107,6 +107,7 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
         checkpoint,
         entrypoint="true",
         environment_env={},
+        test_timeout_s=checkpoint.timeout_s,
     )
     result = LocalExecutor().execute(
         ExecutionRequest(

@@ -22,6 +22,7 @@ from scbench_ci.foundation.errors import UsageError
 from scbench_ci.foundation.option_values import BadValue, Option, optional_text, path, words
 from scbench_ci.job.plan import Target
 from scbench_ci.options import (
+    CheckOptions,
     CleanupOptions,
     EvaluationOptions,
     MergeOptions,
@@ -250,7 +251,7 @@ def test_a_bad_value_has_the_same_reason_from_the_cli_the_action_and_the_api(
 
 READ_BY_THE_FRONT_END = {
     "evaluate": {"same_submission", "baseline", "quiet", "verbose", "workflow_report"},
-    "check": {"changed_since", "quiet"},
+    "check": {"quiet"},
     "merge": {"baseline"},
     "plan": {"baseline"},
     "summary": set(),
@@ -259,7 +260,7 @@ READ_BY_THE_FRONT_END = {
 """What each command's CLI reads itself: the options that set no field of its options type."""
 OPTIONS_TYPES = {
     "evaluate": (declared.EVALUATE, EvaluationOptions),
-    "check": (declared.CHECK, EvaluationOptions),
+    "check": (declared.CHECK, EvaluationOptions, CheckOptions),
     "merge": (declared.MERGE, MergeOptions),
     "plan": (declared.PLAN, PlanOptions),
     "summary": (declared.SUMMARY, SummaryOptions),
@@ -272,8 +273,8 @@ def test_every_option_of_a_command_sets_a_field_of_its_options_or_is_read_apart(
     command: str,
 ) -> None:
     """A declaration whose field is misspelt would be dropped by `fields_of` without a word."""
-    options, options_type = OPTIONS_TYPES[command]
-    fields = {field.name for field in dataclasses.fields(options_type)}
+    options, *options_types = OPTIONS_TYPES[command]
+    fields = {field.name for one in options_types for field in dataclasses.fields(one)}
     apart = {
         option.name
         for option in options
@@ -284,6 +285,7 @@ def test_every_option_of_a_command_sets_a_field_of_its_options_or_is_read_apart(
 
 def test_every_input_sets_a_field_of_the_options_or_of_the_action_s_inputs() -> None:
     fields = {field.name for field in dataclasses.fields(EvaluationOptions)}
+    fields |= {field.name for field in dataclasses.fields(CheckOptions)}
     fields |= {field.name for field in dataclasses.fields(ActionInputs)}
     apart = {
         option.name

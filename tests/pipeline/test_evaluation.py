@@ -93,7 +93,7 @@ def test_results_come_in_the_jobs_order_whatever_order_they_ran_in(tmp_path: Pat
     the plan's order. No submission exists here: each job is a missing-submission fail."""
     alpha = _problem(tmp_path, "alpha", 3)
     beta = _problem(tmp_path, "beta", 1)
-    options = _options(tmp_path, alpha, beta, concurrency=1)
+    options = _options(tmp_path, alpha, beta, jobs=1)
     echo = io.StringIO()
     durations = {
         "alpha/checkpoint_1": 1.0,
@@ -155,7 +155,7 @@ def test_a_run_streams_one_job_at_a_time_and_says_what_it_ran_with(tmp_path: Pat
     """With one job at a time, each job's output is echoed as it comes under its header."""
     alpha = _problem(tmp_path, "alpha", 2)
     _submit(tmp_path, "alpha", "checkpoint_1")
-    options = _options(tmp_path, alpha, concurrency=1, policy="any")
+    options = _options(tmp_path, alpha, jobs=1, policy="any")
     echo = io.StringIO()
     run = evaluate_plan(options, plan_evaluation(options), _local(), echo)
 
@@ -177,7 +177,7 @@ def test_a_repeated_checkpoint_is_one_result_over_its_runs(tmp_path: Path) -> No
     result for the checkpoint, in its folder, counting each test's passes over the runs."""
     alpha = _problem(tmp_path, "alpha", 1)
     _submit(tmp_path, "alpha", "checkpoint_1")
-    options = _options(tmp_path, alpha, concurrency=2, repeat=2)
+    options = _options(tmp_path, alpha, jobs=2, repeat=2)
     echo = io.StringIO()
     run = evaluate_plan(options, plan_evaluation(options), _local(), echo)
 

@@ -24,11 +24,11 @@ import pytest
 
 from scbench_ci.job.reports import problem_node_id
 from scbench_ci.trust.terminal import inert, terminal_text
+from testing.action_run import run_action
 from testing.examples import SCHEMA
 from testing.hostile_submissions import HOSTILE
 from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
-from tests.action.test_main import run_action
 from tests.outputs.test_summary import rendered_tags, scbench
 
 # They talk to the artifact service double (testing.azurite) on this machine.

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
+from testing.cli import cli_argv
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.trees import snapshot
 
@@ -148,7 +149,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 def cli_evaluate(layout: Layout, *args: str) -> subprocess.CompletedProcess[str]:
     """`scbench-ci evaluate` from the workspace, writing to `out/`."""
-    argv = [sys.executable, "-m", "scbench_ci", "evaluate", *args]
+    argv = cli_argv("evaluate", *args)
     argv += ["--output", "out", "--executor", "local", "--quiet"]
     return _run(argv, layout.workspace, {"PATH": os.environ["PATH"]})
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import docker
 import pytest
 
+from testing.action_run import run_action
 from testing.examples import EXPECTED, group_counts, scbench_evaluate
 from testing.hostile_submissions import hostile
 from testing.results import checkpoint_documents
 from testing.twirp_server import ArtifactService
-from tests.action.test_main import run_action
 from tests.outputs.github.test_artifacts import blob_zip
 
 # They talk to the artifact service double (testing.azurite) on this machine.

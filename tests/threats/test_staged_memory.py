@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import docker
 import pytest
 
+from testing.cli import cli_argv
 from testing.held_memory import MIB, Held, evaluate_watched
 from testing.problems import ProblemFolder
 
@@ -57,7 +57,7 @@ def watched(
 ) -> tuple[dict[str, Any], Held]:
     output = submission.parent / f"out-{submission.name}"
     argv = [
-        sys.executable, "-m", "scbench_ci", "evaluate",
+        *cli_argv("evaluate"),
         "--problem", str(problem.root), "--checkpoint", "checkpoint_1",
         "--submission", str(submission), "--output", str(output),
         "--image", image, "--memory", f"{MEMORY_MIB}m", "--jobs", "1", "--quiet",

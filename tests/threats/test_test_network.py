@@ -13,7 +13,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -25,6 +24,7 @@ import pytest
 
 from scbench_ci.executors.docker.container import RUN_LABEL
 from scbench_ci.executors.processes import OWNER_LABEL, owner
+from testing.cli import cli_argv
 from testing.problems import ProblemFolder
 
 PORT = 8765
@@ -132,7 +132,7 @@ def test_evaluations_side_by_side_reach_pypi_and_not_each_other_or_the_host(
     (submission / "main.py").write_text("print('ok')\n")
     output = tmp_path / "out"
     argv = [
-        sys.executable, "-m", "scbench_ci", "evaluate",
+        *cli_argv("evaluate"),
         "--problem", str(problem.root), "--checkpoint", "all", "--submission", str(submission),
         "--output", str(output), "--image", test_image, "--jobs", "2", "--quiet",
     ]  # fmt: skip

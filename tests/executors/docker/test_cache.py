@@ -86,7 +86,7 @@ def execute(
     probe = probe_command(
         workspace, code, {"SCBENCH_CHECKPOINT": "checkpoint_1", **(variables or {})}
     )
-    command = TestCommand(requirements, probe.pytest_args, probe.variables, probe.test_timeout_s)
+    command = TestCommand(requirements, probe.pytest_args, probe.variables)
     result = (executor or DockerExecutor(DockerSettings())).execute(
         ExecutionRequest(
             workspace=workspace,
