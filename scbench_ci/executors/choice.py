@@ -64,6 +64,8 @@ class _BackendModule(Protocol):
 
 @dataclass(frozen=True)
 class Backend:
+    """One backend's registration: all the rest of the package knows of it."""
+
     name: str
     """As `--executor` takes it."""
     module: str
