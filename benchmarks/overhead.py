@@ -33,9 +33,9 @@ import docker
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scbench_ci.executors.docker.layout import (  # noqa: E402
+from scbench_ci.executors.docker.container_layout import (  # noqa: E402
+    CACHED_ENV_VENV,
     CACHED_RUNNER_DIR,
-    CACHED_RUNNER_VENV,
     WORKSPACE_DIR,
 )
 from scbench_ci.executors.docker.settings import DEFAULT_IMAGE  # noqa: E402
@@ -109,10 +109,16 @@ def plain_pytest(folder: Path, requirements: str | None, image: str, runner_volu
         problem,
         checkpoint,
         entrypoint=environment.entrypoint(problem.entry_file),
-        workspace_dir=WORKSPACE_DIR,
         environment_env=environment.env,
+        test_timeout_s=checkpoint.timeout_s,
     )
-    pytest = [f"{CACHED_RUNNER_VENV}/bin/python", "-I", "-m", "pytest", *command.pytest_args]
+    pytest = [
+        f"{CACHED_RUNNER_DIR}/{CACHED_ENV_VENV}/bin/python",
+        "-I",
+        "-m",
+        "pytest",
+        *command.pytest_args,
+    ]
     script = " && ".join([*environment.setup_commands, 'exec "$@"']) + " >/dev/null 2>&1"
     client = docker.from_env()
     try:

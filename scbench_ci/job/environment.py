@@ -29,7 +29,7 @@ _SYSTEM_FOLDERS = (
     "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/scbench", "/scbench-cache",
 )  # fmt: skip
 """Folders a workspace volume must not cover or sit in: the image's own, HOME's /tmp and the
-evaluator's (executors/docker/layout.py)."""
+evaluator's (executors/docker/container_layout.py)."""
 DEFAULT_COMMAND = "uv run"
 DEFAULT_ENTRY_FORMAT = "{entry_file}.py"
 

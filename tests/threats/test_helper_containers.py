@@ -49,7 +49,7 @@ while True:
 from scbench_ci.executors.docker.cache_use import Caches
 from scbench_ci.executors.docker.container import Containers, confinement
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.layout import SCBENCH_PLACE
+from scbench_ci.executors.docker.container_layout import SCBENCH_PLACE
 from scbench_ci.executors.docker.pool import Shape, prepare
 from scbench_ci.executors.docker.settings import DockerSettings
 executor = DockerExecutor(DockerSettings(image=IMAGE))

@@ -23,8 +23,7 @@ from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Built
 from scbench_ci.executors.docker.container import Containers, build_name
-from scbench_ci.executors.docker.exec import run, run_own, tests_environment
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     BUILD_UV_CACHE_DIR,
     CACHED_DEPENDENCIES_DIR,
     CACHED_ENV_PYCACHE,
@@ -41,6 +40,7 @@ from scbench_ci.executors.docker.layout import (
     TEST_USER,
     WORKSPACE_DIR,
 )
+from scbench_ci.executors.docker.exec import run, run_own, tests_environment
 from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import copy_in, put_directories
 from scbench_ci.executors.output import LogSink

@@ -30,13 +30,13 @@ from scbench_ci.executors.docker.cache_build import (
     stdlib_key,
 )
 from scbench_ci.executors.docker.container import Containers
-from scbench_ci.executors.docker.exec import Log, run
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     CACHED_WORKSPACE,
     TEST_USER,
     WORKSPACE_DIR,
     TestsPlace,
 )
+from scbench_ci.executors.docker.exec import Log, run
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.phases import PhaseClock
 from scbench_ci.foundation.errors import InfrastructureError

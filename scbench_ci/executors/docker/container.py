@@ -17,7 +17,7 @@ from docker.models.containers import Container
 from docker.types import Mount
 
 from scbench_ci.executors import processes
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     CONTAINER_PATH,
     IDLE_USER,
     RUN_DIR,

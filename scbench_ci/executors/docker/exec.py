@@ -15,7 +15,7 @@ from docker.models.containers import Container
 
 from scbench_ci.executors.child_env import index_variables, run_environment
 from scbench_ci.executors.docker import exec_output
-from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR
+from scbench_ci.executors.docker.container_layout import CONTAINER_PATH, HOME_DIR
 from scbench_ci.foundation.errors import InfrastructureError
 
 _BARE_ENV = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}

@@ -63,17 +63,17 @@ from scbench_ci.executors.docker.cache_use import (
 )
 from scbench_ci.executors.docker.cleanup import remove_leftovers
 from scbench_ci.executors.docker.container import Containers, confinement
+from scbench_ci.executors.docker.container_layout import (
+    RUNNER_SCRIPT,
+    WORKSPACE_DIR,
+    TestsPlace,
+)
 from scbench_ci.executors.docker.daemon import connect, docker_errors, ensure_image
 from scbench_ci.executors.docker.disk import FreeDisk, tmpfs_limits
 from scbench_ci.executors.docker.exec import tests_environment
 from scbench_ci.executors.docker.image_build import EvaluationImage
 from scbench_ci.executors.docker.image_recipe import recipe
 from scbench_ci.executors.docker.image_versions import image_facts, image_path
-from scbench_ci.executors.docker.layout import (
-    RUNNER_SCRIPT,
-    WORKSPACE_DIR,
-    TestsPlace,
-)
 from scbench_ci.executors.docker.network import routes_failed, run_network
 from scbench_ci.executors.docker.pool import ContainerPool, Prepared, Shape, prepare
 from scbench_ci.executors.docker.settings import DEFAULT_DISK, DockerSettings

@@ -21,9 +21,9 @@ import requests
 from docker.errors import DockerException
 
 from scbench_ci.executors.docker.container import build_name, helper_container, labels
+from scbench_ci.executors.docker.container_layout import CONTAINER_PATH, HOME_DIR, TEST_USER
 from scbench_ci.executors.docker.image_recipe import PROGRAMS
 from scbench_ci.executors.docker.labels import CACHE_LABEL
-from scbench_ci.executors.docker.layout import CONTAINER_PATH, HOME_DIR, TEST_USER
 
 TOOLS = (
     ("python", "python3"),

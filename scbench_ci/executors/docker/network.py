@@ -38,7 +38,7 @@ from docker.errors import DockerException
 from docker.models.containers import Container
 from docker.models.networks import Network
 
-from scbench_ci.executors.docker.layout import IDLE_USER
+from scbench_ci.executors.docker.container_layout import IDLE_USER
 from scbench_ci.foundation.errors import InfrastructureError
 
 ISOLATED_NETWORK = "scbench-ci-isolated"

@@ -31,7 +31,7 @@ from docker.models.containers import Container
 
 from scbench_ci.executors.docker.cache_use import Caches
 from scbench_ci.executors.docker.container import Containers, run_name
-from scbench_ci.executors.docker.layout import TestsPlace
+from scbench_ci.executors.docker.container_layout import TestsPlace
 from scbench_ci.executors.docker.network import routed
 from scbench_ci.executors.docker.transfer import prepare_container
 from scbench_ci.executors.docker.warm_runner import WarmRunner, WarmStart

@@ -33,14 +33,14 @@ from scbench_ci.executors.docker.cache_build import (
     pycache_prefix,
     venv_install,
 )
-from scbench_ci.executors.docker.exec import run_captured, run_own
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     HOME_DIR,
     QUALITY_DIR,
     QUALITY_SOURCE,
     QUALITY_VENV,
     RUNNER_USER,
 )
+from scbench_ci.executors.docker.exec import run_captured, run_own
 from scbench_ci.executors.output import LogSink
 from scbench_ci.executors.quality_command import launcher_argv, scb_check_arguments
 from scbench_ci.foundation.errors import InfrastructureError

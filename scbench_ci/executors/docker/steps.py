@@ -23,8 +23,7 @@ from scbench_ci.executors.docker.cache_use import (
     restore_dependencies,
     run_checked,
 )
-from scbench_ci.executors.docker.exec import disconnect, run, run_captured
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     CONTAINER_PATH,
     QUALITY_VENV,
     RUNNER_DIR,
@@ -34,6 +33,7 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_VENV,
     TestsPlace,
 )
+from scbench_ci.executors.docker.exec import disconnect, run, run_captured
 from scbench_ci.executors.docker.transfer import Collected, after_tests
 from scbench_ci.executors.docker.warm_runner import WarmRunner
 from scbench_ci.executors.output import LogSink

@@ -16,9 +16,7 @@ from typing import BinaryIO, TextIO
 from docker.models.containers import Container
 
 from scbench_ci.executors.docker import archive, exec_output
-from scbench_ci.executors.docker.daemon import say
-from scbench_ci.executors.docker.exec import KILL_LEFTOVERS, api
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     HOME_DIR,
     QUALITY_DIR,
     QUALITY_SOURCE,
@@ -32,6 +30,8 @@ from scbench_ci.executors.docker.layout import (
     RUNNER_UV_CACHE_DIR,
     TestsPlace,
 )
+from scbench_ci.executors.docker.daemon import say
+from scbench_ci.executors.docker.exec import KILL_LEFTOVERS, api
 from scbench_ci.foundation.layout import EVALUATOR_NAMES, REPORTS_DIR
 from scbench_ci.standalone import pytest_runner
 from scbench_ci.trust.seal import MAX_REPORT_BYTES, REPORT_NAMES

@@ -43,13 +43,13 @@ from scbench_ci.executors.docker.cache_build import (
     runner_key,
 )
 from scbench_ci.executors.docker.container import Containers, confinement
-from scbench_ci.executors.docker.disk import tmpfs_limits
-from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.layout import (
+from scbench_ci.executors.docker.container_layout import (
     CACHED_DEPENDENCIES_DIR,
     CACHED_RUNNER_DIR,
     CACHED_WORKSPACE,
 )
+from scbench_ci.executors.docker.disk import tmpfs_limits
+from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.output import LogSink
 from scbench_ci.foundation.layout import SETUP_LOG

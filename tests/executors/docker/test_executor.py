@@ -23,9 +23,14 @@ from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker import cleanup as docker_cleanup
 from scbench_ci.executors.docker.cache import CACHE_LABEL, STDLIB
 from scbench_ci.executors.docker.container import RUN_LABEL, VERSION_LABEL
+from scbench_ci.executors.docker.container_layout import (
+    CACHED_RUNNER_DIR,
+    HOME_DIR,
+    RUN_DIR,
+    WORKSPACE_DIR,
+)
 from scbench_ci.executors.docker.executor import DockerExecutor
 from scbench_ci.executors.docker.image_recipe import SCBENCH_BASE
-from scbench_ci.executors.docker.layout import CACHED_RUNNER_DIR, HOME_DIR, RUN_DIR, WORKSPACE_DIR
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.processes import MACHINE_LABEL, OWNER_LABEL, owner
 from scbench_ci.foundation.errors import InfrastructureError

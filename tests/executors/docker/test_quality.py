@@ -11,8 +11,8 @@ from pathlib import Path
 from scbench_ci.executors.base import ExecutionRequest, ExecutionResult
 from scbench_ci.executors.docker.cache import QUALITY
 from scbench_ci.executors.docker.cache_build import cached_venv
+from scbench_ci.executors.docker.container_layout import QUALITY_SOURCE
 from scbench_ci.executors.docker.executor import DockerExecutor
-from scbench_ci.executors.docker.layout import QUALITY_SOURCE
 from scbench_ci.executors.docker.settings import DockerSettings
 from scbench_ci.executors.quality_command import SCB_CHECK_SUFFIXES
 from scbench_ci.foundation.layout import QUALITY_LOG
