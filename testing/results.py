@@ -32,6 +32,7 @@ def make_outcome(
         markers=markers,
         message=message,
         traceback=traceback,
+        keywords=(name, *markers),  # as pytest has them: its name, then its marks
     )
 
 

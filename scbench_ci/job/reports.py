@@ -1,6 +1,6 @@
-"""Read the two reports pytest's runner writes: exact outcomes and marks from pytest-json-report's
-report (the runner adds each test's marks as pytest knows them, and what was rerun), CTRF as a
-cross-check.
+"""Read the two reports pytest's runner writes: exact outcomes, keywords and marks from
+pytest-json-report's report (the runner adds each test's marks as pytest knows them, and what was
+rerun), CTRF as a cross-check.
 
 With `--reruns` (pytest-rerunfailures), a test that passed on a rerun has pytest-json-report's
 outcome `rerun` and is flaky here; its message is its first failed attempt's, which the runner
@@ -30,6 +30,10 @@ CUT_NOTE_CHARS = 64
 """The most `cap`'s and `cap_tail`'s notes add (the count of what was cut has at most 20 digits)."""
 MAX_MARKERS = 64
 MAX_MARKER_CHARS = 200
+MAX_KEYWORDS = 1024
+_MARKER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What config.yaml takes as a marker's name (`problem/load.py`): the only keywords that can
+name one."""
 MAX_LINE = 10**9
 MAX_DURATION_S = 10**7
 MAX_RERUNS = 10**6
@@ -77,12 +81,18 @@ class TestOutcome:
     status: Status
     duration_s: float
     markers: tuple[str, ...]
+    """The test's marks as pytest knows them (`iter_markers`)."""
     message: str | None
     traceback: str | None
     """pytest's longer report of a failure (traceback), capped."""
     reruns: int = 0
     """How many times the test was run again after failing: a flaky test passed on attempt
     `reruns + 1`; a failed one failed all of them."""
+    keywords: tuple[str, ...] = ()
+    """pytest-json-report's `keywords` of the test (pytest's `item.keywords` once its setup ran:
+    its marks, and also its name and its parents', its parameters' id, its function's attributes
+    and what its fixtures added), those shaped like a marker's name, in the report's order: what
+    SCBench's runners group it by."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +203,14 @@ def _names(values: object, split_arguments: bool = False) -> tuple[str, ...] | N
     return tuple(dict.fromkeys(kept))[:MAX_MARKERS]
 
 
+def _keywords(values: object) -> tuple[str, ...]:
+    """The keywords that can name a marker, once each, in the report's order."""
+    if not isinstance(values, list):
+        return ()
+    names = (v for v in values if isinstance(v, str) and _MARKER_NAME.fullmatch(v))
+    return tuple(dict.fromkeys(names))[:MAX_KEYWORDS]
+
+
 def _markers(
     test: dict[str, Any], ctrf_test: dict[str, Any] | None, problems: list[str]
 ) -> tuple[str, ...]:
@@ -270,6 +288,7 @@ def _from_json_report(
                 message=message,
                 traceback=traceback,
                 reruns=reruns,
+                keywords=_keywords(test.get("keywords")),
             )
         )
     return outcomes

@@ -1,4 +1,4 @@
-"""Sort a test into its group by the design's rules, first rule that applies."""
+"""Sort a test into its group by SCBench's rules, first rule that applies."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import re
 from collections.abc import Iterable
 
 from scbench_ci.foundation.layout import TESTS_DIR
-from scbench_ci.problem.model import Checkpoint, Group, Marker
+from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Group, Marker
 
 _TEST_FILE = re.compile(r"test_([^/]+)\.py")
 """SCBench's runner's `_infer_checkpoint_from_file`: searched anywhere in the test's file path."""
+_BUILTIN = frozenset(marker.name for marker in BUILTIN_MARKERS)
 
 
 def owning_checkpoint(
@@ -29,22 +30,27 @@ def owning_checkpoint(
 
 
 def group_of(
-    markers: Iterable[str],
+    keywords: Iterable[str],
     owner: str,
     evaluated: Checkpoint,
     custom_markers: Iterable[Marker],
 ) -> Group:
-    """`owner`: the name of the checkpoint the test's file belongs to."""
-    marks = set(markers)
+    """`keywords`: pytest-json-report's keywords of the test, in the report's order; those that
+    name a built-in or a custom marker are its markers, as SCBench's runners (the paper's and
+    1.0's run, `PytestRunner._convert_pytest_report_test_to_result`) take them: a parameter id
+    `error` is as good as the mark, and of two custom markers the first among the keywords
+    decides. `owner`: the name of the checkpoint the test's file belongs to."""
     if owner != evaluated.name:
         return Group.REGRESSION
-    if "error" in marks:
+    groups = {marker.name: marker.group for marker in custom_markers}
+    markers = [keyword for keyword in keywords if keyword in groups or keyword in _BUILTIN]
+    if "error" in markers:
         return Group.ERROR
-    if "regression" in marks:
+    if "regression" in markers:
         return Group.REGRESSION
-    for marker in custom_markers:
-        if marker.name in marks:
-            return marker.group
-    if "functionality" in marks:
+    for marker in markers:
+        if marker in groups:
+            return groups[marker]
+    if "functionality" in markers:
         return Group.FUNCTIONALITY
     return Group.CORE

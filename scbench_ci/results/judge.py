@@ -54,7 +54,7 @@ def judge_checkpoint(
                     outcome.file, tested, checkpoint, by_file_name=by_file_name
                 )
             ),
-            group=group_of(outcome.markers, owner, checkpoint, problem.markers),
+            group=group_of(outcome.keywords, owner, checkpoint, problem.markers),
             status=outcome.status,
             duration_s=outcome.duration_s,
             markers=outcome.markers,

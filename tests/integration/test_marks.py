@@ -1,10 +1,10 @@
-"""Each test's group comes from its marks as pytest knows them (examples/marks), on both
-executors: marks of the test, its class, its module and its parameters, for tests that end
-without a call phase too (a session-scoped fixture failing in setup, a fixture failing in
-teardown, a skip, an xfail), with built-in and custom markers alike: by the paper's rules
-(`--scbench paper`), as SCBench 1.0's run also groups a test its inventory does not hold. By 1.0's,
-its inventory decides instead: tests/integration/test_scbench_1_0_files.py holds marks' groups to
-SCBench 1.0's own."""
+"""Each test's group comes from its keywords as pytest-json-report has them (examples/marks), on
+both executors: the marks of the test, its class, its module and its parameters, and its
+parameters' ids, for tests that end without a call phase too (a session-scoped fixture failing in
+setup, a fixture failing in teardown, a skip, an xfail), with built-in and custom markers alike:
+by the paper's rules (`--scbench paper`), as SCBench 1.0's run also groups a test its inventory
+does not hold. By 1.0's, its inventory (marks only) decides the tests it holds:
+tests/integration/test_scbench_1_0_files.py holds marks' groups to SCBench 1.0's own."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ CHECKPOINT_1 = {
     "test_names[grace]": ("Core", "passed"),
     "test_names[empty]": ("Error", "passed"),  # pytest.param(marks=error)
     "test_names[digit]": ("Error", "passed"),  # pytest.param(marks=strict), a custom marker
-    "test_names[functionality]": ("Core", "passed"),  # an id is a keyword, not a mark
+    "test_names[functionality]": ("Functionality", "passed"),  # its id is a keyword
     # The session-scoped fixture fails in setup: for its first user, and from pytest's cache for
     # the later ones. CTRF has no tags for any of them.
     "test_names_table_first_user": ("Functionality", "error"),
@@ -69,7 +69,7 @@ def groups_of(
 @pytest.mark.parametrize(
     ("checkpoint", "expected"), [("checkpoint_1", CHECKPOINT_1), ("checkpoint_2", CHECKPOINT_2)]
 )
-def test_groups_follow_the_marks_pytest_knows(
+def test_groups_follow_the_keywords_pytest_json_report_has(
     checkpoint: str,
     expected: dict,
     executor: str,

@@ -149,13 +149,33 @@ def test_every_outcome_is_exact(real_reports: Reports) -> None:
     assert real_reports.collection_errors == ()
 
 
-def test_markers_are_marks_not_keywords(real_reports: Reports) -> None:
+def test_markers_are_marks(real_reports: Reports) -> None:
+    """`markers`: the marks pytest knows (results.json's), not the keywords."""
     markers = {t.node_id.split("::", 1)[1]: t.markers for t in real_reports.tests}
     assert markers["test_error_marked"] == ("error",)
-    assert markers["test_param[error]"] == ()  # a parametrize id is not a marker
+    assert markers["test_param[error]"] == ()  # a parametrize id is not a mark
     assert markers["test_plain"] == ()
     assert set(markers["TestGroup::test_in_class"]) == {"slow", "functionality"}
     assert markers["test_expected_failure"] == ("xfail",)
+
+
+def test_keywords_are_pytest_json_report_s_as_scbench_groups_by_them(
+    real_reports: Reports,
+) -> None:
+    """`keywords`: pytest-json-report's, in its order, those shaped like a marker's name (not
+    the node's name with its brackets, nor the file's or the folder's): a parametrize id is one,
+    and so is the class's name."""
+    keywords = {t.node_id.split("::", 1)[1]: t.keywords for t in real_reports.tests}
+    assert keywords["test_param[error]"] == ("parametrize", "pytestmark", "error")
+    assert keywords["test_param[other]"] == ("parametrize", "pytestmark", "other")
+    assert keywords["test_plain"] == ("test_plain",)
+    assert keywords["TestGroup::test_in_class"] == (
+        "test_in_class",
+        "functionality",
+        "slow",
+        "pytestmark",
+        "TestGroup",
+    )
 
 
 def test_messages_lines_and_durations(real_reports: Reports) -> None:

@@ -20,7 +20,7 @@ CP1, CP2 = _checkpoint("checkpoint_1"), _checkpoint("checkpoint_2")
 
 
 @pytest.mark.parametrize(
-    ("markers", "owner", "expected"),
+    ("keywords", "owner", "expected"),
     [
         # (1) a file of an earlier checkpoint is Regression, whatever its markers
         ((), CP1, Group.REGRESSION),
@@ -45,8 +45,36 @@ CP1, CP2 = _checkpoint("checkpoint_1"), _checkpoint("checkpoint_2")
         (("xfail", "skip", "usefixtures", "unknown"), CP2, Group.CORE),
     ],
 )
-def test_group_rules_in_order(markers: tuple[str, ...], owner: Checkpoint, expected: Group) -> None:
-    assert group_of(markers, owner.name, CP2, CUSTOM) is expected
+def test_group_rules_in_order(
+    keywords: tuple[str, ...], owner: Checkpoint, expected: Group
+) -> None:
+    assert group_of(keywords, owner.name, CP2, CUSTOM) is expected
+
+
+@pytest.mark.parametrize(
+    ("keywords", "expected"),
+    [
+        # `pytest.param(..., id="error")`: the id is a keyword, as good as the mark
+        (
+            ("test_counts[error]", "parametrize", "pytestmark", "error", "test_checkpoint_2.py"),
+            Group.ERROR,
+        ),
+        (("test_counts[functionality]", "parametrize", "functionality"), Group.FUNCTIONALITY),
+        # a function attribute, a class's name: keywords too
+        (("test_x", "regression", "test_checkpoint_2.py"), Group.REGRESSION),
+        # of two custom markers, the first among the keywords decides, not config.yaml's order
+        (("test_x", "strict", "slow"), Group.ERROR),
+        (("test_x", "slow", "strict"), Group.FUNCTIONALITY),
+        # names that only hold a marker's are not it
+        (("test_error", "errors", "Error", "test_x[error-1]"), Group.CORE),
+    ],
+)
+def test_keywords_are_markers_as_scbench_reads_them(
+    keywords: tuple[str, ...], expected: Group
+) -> None:
+    """Both of SCBench's runners take a test's markers from pytest-json-report's keywords
+    (`_convert_pytest_report_test_to_result`): those that name a built-in or custom marker."""
+    assert group_of(keywords, CP2.name, CP2, CUSTOM) is expected
 
 
 def test_file_ownership() -> None:

@@ -12,7 +12,7 @@ def test_greets_each_name(greet):
     assert greet("ada", "alan").stdout == "hello, ada!\nhello, alan!\n"
 
 
-# A parameter id that spells a marker's name is a keyword, not a mark: that case stays Core.
+# An id spelling a marker is a keyword: Functionality by the paper's runner, Core by 1.0's.
 @pytest.mark.parametrize(
     "name",
     [
