@@ -137,6 +137,11 @@ class Evaluated:
     output: Path
 
 
+EVERY_SOLUTION_LIMITS = ("--cpus", "1")
+"""The container limits of `SharedEvaluations.every_solution`: one CPU, as a task of the Ray
+tests' cluster has."""
+
+
 @dataclass
 class SharedEvaluations:
     """`scbench_evaluate`, run once a test session for each set of arguments: tests that read
@@ -162,14 +167,16 @@ class SharedEvaluations:
 
     def every_solution(self, image: str) -> Evaluated:
         """Every bundled problem's reference solutions in one `evaluate --checkpoint all`, in
-        Docker in `image`, two evaluations at a time; not quiet: its console shows a line per
-        finished evaluation."""
+        Docker in `image`, two evaluations at a time, each with `EVERY_SOLUTION_LIMITS` (the
+        fingerprints hash them: a run compared with this one has them too); not quiet: its
+        console shows a line per finished evaluation."""
 
         def evaluate(output: Path) -> subprocess.CompletedProcess[str]:
             return run_cli(
                 *("evaluate", "--problem", EXAMPLES, "--checkpoint", "all", "--jobs", "2"),
                 *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
                 *("--output", output, "--executor", "docker", "--image", image),
+                *EVERY_SOLUTION_LIMITS,
                 timeout=900,
             )
 

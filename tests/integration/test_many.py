@@ -18,7 +18,7 @@ import pytest
 
 from scbench_ci.results.file import load_results
 from testing.cli import run_cli
-from testing.examples import EXPECTED, SharedEvaluations, group_counts
+from testing.examples import EVERY_SOLUTION_LIMITS, EXPECTED, SharedEvaluations, group_counts
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import checkpoint_documents, comparable
 
@@ -208,6 +208,7 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
             *("--problem", EXAMPLES, "--checkpoint", "all", "--select", shard["select"]),
             *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
             *("--output", folder, "--executor", "docker", "--image", test_image),
+            *EVERY_SOLUTION_LIMITS,  # the whole run's, which its fingerprints hash
         )
         assert run.returncode in (0, 1), run.stderr
         folders.append(folder.parent)
