@@ -43,8 +43,10 @@ lint-imports --no-cache
 # 1. Side by side: every test that is not `serial`. Tests are independent (their own folders,
 #    ports, container labels, action image tag), so they run side by side (pytest-xdist): a test
 #    file's tests on one worker (--dist loadscope), so that a module's fixture (a check of every
-#    problem, a Ray cluster, a runner's workflow) runs once. Four workers on 2 cores: the Docker
-#    tests wait on containers as well as compute, and the other tests fill what the CPU has left.
+#    problem, a Ray cluster, a runner's workflow) runs once; the files in the suite's order
+#    (--no-loadscope-reorder; tests/conftest.py puts those that run evaluations first, so that no
+#    long file starts last). Four workers on 2 cores: the Docker tests wait on containers as well
+#    as compute, and the other tests fill what the CPU has left.
 # 2. Serial: what bounds its own wall-clock time or needs the CPU idle, last, alone, in this
 #    process.
 # SCBENCH_TEST_WORKERS=N sets the workers of the tiers side by side (0: in this process).
@@ -82,8 +84,8 @@ for tier in "${tiers[@]}"; do
     echo "== pytest: $name"
     started=$SECONDS
     status=0
-    "${tier_env[@]}" pytest -m "${rest#*|}" -n "$workers" --dist loadscope --durations=25 "$@" \
-        || status=$?
+    "${tier_env[@]}" pytest -m "${rest#*|}" -n "$workers" --dist loadscope --no-loadscope-reorder \
+        --durations=25 "$@" || status=$?
     # 5: no test of this tier among the ones asked for (`scripts/test.sh tests/some_dir`).
     if [ "$status" -eq 5 ]; then empty=$((empty + 1)); elif [ "$status" -ne 0 ]; then failed=1; fi
     timings+=("$(printf '%6d s  exit %d  %s' $((SECONDS - started)) "$status" "$name")")

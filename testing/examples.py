@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from testing.cli import run_cli
 from testing.paths import EXAMPLES, REPO_ROOT
 
 SCHEMA = json.loads((REPO_ROOT / "scbench_ci/schema/results.schema.json").read_text())
@@ -135,6 +137,11 @@ class Evaluated:
     output: Path
 
 
+EVERY_SOLUTION_LIMITS = ("--cpus", "1")
+"""The container limits of `SharedEvaluations.every_solution`: one CPU, as a task of the Ray
+tests' cluster has."""
+
+
 @dataclass
 class SharedEvaluations:
     """`scbench_evaluate`, run once a test session for each set of arguments: tests that read
@@ -150,23 +157,49 @@ class SharedEvaluations:
     def __call__(
         self, problem: str, checkpoint: str, submission: str, *extra: str, executor: str = EXECUTOR
     ) -> Evaluated:
-        key = (problem, checkpoint, submission, executor, *extra)
+        def evaluate(output: Path) -> subprocess.CompletedProcess[str]:
+            run, _ = scbench_evaluate(
+                problem, checkpoint, submission, output, *extra, executor=executor
+            )
+            return run
+
+        return self._once((problem, checkpoint, submission, executor, *extra), evaluate)
+
+    def every_solution(self, image: str) -> Evaluated:
+        """Every bundled problem's reference solutions in one `evaluate --checkpoint all`, in
+        Docker in `image`, two evaluations at a time, each with `EVERY_SOLUTION_LIMITS` (the
+        fingerprints hash them: a run compared with this one has them too); not quiet: its
+        console shows a line per finished evaluation."""
+
+        def evaluate(output: Path) -> subprocess.CompletedProcess[str]:
+            return run_cli(
+                *("evaluate", "--problem", EXAMPLES, "--checkpoint", "all", "--jobs", "2"),
+                *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
+                *("--output", output, "--executor", "docker", "--image", image),
+                *EVERY_SOLUTION_LIMITS,
+                timeout=900,
+            )
+
+        return self._once(("every solution", "docker", image), evaluate)
+
+    def _once(
+        self, key: tuple[str, ...], evaluate: Callable[[Path], subprocess.CompletedProcess[str]]
+    ) -> Evaluated:
         if key not in self.done:
-            self.done[key] = self._shared(key)
+            self.done[key] = self._shared(key, evaluate)
         evaluated = self.done[key]
         return Evaluated(evaluated.run, copy.deepcopy(evaluated.results), evaluated.output)
 
-    def _shared(self, key: tuple[str, ...]) -> Evaluated:
-        problem, checkpoint, submission, executor, *extra = key
+    def _shared(
+        self, key: tuple[str, ...], evaluate: Callable[[Path], subprocess.CompletedProcess[str]]
+    ) -> Evaluated:
         folder = self.root / hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
         folder.mkdir(parents=True, exist_ok=True)
         output, outcome = folder / "output", folder / "run.json"
         with (folder / "lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not outcome.exists():
-                run, _ = scbench_evaluate(
-                    problem, checkpoint, submission, output, *extra, executor=executor
-                )
+                run = evaluate(output)
                 fields = ("args", "returncode", "stdout", "stderr")
                 outcome.write_text(json.dumps({name: getattr(run, name) for name in fields}))
         run = subprocess.CompletedProcess(**json.loads(outcome.read_text()))

@@ -34,6 +34,11 @@ pytest_plugins = ["testing.azurite", "testing.ray_cluster", "testing.hostile_sub
 # needs another way carry the marker themselves.
 MARKER_OF_FIXTURE = {"docker_client": "docker", "ray_cluster": "ray", "azurite": "npm"}
 INTEGRATION = Path(__file__).parent / "integration"
+# The order in which test files start side by side (scripts/test.sh keeps it: xdist's own puts the
+# files of most tests first, and the few long tests of a cluster, a benchmark or a whole check
+# last, alone at the end): the files with a test of the first marker, then of the next, ...; so
+# those that run evaluations start first and the short ones fill in at the end.
+COSTLIEST_FIRST = ("docker", "integration", "browser", "npm", "slow")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -47,6 +52,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "ray_cluster" in needed:
             # One cluster per module: under xdist, a module's cluster tests share one worker.
             item.add_marker(pytest.mark.xdist_group(f"ray:{item.path.name}"))
+    rank = {item.path: len(COSTLIEST_FIRST) for item in items}
+    for item in items:
+        ranks = [
+            COSTLIEST_FIRST.index(m.name) for m in item.iter_markers() if m.name in COSTLIEST_FIRST
+        ]
+        rank[item.path] = min([rank[item.path], *ranks])
+    # Stable: a file's tests stay together, in their order.
+    items.sort(key=lambda item: rank[item.path])
 
 
 def pytest_configure(config: pytest.Config) -> None:

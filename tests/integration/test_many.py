@@ -18,7 +18,7 @@ import pytest
 
 from scbench_ci.results.file import load_results
 from testing.cli import run_cli
-from testing.examples import EXPECTED, SharedEvaluations, group_counts
+from testing.examples import EVERY_SOLUTION_LIMITS, EXPECTED, SharedEvaluations, group_counts
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.results import checkpoint_documents, comparable
 
@@ -38,15 +38,11 @@ def per_test(checkpoint: dict) -> dict[str, tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def repository_run(tmp_path_factory: pytest.TempPathFactory, test_image: str) -> tuple:
-    """Every bundled problem's reference solutions, two evaluations at a time."""
-    output = tmp_path_factory.mktemp("repository")
-    run = scbench(
-        *("--problem", EXAMPLES, "--checkpoint", "all", "--jobs", "2"),
-        *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
-        *("--output", output, "--executor", "docker", "--image", test_image),
-    )
-    return run, output, json.loads((output / "results.json").read_text())
+def repository_run(shared_evaluations: SharedEvaluations, test_image: str) -> tuple:
+    """Every bundled problem's reference solutions, two evaluations at a time (the session's
+    run, which tests/integration/test_ray_engine.py compares with the cluster's)."""
+    evaluated = shared_evaluations.every_solution(test_image)
+    return evaluated.run, evaluated.output, evaluated.results
 
 
 def test_a_problem_repository_in_one_command(repository_run: tuple) -> None:
@@ -196,7 +192,8 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
     repository_run: tuple, tmp_path: Path, test_image: str
 ) -> None:
     """`plan --shards 3` balanced by the whole run's durations, each shard evaluated with its
-    `--select`, then `merge`: the same results.json as evaluating everything at once."""
+    `--select`, then `merge`: the same results.json and checkpoint_results.jsonl as evaluating
+    everything at once."""
     whole_run, whole_output, whole = repository_run
     plan = ("plan", "--problem", str(EXAMPLES), "--shards", "3", "--baseline", str(whole_output))
     planned = run_cli(*plan)
@@ -211,17 +208,19 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
             *("--problem", EXAMPLES, "--checkpoint", "all", "--select", shard["select"]),
             *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
             *("--output", folder, "--executor", "docker", "--image", test_image),
+            *EVERY_SOLUTION_LIMITS,  # the whole run's, which its fingerprints hash
         )
         assert run.returncode in (0, 1), run.stderr
         folders.append(folder.parent)
     merged_dir = tmp_path / "merged"
+    # Given in another order than the plan's: the merged files are in the run's order.
     merged = subprocess.run(
         [
             sys.executable,
             "-m",
             "scbench_ci",
             "merge",
-            *map(str, folders),
+            *map(str, reversed(folders)),
             "--output",
             str(merged_dir),
         ],
@@ -237,35 +236,12 @@ def test_a_matrix_of_shards_merged_is_the_run_of_everything(
     summary = (merged_dir / "summary.md").read_text()
     assert summary.startswith("## ❌ FAILED: 5 problems, 9 checkpoints\n")  # as the whole run's
     assert (whole_output / "summary.md").read_text().startswith(summary.splitlines()[0] + "\n")
+    # The rows SCBench reads are one run's too, but for where and how long.
+    expected = [{**row, "path": str(merged_dir / row["problem"])} for row in _rows(whole_output)]
+    assert _rows(merged_dir) == expected
 
 
-def test_merged_shards_have_the_rows_scbench_reads_from_one_run(
-    tmp_path: Path, test_image: str
-) -> None:
-    """Two checkpoints evaluated as two shards (`--select`) and merged: the same
-    checkpoint_results.jsonl as one evaluation of both, but for where and how long."""
-    selections = ("wordstat/checkpoint_1", "wordstat/checkpoint_2")
-
-    def evaluate(output: Path, *select: str) -> Path:
-        run = scbench(
-            *("--problem", EXAMPLES / "wordstat", "--checkpoint", "all"),
-            *(arg for name in select for arg in ("--select", name)),
-            *("--submission", EXAMPLES / "{problem}/solutions/{checkpoint}"),
-            *("--output", output, "--executor", "docker", "--image", test_image),
-        )
-        assert run.returncode == 0, run.stdout + run.stderr
-        return output
-
-    whole = evaluate(tmp_path / "whole", *selections)
-    shards = [evaluate(tmp_path / name.replace("/", "-"), name) for name in selections]
-    merged_dir = tmp_path / "merged"
-    merged = run_cli("merge", *reversed(shards), "--output", merged_dir)
-    assert merged.returncode == 0, merged.stderr
-
-    def rows(output: Path) -> list[dict]:
-        lines = (output / "checkpoint_results.jsonl").read_text().splitlines()
-        return [{k: v for k, v in json.loads(line).items() if k != "duration"} for line in lines]
-
-    expected = [{**row, "path": str(merged_dir / "wordstat")} for row in rows(whole)]
-    assert [row["checkpoint"] for row in expected] == ["checkpoint_1", "checkpoint_2"]
-    assert rows(merged_dir) == expected
+def _rows(output: Path) -> list[dict]:
+    """checkpoint_results.jsonl's rows, without their durations."""
+    lines = (output / "checkpoint_results.jsonl").read_text().splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k != "duration"} for line in lines]

@@ -18,9 +18,10 @@ import ray
 
 import scbench_ci
 from scbench_ci.executors.docker.container import RUN_LABEL
+from scbench_ci.results.file import load_results
 from testing import results
 from testing.cli import cli_argv, run_cli
-from testing.examples import EXPECTED, SCHEMA
+from testing.examples import EXPECTED, SCHEMA, SharedEvaluations
 from testing.paths import EXAMPLES
 from testing.problems import waiting_problem
 from testing.ray_cluster import LocalRayCluster, connected, resource
@@ -40,20 +41,23 @@ def _examples(output: Path, test_image: str, *extra: object) -> subprocess.Compl
 
 
 def test_the_examples_on_the_cluster_are_the_local_run_test_by_test(
-    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+    ray_cluster: LocalRayCluster,
+    tmp_path: Path,
+    test_image: str,
+    shared_evaluations: SharedEvaluations,
 ) -> None:
     address = ray_cluster.cluster.address
     on_ray = _examples(tmp_path / "ray", test_image, "--engine", "ray", "--ray-address", address)
-    local = _examples(tmp_path / "local", test_image, "--jobs", "2")
+    # The local run: the session's (tests/integration/test_many.py reads it too).
+    local = shared_evaluations.every_solution(test_image)
     # Every reference solution passes but marks/checkpoint_1's, which fails core-cases under
     # SCBench 1.0's rules (the default; testing/examples.py's EXPECTED says why): exit 1.
     failing = [(p, c) for p, c, s in EXPECTED if s == f"solutions/{c}" and EXPECTED[(p, c, s)][0]]
     assert failing == [("marks", "checkpoint_1")]
-    assert on_ray.returncode == local.returncode == 1, on_ray.stdout + on_ray.stderr
+    assert on_ray.returncode == local.run.returncode == 1, on_ray.stdout + on_ray.stderr
     ray_results = json.loads((tmp_path / "ray/results.json").read_text())
-    local_results = json.loads((tmp_path / "local/results.json").read_text())
     jsonschema.validate(ray_results, SCHEMA)
-    assert comparable(ray_results, VOLATILE) == comparable(local_results, VOLATILE)
+    assert comparable(ray_results, VOLATILE) == comparable(local.results, VOLATILE)
     # Four tasks of one CPU in flight on two workers of two CPUs: both workers ran some.
     assert ray_results["jobs"] == 4
     assert "on 2 node(s)" in on_ray.stdout, on_ray.stdout
@@ -66,24 +70,26 @@ def test_the_examples_on_the_cluster_are_the_local_run_test_by_test(
 
 
 def test_the_api_runs_on_the_cluster(
-    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+    ray_cluster: LocalRayCluster, test_image: str, shared_evaluations: SharedEvaluations
 ) -> None:
+    names = ("checkpoint_1", "checkpoint_2")
     targets = [
         scbench_ci.Target(EXAMPLES / "wordstat", name, EXAMPLES / f"wordstat/solutions/{name}")
-        for name in ("checkpoint_1", "checkpoint_2")
+        for name in names
     ]
     options = {"image": test_image, "cpus": 1, "executor": "docker"}
     on_ray = scbench_ci.evaluate(
         targets, engine="ray", ray_address=ray_cluster.cluster.address, **options
     )
-    local = scbench_ci.evaluate(targets, jobs=2, **options)
-    assert on_ray.exit_code == local.exit_code == 0
-    assert [_outcomes(c) for c in on_ray.checkpoints] == [_outcomes(c) for c in local.checkpoints]
+    local = _locally(shared_evaluations, test_image, "wordstat", names)
+    assert on_ray.exit_code == 0
+    assert [c.passed for c in local] == [True, True]
+    assert [_outcomes(c) for c in on_ray.checkpoints] == [_outcomes(c) for c in local]
     assert all("ray" in c.phases for c in on_ray.checkpoints)
 
 
 def test_one_checkpoints_shards_are_tasks_on_several_nodes(
-    ray_cluster: LocalRayCluster, tmp_path: Path, test_image: str
+    ray_cluster: LocalRayCluster, test_image: str, shared_evaluations: SharedEvaluations
 ) -> None:
     """marks/checkpoint_1 holds three units (the file's tests outside a class, two classes):
     three tasks of one CPU, more than a worker of two CPUs holds, so both work on it."""
@@ -98,8 +104,8 @@ def test_one_checkpoints_shards_are_tasks_on_several_nodes(
     on_ray = scbench_ci.evaluate(
         target, engine="ray", ray_address=address, test_shards=3, echo=echo, **options
     )
-    local = scbench_ci.evaluate(target, **options)
-    (sharded,), (whole,) = on_ray.checkpoints, local.checkpoints
+    (sharded,) = on_ray.checkpoints
+    (whole,) = _locally(shared_evaluations, test_image, "marks", ("checkpoint_1",))
     assert (sharded.passed, sharded.groups) == (whole.passed, whole.groups)
     assert _outcomes(sharded) == _outcomes(whole)
     assert "Ray: 3 task(s) on 2 node(s)" in echo.getvalue(), echo.getvalue()
@@ -108,6 +114,17 @@ def test_one_checkpoints_shards_are_tasks_on_several_nodes(
 
 def _outcomes(checkpoint: scbench_ci.CheckpointResult) -> list[tuple[str, str, str]]:
     return [(test.id, test.group.value, test.status.value) for test in checkpoint.tests]
+
+
+def _locally(
+    shared_evaluations: SharedEvaluations, test_image: str, problem: str, names: tuple[str, ...]
+) -> list[scbench_ci.CheckpointResult]:
+    """These checkpoints of `problem` in the session's local run of every reference solution."""
+    output = shared_evaluations.every_solution(test_image).output
+    (checkpoints,) = [
+        p.checkpoints for p in load_results(output / "results.json").problems if p.name == problem
+    ]
+    return [checkpoint for checkpoint in checkpoints if checkpoint.name in names]
 
 
 def test_a_task_no_node_can_hold_is_an_infrastructure_failure(
