@@ -122,8 +122,6 @@ def test_a_timeout_beside_extra_jobs_is_run_again_without_them(
     )
     plan = plan_jobs(options.problems, "all", options.submission, output, None)
     crowd = Crowd(most=3)
-    with contextlib.closing(OnThisMachine(DockerExecutor(options.docker))) as placement:
-        evaluations = evaluate_jobs(options, plan.jobs, placement, None, admission=crowd)
     with contextlib.closing(OnThisMachine(DockerExecutor(options.executor_settings))) as placement:
         evaluations = evaluate_jobs(options, plan.jobs, placement, None, admission=crowd)
 
