@@ -49,9 +49,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for fixture, marker in MARKER_OF_FIXTURE.items():
             if fixture in needed:
                 item.add_marker(marker)
-        if "ray_cluster" in needed:
-            # One cluster per module: under xdist, a module's cluster tests share one worker.
-            item.add_marker(pytest.mark.xdist_group(f"ray:{item.path.name}"))
     rank = {item.path: len(COSTLIEST_FIRST) for item in items}
     for item in items:
         ranks = [
