@@ -34,11 +34,6 @@ class ScbenchRunner:
     """Whether a skipped or xfailed test counts in its group's total where no inventory
     recounts the totals: the paper's `add_test_result` counts every test, 1.0's leaves skipped
     ones out (with the inventory, 1.0 counts them again)."""
-    checkpoint_from_any_test_file: bool
-    """A test's checkpoint is the name in its file's `test_<name>.py`, wherever the file is
-    (`_infer_checkpoint_from_file`), so a `tests/sub/test_x.py` is checkpoint `x`'s, a
-    Regression; without it, only the checkpoints' own test files say so, and tests in
-    sub-folders belong to the evaluated checkpoint (scbench-ci's rule before 1.0)."""
     infrastructure_exit_codes: frozenset[int] | None
     """pytest's exit codes that are not SCBench's `infrastructure_failure` (1.0: any other, 137
     and 124 included; `pytest_runner.py` `VALID_EXIT_CODES`), with 1.0's other cases of it
@@ -98,7 +93,6 @@ PAPER = ScbenchRunner(
     commit="feeab5a",
     collection_inventory=False,
     skipped_in_totals=True,
-    checkpoint_from_any_test_file=False,
     infrastructure_exit_codes=None,
     skipped_bucket=False,
     every_group_counted=False,
@@ -115,7 +109,6 @@ V1_0 = ScbenchRunner(
     commit="0a2e7bec",
     collection_inventory=True,
     skipped_in_totals=False,
-    checkpoint_from_any_test_file=True,
     infrastructure_exit_codes=frozenset({0, 1}),
     skipped_bucket=True,
     every_group_counted=True,

@@ -314,7 +314,6 @@ def _judged(
     result = judge_checkpoint(
         job.problem,
         job.checkpoint,
-        tested=staged.workspace.tested_checkpoints,
         include_prior_tests=job.include_prior_tests,
         execution=merged.execution,
         seal=merged.seal,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from scbench_ci.foundation.layout import TESTS_DIR
 from scbench_ci.problem.model import BUILTIN_MARKERS, Checkpoint, Group, Marker
 
 _TEST_FILE = re.compile(r"test_([^/]+)\.py")
@@ -13,20 +12,12 @@ _TEST_FILE = re.compile(r"test_([^/]+)\.py")
 _BUILTIN = frozenset(marker.name for marker in BUILTIN_MARKERS)
 
 
-def owning_checkpoint(
-    file: str, tested: Iterable[Checkpoint], evaluated: Checkpoint, *, by_file_name: bool = False
-) -> str:
-    """The name of the checkpoint a test file belongs to. Without `by_file_name`: one of the
-    tested checkpoints' own test files, else (a helper module, a test file in a sub-folder) the
-    evaluated one. With it (SCBench's runner): the name any `test_<name>.py` in the file's path
-    says, wherever it is, else the evaluated checkpoint."""
-    if by_file_name:
-        found = _TEST_FILE.search(file)
-        return found.group(1) if found else evaluated.name
-    for checkpoint in tested:
-        if file == f"{TESTS_DIR}/{checkpoint.test_file}":
-            return checkpoint.name
-    return evaluated.name
+def owning_checkpoint(file: str, evaluated: Checkpoint) -> str:
+    """The name of the checkpoint a test file belongs to, as both of SCBench's runners take it
+    (`_infer_checkpoint_from_file`): the name any `test_<name>.py` in the file's path says,
+    wherever it is (a `tests/sub/test_x.py` is checkpoint `x`'s), else the evaluated one."""
+    found = _TEST_FILE.search(file)
+    return found.group(1) if found else evaluated.name
 
 
 def group_of(

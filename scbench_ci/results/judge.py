@@ -26,7 +26,6 @@ def judge_checkpoint(
     problem: Problem,
     checkpoint: Checkpoint,
     *,
-    tested: tuple[Checkpoint, ...],
     include_prior_tests: bool,
     execution: ExecutionResult,
     seal: Seal | Broken,
@@ -45,14 +44,11 @@ def judge_checkpoint(
     SCBench 1.0's inventory of the tests as the runner sealed it; `inventory_expected`: the run
     was to take it (an evaluation under SCBench 1.0's rules, which alone they judge)."""
     trusted = reports if isinstance(seal, Seal) and isinstance(reports, Reports) else None
-    by_file_name = scbench.checkpoint_from_any_test_file
     tests = tuple(
         TestResult(
             id=outcome.node_id,
             checkpoint=(
-                owner := owning_checkpoint(
-                    outcome.file, tested, checkpoint, by_file_name=by_file_name
-                )
+                owner := owning_checkpoint(outcome.file, checkpoint)
             ),
             group=group_of(outcome.keywords, owner, checkpoint, problem.markers),
             status=outcome.status,

@@ -75,7 +75,6 @@ def checkpoint_result(
     return judge_checkpoint(
         problem,
         checkpoint,
-        tested=problem.checkpoints[: problem.checkpoints.index(checkpoint) + 1],
         include_prior_tests=True,
         execution=execution,
         seal=Broken.NOT_STARTED if execution.setup_exit_code is not None else Seal(killed=0),
@@ -308,7 +307,6 @@ def test_a_collection_failure_says_what_failed_once(problem: Problem) -> None:
     checkpoint = judge_checkpoint(
         problem,
         problem.checkpoints[0],
-        tested=problem.checkpoints[:1],
         include_prior_tests=True,
         execution=replace(PYTEST_EXIT_1, exit_code=2),
         seal=Seal(killed=0),

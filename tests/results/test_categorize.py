@@ -77,18 +77,9 @@ def test_keywords_are_markers_as_scbench_reads_them(
     assert group_of(keywords, CP2.name, CP2, CUSTOM) is expected
 
 
-def test_file_ownership() -> None:
-    tested = (CP1, CP2)
-    assert owning_checkpoint("tests/test_checkpoint_1.py", tested, CP2) == "checkpoint_1"
-    assert owning_checkpoint("tests/test_checkpoint_2.py", tested, CP2) == "checkpoint_2"
-    # a test file in a sub-folder or a helper module belongs to the evaluated checkpoint
-    assert owning_checkpoint("tests/extra/test_checkpoint_1.py", tested, CP2) == "checkpoint_2"
-    assert owning_checkpoint("tests/extra/helpers.py", tested, CP2) == "checkpoint_2"
-
-
 def test_file_ownership_by_file_name_as_scbench_has_it() -> None:
-    """SCBench's runner takes a checkpoint from any `test_<name>.py` in the path."""
-    tested = (CP1, CP2)
+    """Both of SCBench's runners take a checkpoint from any `test_<name>.py` in the path: a test
+    file in a sub-folder is the checkpoint its name says, a helper module the evaluated one's."""
     for file, owner in (
         ("tests/test_checkpoint_1.py", "checkpoint_1"),
         ("tests/extra/test_checkpoint_1.py", "checkpoint_1"),
@@ -96,4 +87,4 @@ def test_file_ownership_by_file_name_as_scbench_has_it() -> None:
         ("tests/test_data/check_test.py", "checkpoint_2"),
         ("tests/extra/helpers.py", "checkpoint_2"),
     ):
-        assert owning_checkpoint(file, tested, CP2, by_file_name=True) == owner, file
+        assert owning_checkpoint(file, CP2) == owner, file

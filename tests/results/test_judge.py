@@ -46,7 +46,6 @@ def _judge(
     return judge_checkpoint(
         problem,
         tested[-1],
-        tested=tested,
         include_prior_tests=True,
         execution=execution or make_execution(reports.exit_code),
         seal=seal,

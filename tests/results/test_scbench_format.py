@@ -236,7 +236,6 @@ def _judge(
     return judge_checkpoint(
         problem,
         checkpoint,
-        tested=(*problem.prior_checkpoints(checkpoint), checkpoint),
         include_prior_tests=True,
         execution=ExecutionResult(
             exit_code=exit_code, setup_exit_code=None, timed_out_in=None, duration_s=1.5

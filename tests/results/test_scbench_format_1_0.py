@@ -73,7 +73,6 @@ def judged(problem: Problem, tmp_path: Path) -> CheckpointResult:
     return judge_checkpoint(
         problem,
         checkpoint,
-        tested=(problem.checkpoint("checkpoint_1"), checkpoint),
         include_prior_tests=True,
         execution=ExecutionResult(
             exit_code=1, setup_exit_code=None, timed_out_in=None, duration_s=1.5
