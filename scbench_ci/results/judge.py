@@ -47,9 +47,7 @@ def judge_checkpoint(
     tests = tuple(
         TestResult(
             id=outcome.node_id,
-            checkpoint=(
-                owner := owning_checkpoint(outcome.file, checkpoint)
-            ),
+            checkpoint=(owner := owning_checkpoint(outcome.file, checkpoint)),
             group=group_of(outcome.keywords, owner, checkpoint, problem.markers),
             status=outcome.status,
             duration_s=outcome.duration_s,
