@@ -39,7 +39,7 @@ from scbench_ci.outputs.check_summary import render_check_summary
 from scbench_ci.outputs.console import render_report
 from scbench_ci.outputs.github.annotations import check_annotations, run_annotations
 from scbench_ci.outputs.github.check_run import CheckRun
-from scbench_ci.outputs.github.workflow import command
+from scbench_ci.outputs.github.workflow import workflow_command
 from scbench_ci.outputs.summary import summary_renderer
 from scbench_ci.results.model import RunResult
 from scbench_ci.trust.markdown import fenced, literal, text
@@ -51,7 +51,7 @@ def main(env: Mapping[str, str] = os.environ, stdout: TextIO = sys.stdout) -> in
 
     def report(ending: Ending) -> None:
         message = "the evaluation was cancelled" if ending.cancelled else ending.message
-        stdout.write(command("error", message, title="scbench-ci") + "\n")
+        stdout.write(workflow_command("error", message, title="scbench-ci") + "\n")
         if not ending.cancelled:
             infrastructure = ending.exit_code == ExitCode.INFRASTRUCTURE
             outputs = {"passed": "false", "infrastructure_failure": str(infrastructure).lower()}

@@ -35,9 +35,9 @@ from scbench_ci.outputs.github.event import head_sha, pull_request, pull_request
 from scbench_ci.outputs.github.pr_comment import COMMENT_LIMIT, comment_tag, upsert_comment
 from scbench_ci.outputs.github.workflow import (
     append_summary,
-    command,
     commands_stopped,
     group,
+    workflow_command,
     write_outputs,
 )
 from scbench_ci.results.file import write_pull_request
@@ -86,7 +86,7 @@ class WorkflowStep:
     stdout: TextIO
 
     def warn(self, text: str) -> None:
-        self.stdout.write(command("warning", text, title="scbench-ci") + "\n")
+        self.stdout.write(workflow_command("warning", text, title="scbench-ci") + "\n")
 
     def say(self, text: str) -> None:
         """A line of the log, never a workflow command."""

@@ -23,7 +23,7 @@ from scbench_ci.check.known_failures import parse_known_failures
 from scbench_ci.executors.docker.cache import MAX_REQUIREMENTS_BYTES, requirement_names
 from scbench_ci.job.reports import MAX_TRACEBACK_CHARS, Status, read_reports
 from scbench_ci.outputs.console import headline
-from scbench_ci.outputs.github.workflow import command
+from scbench_ci.outputs.github.workflow import workflow_command
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
 from scbench_ci.results.causes import MAX_SCANNED_CHARS, cause_of, first_line
 from scbench_ci.results.file import LIMITS
@@ -112,7 +112,7 @@ ESCAPERS: dict[str, Callable[[str], object]] = {
     ),
     "terminal.terminal_text": terminal_text,
     "terminal.inert": inert,
-    "workflow.command": lambda t: command("error", t, title=t[:1000], file=t[:1000]),
+    "workflow.command": lambda t: workflow_command("error", t, title=t[:1000], file=t[:1000]),
 }
 """What renders free text, any string of a results.json among it (up to 1 MiB)."""
 

@@ -15,7 +15,7 @@ from typing import Literal
 from scbench_ci.job.reports import FAILING
 from scbench_ci.outputs.check_console import checked
 from scbench_ci.outputs.console import flaky_outcome, flaky_tests
-from scbench_ci.outputs.github.workflow import command
+from scbench_ci.outputs.github.workflow import workflow_command
 from scbench_ci.problem.model import Group
 from scbench_ci.results.findings import Severity
 from scbench_ci.results.model import RunResult
@@ -37,7 +37,9 @@ class Annotation:
 
     def workflow_command(self) -> str:
         """The annotation as a workflow command, every part escaped."""
-        return command(self.level, self.message, title=self.title, file=self.file, line=self.line)
+        return workflow_command(
+            self.level, self.message, title=self.title, file=self.file, line=self.line
+        )
 
 
 @dataclass(frozen=True)

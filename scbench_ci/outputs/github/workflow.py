@@ -24,7 +24,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(name: str, message: str = "", **properties: str | int | None) -> str:
+def workflow_command(name: str, message: str = "", **properties: str | int | None) -> str:
     given = ",".join(
         f"{key}={escape_property(terminal_text(str(value), kept=''))}"
         for key, value in properties.items()
@@ -36,12 +36,12 @@ def command(name: str, message: str = "", **properties: str | int | None) -> str
 
 @contextmanager
 def group(title: str, stream: TextIO = sys.stdout) -> Iterator[None]:
-    stream.write(command("group", title) + "\n")
+    stream.write(workflow_command("group", title) + "\n")
     stream.flush()
     try:
         yield
     finally:
-        stream.write(command("endgroup") + "\n")
+        stream.write(workflow_command("endgroup") + "\n")
         stream.flush()
 
 

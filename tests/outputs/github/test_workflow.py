@@ -4,11 +4,11 @@ from pathlib import Path
 
 from scbench_ci.outputs.github.workflow import (
     append_summary,
-    command,
     commands_stopped,
     escape_data,
     escape_property,
     group,
+    workflow_command,
     write_outputs,
 )
 
@@ -20,11 +20,10 @@ def test_escaping_rules() -> None:
 
 
 def test_command_lines() -> None:
-    assert command("error", "line1\nline2", file="tests/t.py", line=3, title="a, b: c") == (
-        "::error file=tests/t.py,line=3,title=a%2C b%3A c::line1%0Aline2"
-    )
-    assert command("endgroup") == "::endgroup::"
-    assert command("error", "x", file=None) == "::error::x"
+    line = workflow_command("error", "line1\nline2", file="tests/t.py", line=3, title="a, b: c")
+    assert line == "::error file=tests/t.py,line=3,title=a%2C b%3A c::line1%0Aline2"
+    assert workflow_command("endgroup") == "::endgroup::"
+    assert workflow_command("error", "x", file=None) == "::error::x"
 
 
 def test_group_and_stop_commands() -> None:
