@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
@@ -103,7 +104,9 @@ class LogSink:
     """Writes a byte stream to `path` and `echo`.
 
     Past `max_bytes - tail_bytes` only the last `tail_bytes` are kept (pytest's summary and the
-    runner's seal come last), written out when the sink is closed.
+    runner's seal come last), written out when the sink is closed. The thread that reads a
+    command's output may still write when a stopped run closes the sink (Ctrl-C): what comes
+    after the close is dropped, never written to a closed file.
     """
 
     def __init__(
@@ -127,8 +130,15 @@ class LogSink:
         self._tail = bytearray()
         self.total_bytes = 0
         self._line_open = False
+        self._lock = threading.Lock()
+        self._closed = False
 
     def write(self, chunk: bytes) -> None:
+        with self._lock:
+            if not self._closed:
+                self._write(chunk)
+
+    def _write(self, chunk: bytes) -> None:
         room = max(0, self._head_bytes - self.total_bytes)
         self.total_bytes += len(chunk)
         if room:
@@ -139,6 +149,11 @@ class LogSink:
 
     def note(self, text: str) -> None:
         """A line from scbench-ci itself, always kept, after the output so far."""
+        with self._lock:
+            if not self._closed:
+                self._note(text)
+
+    def _note(self, text: str) -> None:
         if self._tail:
             prefix = "" if self._tail.endswith(b"\n") else "\n"
             self._tail += f"{prefix}[scbench-ci] {text}\n".encode()
@@ -147,10 +162,16 @@ class LogSink:
         self._keep(f"{prefix}[scbench-ci] {text}\n".encode())
 
     def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._close()
+
+    def _close(self) -> None:
         if self._tail:
             tail = bytes(self._tail)
             self._tail.clear()
-            self.note(
+            self._note(
                 f"output truncated: {self.total_bytes} bytes written, the first "
                 f"{self._head_bytes} and the last {len(tail)} kept"
             )

@@ -1,4 +1,6 @@
 import io
+import threading
+import time
 from pathlib import Path
 
 from scbench_ci.executors.output import EveryLine, LogSink
@@ -84,3 +86,39 @@ def test_set_up_lines_that_mean_nothing_went_wrong_stay_in_its_log(tmp_path: Pat
         stream = echo.stream if isinstance(echo, EveryLine) else echo
         assert stream.getvalue() == shown
         assert (tmp_path / "log").read_text() == output * 2 + failing
+
+
+def test_what_a_reader_writes_after_the_close_is_dropped(tmp_path: Path) -> None:
+    """A stopped run closes its logs while the thread that reads a command's output may still
+    write (Ctrl-C): no `write to closed file` from that thread, and the log ends at the close."""
+    log = tmp_path / "pytest.log"
+    sink = LogSink(log, None)
+    sink.write(b"before\n")
+    sink.close()
+    sink.write(b"after\n")
+    sink.note("after too")
+    sink.close()
+    assert log.read_bytes() == b"before\n"
+
+
+def test_a_close_while_a_thread_writes_loses_no_byte_before_it(tmp_path: Path) -> None:
+    log = tmp_path / "pytest.log"
+    sink = LogSink(log, None, max_bytes=1 << 30)
+    errors: list[BaseException] = []
+
+    def flood() -> None:
+        try:
+            for _ in range(20_000):
+                sink.write(b"x" * 64 + b"\n")
+        except BaseException as error:
+            errors.append(error)
+
+    writer = threading.Thread(target=flood)
+    writer.start()
+    while sink.total_bytes < 65 * 100:
+        time.sleep(0.001)
+    sink.close()
+    writer.join()
+    assert errors == []
+    kept = log.read_bytes()
+    assert kept and set(kept.splitlines()) == {b"x" * 64} and kept.endswith(b"\n")
