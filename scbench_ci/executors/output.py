@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import codecs
 import re
-import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
@@ -130,15 +129,11 @@ class LogSink:
         self._tail = bytearray()
         self.total_bytes = 0
         self._line_open = False
-        self._lock = threading.Lock()
         self._closed = False
 
     def write(self, chunk: bytes) -> None:
-        with self._lock:
-            if not self._closed:
-                self._write(chunk)
-
-    def _write(self, chunk: bytes) -> None:
+        if self._closed:
+            return
         room = max(0, self._head_bytes - self.total_bytes)
         self.total_bytes += len(chunk)
         if room:
@@ -149,9 +144,8 @@ class LogSink:
 
     def note(self, text: str) -> None:
         """A line from scbench-ci itself, always kept, after the output so far."""
-        with self._lock:
-            if not self._closed:
-                self._note(text)
+        if not self._closed:
+            self._note(text)
 
     def _note(self, text: str) -> None:
         if self._tail:
@@ -162,12 +156,9 @@ class LogSink:
         self._keep(f"{prefix}[scbench-ci] {text}\n".encode())
 
     def close(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._close()
-
-    def _close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self._tail:
             tail = bytes(self._tail)
             self._tail.clear()
@@ -183,7 +174,13 @@ class LogSink:
 
     def _keep(self, data: bytes) -> None:
         self._line_open = not data.endswith(b"\n")
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except ValueError:
+            # Closed by the run's end between the reader's check and this write: dropped.
+            if not self._file.closed:
+                raise
+            return
         if self._echo is not None:
             self._show(self._echo, self._shown.feed(self._decoder.decode(data)))
 

@@ -134,7 +134,7 @@ def test_any_number_of_signals_leave_nothing_of_the_run(
     first = signals[0]
     assert process.returncode == (130 if first == signal.SIGINT else 143), out + err
     assert err.strip().endswith("interrupted" if first == signal.SIGINT else "terminated"), err
-    assert "Traceback" not in err + out
+    assert "Traceback" not in err + out, err
     assert not (tmp_path / "out" / "results.json").exists()
 
 

@@ -95,7 +95,7 @@ def test_a_run_side_by_side_says_why_on_its_progress_line_and_recaps(
         assert progress == []
     else:
         assert sorted(line[6:] for line in progress) == [
-            "marks / checkpoint_1: passed, Core 4/4, all 10/22 (4 skipped), T s",
+            "marks / checkpoint_1: passed, Core 3/3, all 10/22 (4 skipped), T s",
             f"marks / checkpoint_2: failed, Core 0/0, all 4/4, T s — {NO_CORE}",
         ]
     assert lines[-len(RECAP) - 1 : -1] == RECAP
@@ -111,10 +111,10 @@ def test_check_shows_a_line_per_run_not_the_runs_output(tmp_path: Path) -> None:
     assert timeless(run.stdout) == [
         "[1/8] marks / checkpoint_1, tests collected only: done, T s",
         "[2/8] marks / checkpoint_1, reference solution (run 1/2): "
-        "Core 4/4, all 10/22 (4 skipped), T s",
+        "Core 3/3, all 10/22 (4 skipped), T s",
         "[3/8] marks / checkpoint_1, reference solution (run 2/2): "
-        "Core 4/4, all 10/22 (4 skipped), T s",
-        "[4/8] marks / checkpoint_1, empty submission: Core 0/4, all 1/22 (4 skipped), T s",
+        "Core 3/3, all 10/22 (4 skipped), T s",
+        "[4/8] marks / checkpoint_1, empty submission: Core 0/3, all 1/22 (4 skipped), T s",
         "[5/8] marks / checkpoint_2, tests collected only: done, T s",
         "[6/8] marks / checkpoint_2, reference solution (run 1/2): Core 0/0, all 4/4, T s",
         "[7/8] marks / checkpoint_2, reference solution (run 2/2): Core 0/0, all 4/4, T s",

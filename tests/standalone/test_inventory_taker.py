@@ -155,7 +155,7 @@ def test_the_session_s_inventory_is_what_scbench_s_passes_print(
     assert document["taken_by"] == "session", output
     assert _passes(document) == _scbench_passes(workspace, checkpoint, prior)
     # The `collected N items` of pytest's own line, the id with a space included.
-    assert document["collected"] == {"checkpoint_1": 7, "checkpoint_10": 18}[checkpoint]
+    assert document["collected"] == {"checkpoint_1": 8, "checkpoint_10": 19}[checkpoint]
 
 
 def test_pytest_arguments_make_the_runner_run_scbench_s_passes(tmp_path: Path) -> None:

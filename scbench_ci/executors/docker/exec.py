@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 import docker
@@ -77,13 +77,13 @@ def ended(
 ) -> int | None:
     """A started exec's `output` into `log` until it ends: its exit code; None when the deadline
     came first (the container is then killed)."""
-    reader = threading.Thread(target=_copy_output, args=(output, log), daemon=True)
-    reader.start()
+    reader = _Reader(lambda: _copy_output(output, log))
     reader.join(max(0.0, deadline - time.monotonic()))
     code = None if reader.is_alive() else _exit_code(api(container), exec_id, deadline)
     if code is None:
         container.kill()
         reader.join()
+    reader.raise_failure()
     return code
 
 
@@ -114,14 +114,39 @@ def run_captured(
                 stderr.extend(data)
                 del stderr[:-max_bytes]
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    reader = _Reader(read)
     reader.join(timeout_s)
     finished = not reader.is_alive()
     code = _exit_code(client, exec_id, time.monotonic() + 5) if finished else None
     kill_left_running(container, user)
     reader.join(5)
+    reader.raise_failure()
     return code, bytes(stdout), bytes(stderr)
+
+
+class _Reader(threading.Thread):
+    """Reads a command's output beside the thread that waits for it. What stops the reading
+    (the daemon's connection failing) is the waiting thread's to raise once the command has
+    ended; when that thread was stopped first (Ctrl-C: the run closes the connection and the
+    log under the reader), it is never raised, nor printed by the thread."""
+
+    def __init__(self, read: Callable[[], None]) -> None:
+        super().__init__(daemon=True)
+        self._read = read
+        self._failure: Exception | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._read()
+        except Exception as failure:  # the waiting thread decides what it means
+            self._failure = failure
+
+    def raise_failure(self) -> None:
+        if self._failure is not None:
+            raise InfrastructureError(
+                f"reading the output of a command in the container failed: {self._failure}"
+            ) from self._failure
 
 
 def run_own(
