@@ -81,8 +81,10 @@ def ended(
     reader.join(max(0.0, deadline - time.monotonic()))
     code = None if reader.is_alive() else _exit_code(api(container), exec_id, deadline)
     if code is None:
+        # The deadline's kill ends the output however it ends: the timeout is what is said.
         container.kill()
         reader.join()
+        return None
     reader.raise_failure()
     return code
 
@@ -120,7 +122,8 @@ def run_captured(
     code = _exit_code(client, exec_id, time.monotonic() + 5) if finished else None
     kill_left_running(container, user)
     reader.join(5)
-    reader.raise_failure()
+    if finished:
+        reader.raise_failure()
     return code, bytes(stdout), bytes(stderr)
 
 
