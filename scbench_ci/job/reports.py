@@ -41,7 +41,8 @@ UNPRINTABLE_ID = (
     f"its node id is over {MAX_TEST_ID_CHARS:,} characters or holds characters that are not "
     "printable: kept with those escaped (and cut)"
 )
-_MAX_LITERAL_CHARS = 100_000
+MAX_SKIP_REPR_CHARS = 100_000
+"""The longest skip report whose reason is read out of it (a longer one keeps no message)."""
 _STRING = r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""
 _SKIP_REPR = re.compile(rf"\((?:{_STRING}), \d{{1,10}}, (?P<reason>{_STRING})\)")
 _PHASES = ("setup", "call", "teardown")
@@ -342,7 +343,7 @@ def _failure_text(
 
 def _skip_reason(longrepr: object) -> str | None:
     """pytest-json-report writes a skip as the repr of (path, line, 'Skipped: reason')."""
-    if not isinstance(longrepr, str) or len(longrepr) > _MAX_LITERAL_CHARS:
+    if not isinstance(longrepr, str) or len(longrepr) > MAX_SKIP_REPR_CHARS:
         return None
     # Read as that shape, its reason alone evaluated: Python's parser, given the whole text,
     # takes superlinear time on a long unclosed tuple.

@@ -21,7 +21,12 @@ import pytest
 from scbench_ci.check import stages
 from scbench_ci.check.known_failures import parse_known_failures
 from scbench_ci.executors.docker.cache import MAX_REQUIREMENTS_BYTES, requirement_names
-from scbench_ci.job.reports import MAX_TRACEBACK_CHARS, Status, read_reports
+from scbench_ci.job.reports import (
+    MAX_SKIP_REPR_CHARS,
+    MAX_TRACEBACK_CHARS,
+    Status,
+    read_reports,
+)
 from scbench_ci.outputs.console import headline
 from scbench_ci.outputs.github.workflow import workflow_command
 from scbench_ci.problem.yaml_loader import MAX_CONFIG_BYTES
@@ -283,19 +288,26 @@ def _pytest_report(longrepr: str, count: int) -> ReportFiles:
 
 
 def test_pytest_s_report_is_read_in_linear_time() -> None:
-    """A skipped test's longrepr is read as a Python literal: nesting and long literals."""
-    size = 100_000
-    ordinary_repr = repr(("/workspace/tests/test_x.py", 3, sized("Skipped: a reason. ", size)))
-    hostile_repr = sized("((((((((((" + "'\\" * 10, size)
-    # Linear, but at 7 to 9 times the ordinary input's cost on a quiet machine (4 times the size
-    # costs 4.5 times as long): more rounds, so that a busy suite's pauses do not decide its best.
-    measured = cost_ratio(
-        read_reports,
-        _pytest_report(ordinary_repr, 64),
-        _pytest_report(hostile_repr, 64),
-        rounds=8,
-    )
-    assert measured.ratio <= ALLOWED_RATIO, f"pytest's report: {measured}"
+    """A skipped test's longrepr is read as the repr of a tuple, its reason as a Python literal:
+    against skip reports of the longest length whose reason is read, each hostile shape (nesting,
+    strings left open, strings of escapes)."""
+    path_and_line = repr(("/workspace/tests/test_x.py", 3, ""))
+    reason = sized("Skipped: a reason. ", MAX_SKIP_REPR_CHARS - len(path_and_line))
+    ordinary_repr = repr(("/workspace/tests/test_x.py", 3, reason))
+    assert len(ordinary_repr) == MAX_SKIP_REPR_CHARS
+    escapes = sized("\\'", MAX_SKIP_REPR_CHARS)
+    hostile_reprs = {
+        "nesting": sized("((((((((((" + "'\\" * 10, MAX_SKIP_REPR_CHARS),
+        "a path left open": sized("('" + escapes, MAX_SKIP_REPR_CHARS),
+        "a reason left open": sized("('p', 3, '" + escapes, MAX_SKIP_REPR_CHARS),
+        "a reason of escapes": "('p', 3, '" + escapes[: MAX_SKIP_REPR_CHARS - 12] + "')",
+    }
+    for shape, hostile_repr in hostile_reprs.items():
+        assert len(hostile_repr) == MAX_SKIP_REPR_CHARS
+        measured = cost_ratio(
+            read_reports, _pytest_report(ordinary_repr, 64), _pytest_report(hostile_repr, 64)
+        )
+        assert measured.ratio <= ALLOWED_RATIO, f"pytest's report, {shape}: {measured}"
 
 
 def test_names_and_log_tails_are_linear(tmp_path: Path) -> None:
