@@ -17,6 +17,7 @@ from scbench_ci.options import (
     EvaluationOptions,
     MergeOptions,
     PlanOptions,
+    carried_over,
     check_shared_submission,
     commit_of,
     fields_of,
@@ -254,29 +255,11 @@ def _check_options(given: _Given, options: EvaluationOptions) -> CheckOptions:
 
 def merge_options(inputs: ActionInputs, artifact_name: str) -> MergeOptions:
     files = tuple(file for path in inputs.results for file in results_files(path, "input results"))
-    return MergeOptions(
-        files,
-        inputs.options.output_dir,
-        fail_on=inputs.options.fail_on,
-        details=inputs.options.details,
-        artifact_name=artifact_name,
-        history=inputs.options.history,
-        commit=inputs.options.commit,
-    )
+    return carried_over(MergeOptions, inputs.options, results=files, artifact_name=artifact_name)
 
 
 def plan_options(inputs: ActionInputs) -> PlanOptions:
-    options = inputs.options
-    return PlanOptions(
-        options.problems,
-        options.checkpoint,
-        options.submission,
-        options.output_dir,
-        options.include_prior_tests,
-        select=options.select,
-        shards=inputs.shards,
-        confine_submissions_to=options.confine_submissions_to,
-    )
+    return carried_over(PlanOptions, inputs.options, shards=inputs.shards)
 
 
 def _check_output_folder(output: Path) -> None:

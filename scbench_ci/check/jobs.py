@@ -19,7 +19,12 @@ from functools import partial
 from pathlib import Path
 
 from scbench_ci.check.static import SOLUTIONS_DIR
-from scbench_ci.job.plan import Job, repeats, resolved_test_timeout
+from scbench_ci.job.plan import (
+    Job,
+    repeats,
+    resolved_include_prior_tests,
+    resolved_test_timeout,
+)
 from scbench_ci.problem.model import Checkpoint, Problem
 from scbench_ci.results.model import CheckpointResult
 from scbench_ci.trust.untrusted_tree import Kind, UntrustedTree
@@ -92,11 +97,7 @@ def check_jobs(
         collected = solution if solutions else empty
         jobs.append(job(Role.COLLECT, collected, (COLLECT_ONLY,)))
         if solutions:
-            include = (
-                checkpoint.include_prior_tests
-                if include_prior_tests is None
-                else include_prior_tests
-            )
+            include = resolved_include_prior_tests(checkpoint, include_prior_tests)
             oracle = job(Role.ORACLE, solution)
             jobs += repeats(replace(oracle, include_prior_tests=include), repeat)
             if offline:

@@ -70,6 +70,8 @@ class Backend:
     """As `--executor` takes it."""
     module: str
     """The module that makes its executor: `make(settings, cache_scope)`."""
+    summary: str
+    """What it is, in `--executor`'s help."""
     settings: type = NoSettings
     """Its settings' type (ExecutorSettings), whose fields declare their options."""
     notice: str | None = None
@@ -90,10 +92,21 @@ LOCAL_NOTICE = (
     "isolation or limits (use it only for code you trust)"
 )
 BACKENDS = (
-    Backend("docker", "scbench_ci.executors.docker.executor", DockerSettings),
-    Backend("local", "scbench_ci.executors.local", notice=LOCAL_NOTICE),
+    Backend(
+        "docker",
+        "scbench_ci.executors.docker.executor",
+        "a container with limits; no daemon is exit 3, never a run on the host",
+        DockerSettings,
+    ),
+    Backend(
+        "local",
+        "scbench_ci.executors.local",
+        "this machine, as you, WITHOUT ISOLATION: only for code you trust",
+        notice=LOCAL_NOTICE,
+    ),
 )
 EXECUTOR_NAMES = tuple(backend.name for backend in BACKENDS)
+EXECUTOR_SUMMARIES = " or ".join(f"{backend.name} ({backend.summary})" for backend in BACKENDS)
 DEFAULT_EXECUTOR = "docker"
 DOCKER_ALIAS = "auto"
 """Accepted for `docker`: it once meant docker when a daemon answers and the local executor

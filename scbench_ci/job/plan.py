@@ -84,6 +84,12 @@ def resolved_test_timeout(checkpoint: Checkpoint, test_timeout_s: float | None) 
     return test_timeout_s or checkpoint.timeout_s
 
 
+def resolved_include_prior_tests(checkpoint: Checkpoint, include_prior_tests: bool | None) -> bool:
+    """Whether a checkpoint's jobs also run its prior checkpoints' tests: as asked when asked,
+    else as the checkpoint's config says."""
+    return checkpoint.include_prior_tests if include_prior_tests is None else include_prior_tests
+
+
 @dataclass(frozen=True)
 class Target:
     """One evaluation named outright: a problem folder, one of its checkpoints, and the
@@ -148,9 +154,7 @@ def plan_jobs(
             errors.append(error)
             continue
         for chosen in selected:
-            include = (
-                chosen.include_prior_tests if include_prior_tests is None else include_prior_tests
-            )
+            include = resolved_include_prior_tests(chosen, include_prior_tests)
             folder = f"{problem.root.name}/{chosen.name}"
             if select and folder not in select:
                 continue
@@ -218,11 +222,7 @@ def plan_targets(
             submission = chosen.get((problem.root, checkpoint.name))
             if submission is None:
                 continue
-            include = (
-                checkpoint.include_prior_tests
-                if include_prior_tests is None
-                else include_prior_tests
-            )
+            include = resolved_include_prior_tests(checkpoint, include_prior_tests)
             errors += _missing_tests(problem, checkpoint, include)
             folder = f"{problem.root.name}/{checkpoint.name}"
             timeout = resolved_test_timeout(checkpoint, test_timeout_s)

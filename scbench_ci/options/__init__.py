@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from scbench_ci.engines.admission import JobCount
 from scbench_ci.executors.choice import ExecutorSettings, backend, each_executors_settings
@@ -53,6 +53,7 @@ __all__ = [
     "MergeOptions",
     "PlanOptions",
     "SummaryOptions",
+    "carried_over",
     "check_shared_submission",
     "checkpoint_choice",
     "commit_of",
@@ -64,6 +65,7 @@ __all__ = [
 ]
 
 Engine = Literal["local", "ray"]
+_Options = TypeVar("_Options")
 _COMMIT = re.compile(f"[0-9a-f]{{4,{MAX_COMMIT_CHARS}}}")
 
 
@@ -85,6 +87,15 @@ def fields_of(
     if settings and "settings_by_executor" in names:
         fields["settings_by_executor"] = each_executors_settings(settings)
     return fields
+
+
+def carried_over(options_type: type[_Options], source: object, **given: Any) -> _Options:
+    """Another command's options for the same run: `given`, and every other field of
+    `options_type` that `source` (one command's options, read and checked) also has, with its
+    value; as the action fills `plan`'s and `merge`'s from the evaluation's inputs."""
+    names = (one.name for one in dataclasses.fields(options_type))  # type: ignore[arg-type]
+    shared = {name: getattr(source, name) for name in names if hasattr(source, name)}
+    return options_type(**(shared | given))
 
 
 def commit_of(env: Mapping[str, str]) -> str | None:

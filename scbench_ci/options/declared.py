@@ -22,6 +22,7 @@ from scbench_ci.engines.admission import AUTO, JobCount
 from scbench_ci.executors.choice import (
     DEFAULT_EXECUTOR,
     EXECUTOR_NAMES,
+    EXECUTOR_SUMMARIES,
     backend,
     executor_name,
 )
@@ -212,9 +213,7 @@ EXECUTOR = Option(
     "executor",
     DEFAULT_EXECUTOR,
     executor_name,
-    "where the tests run: docker (a container with limits; no daemon is exit 3, never a run on "
-    "the host) or local (this machine, as you, WITHOUT ISOLATION: only for code you trust) "
-    "(default: %(default)s)",
+    f"where the tests run: {EXECUTOR_SUMMARIES} (default: %(default)s)",
     flag="--executor",
     absent="the action always runs the Docker executor: never a submission on the runner itself",
     choices=EXECUTOR_NAMES,

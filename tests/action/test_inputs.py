@@ -4,8 +4,9 @@ from pathlib import Path
 import pytest
 
 from scbench_ci.action import main as action_main
-from scbench_ci.action.inputs import input_value, read_inputs
+from scbench_ci.action.inputs import input_value, merge_options, plan_options, read_inputs
 from scbench_ci.foundation.errors import UsageError
+from scbench_ci.options import MergeOptions, PlanOptions
 from scbench_ci.options.declared import COMMAND
 from testing.problems import ProblemFolder
 
@@ -120,6 +121,45 @@ def test_every_input(tmp_path: Path) -> None:
     assert (inputs.comment, inputs.github_token) == (True, "ghs_token")
     assert (inputs.artifact_name, inputs.retention_days) == ("my-results", 7)
     assert options.executor_settings.test_network is False
+
+
+def test_plan_and_merge_take_the_inputs_the_evaluation_read(tmp_path: Path) -> None:
+    ProblemFolder(tmp_path / "p")
+    shard = tmp_path / "shard/results.json"
+    shard.parent.mkdir()
+    shard.write_text("{}")
+    given = {
+        "problem": "p",
+        "checkpoint": "all",
+        "submission": "solutions/{checkpoint}",
+        "include_prior_tests": "false",
+        "select": "p/checkpoint_1",
+        "fail_on_policy": "false",
+        "details": "all",
+        "history": "12",
+    }
+    env = _env(tmp_path, command="plan", shards="3", **given) | {"GITHUB_SHA": "a" * 40}
+    planned = plan_options(read_inputs(env))
+    assert planned == PlanOptions(
+        problems=(tmp_path / "p",),
+        checkpoint="all",
+        submission=str(tmp_path / "solutions/{checkpoint}"),
+        output_dir=tmp_path / ".scbench",
+        include_prior_tests=False,
+        select=("p/checkpoint_1",),
+        shards=3,
+        confine_submissions_to=tmp_path,
+    )
+    merging = read_inputs(_env(tmp_path, command="merge", results="shard", **given) | env)
+    assert merge_options(merging, "my-results") == MergeOptions(
+        results=(shard,),
+        output_dir=tmp_path / ".scbench",
+        fail_on="never",
+        details="all",
+        artifact_name="my-results",
+        history=12,
+        commit="a" * 40,
+    )
 
 
 @pytest.mark.parametrize(("given", "days"), [("", None), ("0", 0), ("1", 1), ("400", 400)])
