@@ -105,9 +105,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ): "metadata only, of the staged workspace",
     ("scbench_ci.executors.docker.cache", ".read_bytes"): "the staged workspace's "
     "requirements.txt (the evaluator's own copy, made through the guard)",
-    ("scbench_ci.executors.docker.archive", "tarfile.open"): "tar streams in memory, never a path",
+    ("scbench_ci.executors.archive", "tarfile.open"): "tar streams in memory, never a path",
     (
-        "scbench_ci.executors.docker.archive",
+        "scbench_ci.executors.archive",
         ".extractfile",
     ): "the one report of a tar stream, into memory",
     (

@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from scbench_ci.executors import archive
 from scbench_ci.executors.base import ExecutionRequest, Executor
 from scbench_ci.executors.choice import ExecutorSettings, make_executor
-from scbench_ci.executors.docker import archive
 from scbench_ci.executors.sealed import SealedRun, run_sealed
 from scbench_ci.foundation.errors import InfrastructureError
 from scbench_ci.foundation.layout import PYTEST_LOG, SETUP_LOG

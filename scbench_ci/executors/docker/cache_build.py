@@ -17,9 +17,9 @@ from typing import Any
 from docker.models.containers import Container
 from docker.types import Mount
 
+from scbench_ci.executors import archive
 from scbench_ci.executors.base import QUALITY_PYTHON, SCB_CHECK
 from scbench_ci.executors.child_env import index_variables, run_environment
-from scbench_ci.executors.docker import archive
 from scbench_ci.executors.docker import cache as docker_cache
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Built
 from scbench_ci.executors.docker.container import Containers, build_name

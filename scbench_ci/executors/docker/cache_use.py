@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 from docker.models.containers import Container
 from docker.types import Mount
 
+from scbench_ci.executors import archive
 from scbench_ci.executors.base import QUALITY_INSTALL_TIMEOUT_S, ExecutionRequest
 from scbench_ci.executors.child_env import index_variables
-from scbench_ci.executors.docker import archive, cache_bounds
 from scbench_ci.executors.docker import cache as docker_cache
+from scbench_ci.executors.docker import cache_bounds
 from scbench_ci.executors.docker.cache import DEPENDENCIES, QUALITY, RUNNER, STDLIB, Cached
 from scbench_ci.executors.docker.cache_build import (
     CACHE_MOUNTS,

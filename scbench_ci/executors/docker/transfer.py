@@ -15,7 +15,8 @@ from typing import BinaryIO, TextIO
 
 from docker.models.containers import Container
 
-from scbench_ci.executors.docker import archive, exec_output
+from scbench_ci.executors import archive
+from scbench_ci.executors.docker import exec_output
 from scbench_ci.executors.docker.container_layout import (
     HOME_DIR,
     QUALITY_DIR,

@@ -1,4 +1,5 @@
-"""Tar archives for containers: a folder goes in as one, each report comes back out as one.
+"""Tar archives of staged folders: a folder goes into a container, or to a Ray node, as one;
+each report comes back out of a container as one.
 
 Going in, only folders, regular files and symlinks (stored as links, never followed) are packed,
 owned by the given ids. Coming out, the archive is the run's: only one regular file is taken from

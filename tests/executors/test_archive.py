@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scbench_ci.executors.docker.archive import (
+from scbench_ci.executors.archive import (
     ENTRY_BYTES,
     PAGE_BYTES,
     add_directory,
