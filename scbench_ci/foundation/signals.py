@@ -1,13 +1,22 @@
 """Ctrl-C and SIGTERM (a cancelled workflow, `docker stop`, `timeout`) as exceptions, so every
 cleanup still runs, and runs to its end: the first signal raises in the main thread; any that
 follow while the run stops (a second Ctrl-C, `timeout -s INT` signalling the process and its
-group) are taken as the same request and change nothing, so none cuts a cleanup short."""
+group) are taken as the same request and change nothing, so none cuts a cleanup short.
+
+A handler raises wherever the main thread is, finalizers included (an HTTP response's `close`
+as the Docker client drops it, a `__del__`), and Python drops what a finalizer raises: such a
+stop is given again from outside the finalizer, or the run would go on with every later signal
+ignored."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
+import time
 from types import FrameType
+from typing import Any
 
 
 class Terminated(BaseException):
@@ -16,20 +25,59 @@ class Terminated(BaseException):
 
 STOPS = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated}
 """Each signal that stops a run, and what the first of them raises."""
+_REDELIVERY_DELAY_S = 0.01
+"""How long after a finalizer dropped a stop it is given again: time for the finalizer to end."""
+
+
+class _Stop:
+    """The stop of one `raise_on_signals`: the signal that raised, once one has."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            return  # the run is already stopping: its cleanup must not be cut short
+        self.signum = signum
+        raise STOPS[signal.Signals(signum)]
+
+    def dropped(self, unraisable: Any) -> bool:
+        """Whether `unraisable` (what Python could not raise) is this stop, dropped by a
+        finalizer; if so, the signal is sent again, to be raised where the run is."""
+        signum = self.signum
+        if signum is None or not isinstance(unraisable.exc_value, STOPS[signal.Signals(signum)]):
+            return False
+        # The signal is taken afresh only once the finalizer has ended (a signal raised in this
+        # hook would be dropped for good); one that comes meanwhile is the same request.
+        threading.Thread(target=self._send_again, args=(signum,), daemon=True).start()
+        return True
+
+    def _send_again(self, signum: int) -> None:
+        time.sleep(_REDELIVERY_DELAY_S)
+        self.signum = None
+        os.kill(os.getpid(), signum)
+
+
+_current = _Stop()
+_previous_hook = sys.unraisablehook
 
 
 def raise_on_signals() -> None:
     """From now on, the first SIGINT or SIGTERM raises its exception (STOPS); later ones are
     ignored. Only the main thread can install handlers (elsewhere this does nothing)."""
+    global _current, _previous_hook
     if threading.current_thread() is not threading.main_thread():
         return
-    first: list[int] = []
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        if first:
-            return  # the run is already stopping: its cleanup must not be cut short
-        first.append(signum)
-        raise STOPS[signal.Signals(signum)]
-
+    _current = _Stop()
     for signum in STOPS:
-        signal.signal(signum, stop)
+        signal.signal(signum, _current.handle)
+    if sys.unraisablehook is not _unraisable:
+        _previous_hook = sys.unraisablehook
+        sys.unraisablehook = _unraisable
+
+
+def _unraisable(unraisable: Any) -> None:
+    """What Python could not raise: a dropped stop is sent again, the rest goes to the hook
+    there was before."""
+    if not _current.dropped(unraisable):
+        _previous_hook(unraisable)

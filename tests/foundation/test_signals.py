@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 
@@ -60,3 +61,53 @@ def test_outside_the_main_thread_nothing_changes() -> None:
     worker.start()
     worker.join()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+class _SignalledWhileFinalized:
+    """Gets `signum` while Python finalizes it (as an HTTP response's `close` runs when the
+    Docker client drops it): the handler raises in `__del__`, where Python drops what is
+    raised."""
+
+    def __init__(self, signum: signal.Signals) -> None:
+        self.signum = signum
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), self.signum)
+        time.sleep(0.05)  # the handler runs here
+
+
+@pytest.mark.parametrize(
+    ("signum", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)]
+)
+def test_a_stop_raised_in_a_finalizer_still_stops_the_run(
+    signum: signal.Signals, raised: type[BaseException], capfd: pytest.CaptureFixture[str]
+) -> None:
+    raise_on_signals()
+    steps: list[str] = []
+    with pytest.raises(raised):
+        try:
+            _SignalledWhileFinalized(signum)
+            steps.append("finalized")
+            time.sleep(5)
+            steps.append("went on")
+        finally:
+            steps.append("cleanup started")
+            os.kill(os.getpid(), signum)
+            time.sleep(0.05)
+            steps.append("cleanup ended")
+    assert steps == ["finalized", "cleanup started", "cleanup ended"]
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_what_else_a_finalizer_raises_goes_to_the_hook_there_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class RaisesWhenFinalized:
+        def __del__(self) -> None:
+            raise ValueError("raised by a finalizer")
+
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda given: reported.append(given.exc_value))
+    raise_on_signals()
+    RaisesWhenFinalized()
+    assert [type(error) for error in reported] == [ValueError]

@@ -20,6 +20,7 @@ from scbench_ci.executors.processes import OWNER_LABEL, owner
 from testing.cli import cli_argv
 from testing.hostile_submissions import processes_of_the_test
 from testing.problems import ProblemFolder, waiting_problem
+from testing.subprocesses import ended_with_the_block
 
 pytestmark = pytest.mark.usefixtures("nothing_survives")
 
@@ -56,13 +57,14 @@ def test_a_cancelled_run_stops_every_evaluation_at_once(
         stderr=subprocess.PIPE,
         text=True,
     )
-    if executor == "docker":
-        wait_for_tests(process, 2, in_containers(docker_client, owner(process.pid)))
-    else:
-        wait_for_tests(process, 2, on_this_machine(nothing_survives))
-    process.send_signal(stop)
-    stopped = time.monotonic()
-    out, err = process.communicate(timeout=60)
+    with ended_with_the_block(process):
+        if executor == "docker":
+            wait_for_tests(process, 2, in_containers(docker_client, owner(process.pid)))
+        else:
+            wait_for_tests(process, 2, on_this_machine(nothing_survives))
+        process.send_signal(stop)
+        stopped = time.monotonic()
+        out, err = process.communicate(timeout=60)
     assert time.monotonic() - stopped < 30
     assert process.returncode == (130 if stop == signal.SIGINT else 143), out + err
     assert err.strip().endswith("interrupted" if stop == signal.SIGINT else "terminated")
@@ -120,17 +122,13 @@ def test_any_number_of_signals_leave_nothing_of_the_run(
         text=True,
         start_new_session=True,
     )
-    try:
+    with ended_with_the_block(process):
         wait_for_tests(process, jobs, in_containers(docker_client, owner(process.pid)))
         for number, stop in enumerate(signals):
             if number:
                 time.sleep(apart_ms / 1000)
             TARGETS[target](process.pid, stop)
         out, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
     first = signals[0]
     assert process.returncode == (130 if first == signal.SIGINT else 143), out + err
     assert err.strip().endswith("interrupted" if first == signal.SIGINT else "terminated"), err

@@ -18,6 +18,7 @@ from testing.cli import cli_argv, run_cli
 from testing.examples import SharedEvaluations
 from testing.paths import EXAMPLES, REPO_ROOT
 from testing.problems import ProblemFolder, waiting_problem
+from testing.subprocesses import ended_with_the_block
 from tests.integration.test_cancel import in_containers, wait_for_tests
 
 README = (REPO_ROOT / "README.md").read_text()
@@ -121,12 +122,8 @@ def test_130_and_143_stopped_by_a_signal(
             stderr=subprocess.PIPE,
             text=True,
         )
-        try:
+        with ended_with_the_block(process):
             wait_for_tests(process, 1, in_containers(docker_client, owner(process.pid)))
             process.send_signal(stop)
             out, err = process.communicate(timeout=120)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
         assert process.returncode == code, out + err

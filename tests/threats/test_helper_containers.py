@@ -19,6 +19,7 @@ import docker
 import pytest
 
 from scbench_ci.executors.processes import OWNER_LABEL, owner
+from testing.subprocesses import ended_with_the_block
 
 HELPERS = {
     "free-disk probe": """
@@ -89,11 +90,12 @@ def test_a_helper_container_is_removed_whenever_a_signal_lands(
             text=True,
             env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
         )
-        assert process.stdout is not None
-        assert process.stdout.readline() == "ready\n", process.communicate()
-        time.sleep(delay)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+        with ended_with_the_block(process):
+            assert process.stdout is not None
+            assert process.stdout.readline() == "ready\n", process.communicate()
+            time.sleep(delay)
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
         assert "KeyboardInterrupt" in stderr, stderr
         time.sleep(0.5)  # a creation the daemon was finishing
         label = {"label": f"{OWNER_LABEL}={owner(process.pid)}"}
