@@ -34,8 +34,14 @@ class _Stop:
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self.in_hook = False
+        """Whether the main thread is in `_unraisable`, where a raised stop is dropped for good
+        (what the hook raises goes nowhere)."""
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.in_hook:
+            _send_later(signum)
+            return
         if self.signum is not None:
             return  # the run is already stopping: its cleanup must not be cut short
         self.signum = signum
@@ -47,15 +53,9 @@ class _Stop:
         signum = self.signum
         if signum is None or not isinstance(unraisable.exc_value, STOPS[signal.Signals(signum)]):
             return False
-        # The signal is taken afresh only once the finalizer has ended (a signal raised in this
-        # hook would be dropped for good); one that comes meanwhile is the same request.
-        threading.Thread(target=self._send_again, args=(signum,), daemon=True).start()
-        return True
-
-    def _send_again(self, signum: int) -> None:
-        time.sleep(_REDELIVERY_DELAY_S)
         self.signum = None
-        os.kill(os.getpid(), signum)
+        _send_later(signum)
+        return True
 
 
 _current = _Stop()
@@ -79,5 +79,21 @@ def raise_on_signals() -> None:
 def _unraisable(unraisable: Any) -> None:
     """What Python could not raise: a dropped stop is sent again, the rest goes to the hook
     there was before."""
-    if not _current.dropped(unraisable):
-        _previous_hook(unraisable)
+    stop = _current
+    stop.in_hook = True
+    try:
+        if not stop.dropped(unraisable):
+            _previous_hook(unraisable)
+    finally:
+        stop.in_hook = False
+
+
+def _send_later(signum: int) -> None:
+    """`signum` sent to this process again from another thread, a moment from now: once the
+    main thread has left the finalizer or the hook it is in (else it is sent again then)."""
+
+    def send() -> None:
+        time.sleep(_REDELIVERY_DELAY_S)
+        os.kill(os.getpid(), signum)
+
+    threading.Thread(target=send, daemon=True).start()
