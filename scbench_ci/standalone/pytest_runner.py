@@ -50,16 +50,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
 import stat
 import subprocess
 import sys
+import termios
 import threading
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
@@ -491,12 +494,38 @@ def _write_all(descriptor: int, data: bytes) -> None:
         data = data[os.write(descriptor, data) :]
 
 
+def _descriptors_of(file: os.stat_result) -> list[int]:
+    """This process's open descriptors of `file` (of a pipe: either end)."""
+    try:
+        candidates = [int(name) for name in os.listdir("/dev/fd")]
+    except OSError:  # no /dev/fd: standard output only
+        candidates = [1]
+    found = []
+    for descriptor in candidates:
+        try:
+            status = os.fstat(descriptor)
+        except OSError:  # the listing's own, closed by now
+            continue
+        if (status.st_dev, status.st_ino) == (file.st_dev, file.st_ino):
+            found.append(descriptor)
+    return found
+
+
+def _bytes_waiting(read_end: int) -> int:
+    return int.from_bytes(fcntl.ioctl(read_end, termios.FIONREAD, bytes(4)), sys.byteorder)
+
+
 class OutputWatch:
-    """Standard output (descriptor 1) through a pipe, every byte passed on to the log unchanged.
-    pytest's terminal reporter writes to the log itself (`take_reporter`), so what comes through
-    the pipe is everyone else's: a conftest's print, a process it started. The lines of it that
-    SCBench 1.0 would take for node ids had they been printed in its `--collect-only -q` passes
-    are kept in `seen`."""
+    """Standard output (descriptor 1) through a pipe while the tests are collected and once they
+    have run, every byte passed on to the log unchanged. pytest's terminal reporter writes to the
+    log itself (`take_reporter`), so what comes through the pipe is everyone else's: a conftest's
+    print, a process it started. The lines of it that SCBench 1.0 would take for node ids had they
+    been printed in its `--collect-only -q` passes are kept in `seen`.
+
+    While the tests run (`pause`), standard output is the log itself, as without the watch: a
+    pass runs no test, so nothing printed then is one of its lines; and what a test's process
+    writes is in the log even when pytest is killed the moment after, where the pipe would lose
+    what its pump, in pytest's process, had not passed on yet."""
 
     def __init__(self) -> None:
         self.log = os.dup(1)
@@ -507,9 +536,19 @@ class OutputWatch:
         sys.stdout.flush()
         os.dup2(write_end, 1)
         os.close(write_end)
+        os.set_blocking(read_end, False)
         self.seen: list[str] = []
         self.reporter_taken = False
-        self._thread = threading.Thread(target=self._pump, args=(read_end,), daemon=True)
+        self._read_end = read_end
+        self._pipe = os.fstat(read_end)
+        self._lock = threading.Lock()
+        """Held while a chunk is read from the pipe and passed on: by the pump, and by `pause`
+        to pass on what is in the pipe before the log is written to directly."""
+        self._unended = b""
+        self._ended = False
+        self._paused: list[int] = []
+        self._write_end: int | None = None
+        self._thread = threading.Thread(target=self._pump, daemon=True)
         self._thread.start()
 
     def take_reporter(self, config: Any) -> None:
@@ -520,20 +559,71 @@ class OutputWatch:
             writer._file = self.stream
             self.reporter_taken = True
 
-    def _pump(self, read_end: int) -> None:
-        pending = b""
+    def pause(self) -> None:
+        """Every descriptor of this process that writes into the pipe (standard output, and the
+        copy pytest's capture keeps of it and puts back after each test) writes to the log; what
+        is in the pipe by then is passed on first."""
+        sys.stdout.flush()
+        self.stream.flush()
+        with self._lock:
+            if self._ended:  # nothing writes into the pipe any more
+                return
+            self._paused = [d for d in _descriptors_of(self._pipe) if d != self._read_end]
+            if not self._paused:
+                return
+            self._write_end = os.dup(self._paused[0])
+            for descriptor in self._paused:
+                os.dup2(self.log, descriptor)
+            waiting = _bytes_waiting(self._read_end)
+            while waiting > 0 and (chunk := self._read(min(waiting, 65536))):
+                self._pass_on(chunk)
+                waiting -= len(chunk)
+
+    def resume(self) -> None:
+        """The descriptors `pause` pointed at the log write into the pipe again (those that
+        still write to the log)."""
+        if self._write_end is None:
+            return
+        sys.stdout.flush()
+        log = os.fstat(self.log)
+        for descriptor in set(self._paused) & set(_descriptors_of(log)):
+            os.dup2(self._write_end, descriptor)
+        os.close(self._write_end)
+        self._write_end = None
+
+    def _read(self, most: int) -> bytes | None:
+        """Up to `most` bytes of the pipe; b"" at its end, None when it is empty."""
         try:
-            while chunk := os.read(read_end, 65536):
-                _write_all(self.log, chunk)
-                lines, _, pending = (pending + chunk).rpartition(b"\n")
-                if len(pending) > 1024 * 1024:  # no end of line for long: a line of its own
-                    lines, pending = lines + b"\n" + pending, b""
-                self._note(lines)
+            return os.read(self._read_end, most)
+        except BlockingIOError:
+            return None
+
+    def _pump(self) -> None:
+        ready = select.poll()
+        ready.register(self._read_end, select.POLLIN)
+        try:
+            while True:
+                ready.poll()
+                with self._lock:
+                    chunk = self._read(65536)
+                    if chunk == b"":
+                        break
+                    if chunk is not None:  # else `pause` passed it on
+                        self._pass_on(chunk)
         except OSError:
             pass
         finally:
-            self._note(pending)
-            os.close(read_end)
+            with self._lock:
+                self._note(self._unended)
+                os.close(self._read_end)
+                self._ended = True
+
+    def _pass_on(self, chunk: bytes) -> None:
+        _write_all(self.log, chunk)
+        lines, _, self._unended = (self._unended + chunk).rpartition(b"\n")
+        if len(self._unended) > 1024 * 1024:  # no end of line for long: a line of its own
+            lines, self._unended = lines + b"\n" + self._unended, b""
+        self._note(lines)
 
     def _note(self, data: bytes) -> None:
         found = collected_ids(data.decode("utf-8", errors="replace"))
@@ -544,6 +634,9 @@ class OutputWatch:
         sys.stdout.flush()
         self.stream.flush()
         os.dup2(self.log, 1)
+        if self._write_end is not None:
+            os.close(self._write_end)
+            self._write_end = None
         self._thread.join(5)
 
 
@@ -821,6 +914,15 @@ def main() -> int:
                 log = sys.stdout if taker.watch is None else taker.watch.stream
                 log.write(f"\n{COLLECTED_PREFIX}{collected_text(key, inventory)}\n")
                 log.flush()
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtestloop(self) -> Iterator[None]:
+            watch = taker.watch if taker is not None else None
+            if watch is not None:
+                watch.pause()
+            yield
+            if watch is not None:
+                watch.resume()
 
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:

@@ -170,23 +170,30 @@ def test_pytest_arguments_make_the_runner_run_scbench_s_passes(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    ("printed", "by_passes"),
-    [("a/test_x.py::test_ghost", True), ("nothing like a node id", False)],
+    ("hook", "printed", "by_passes"),
+    [
+        ("pytest_collection_finish(session)", "a/test_x.py::test_ghost", True),
+        ("pytest_collection_finish(session)", "nothing like a node id", False),
+        # Once the tests have run, as in every pass.
+        ("pytest_sessionfinish(session)", "a/test_x.py::test_ghost", True),
+        # As each test starts, which no pass does.
+        ("pytest_runtest_logstart(nodeid)", "a/test_x.py::test_ghost", False),
+    ],
 )
 def test_a_line_like_a_node_id_printed_besides_pytest_runs_the_passes(
-    tmp_path: Path, printed: str, by_passes: bool
+    tmp_path: Path, hook: str, printed: str, by_passes: bool
 ) -> None:
     problem = tmp_path / "keywords"
     shutil.copytree(KEYWORDS, problem)
     with (problem / "tests/conftest.py").open("a") as conftest:
-        conftest.write(f"\n\ndef pytest_collection_finish(session):\n    print({printed!r})\n")
+        conftest.write(f"\n\ndef {hook}:\n    print({printed!r})\n")
     workspace = _workspace(tmp_path, problem, "checkpoint_1")
     document, output = _run(workspace, "checkpoint_1", [])
     assert printed in output  # the watch passes everything on to the log
     assert (document["taken_by"] == "passes") is by_passes
+    assert _passes(document) == _scbench_passes(workspace, "checkpoint_1", [])
     if by_passes:
         assert printed in document["reasons"][0]
-        assert _passes(document) == _scbench_passes(workspace, "checkpoint_1", [])
         assert printed in _passes(document)[(None, "checkpoint_1")][1]
 
 
@@ -235,3 +242,31 @@ def test_a_run_killed_after_collection_keeps_its_sealed_inventory(tmp_path: Path
     data = (workspace / REPORTS_DIR / INVENTORY).read_bytes()
     assert f"\n{COLLECTED_PREFIX}{collected_text(KEY, data)}\n" in output
     assert document["passes"][-1]["ids"]
+
+
+def test_what_a_test_s_process_writes_before_pytest_is_killed_is_in_the_log(
+    tmp_path: Path,
+) -> None:
+    """While the tests run, standard output is the log itself, as it is for SCBench: nothing
+    waits in the watch's pipe, whose pump dies with pytest. The test holds the interpreter's lock
+    until it is killed, so the pump could not pass anything on in time."""
+    workspace = _workspace(tmp_path, KEYWORDS, "checkpoint_1")
+    child = (
+        "import os, signal; os.write(1, b'written by a child\\n'); os.kill(PYTEST, signal.SIGKILL)"
+    )
+    killed = f"""
+import os, subprocess, sys
+
+
+def test_zz_killed(capfd):
+    sys.setswitchinterval(1000)  # no other thread of pytest's runs while this one does
+    child = {child!r}.replace("PYTEST", str(os.getpid()))
+    with capfd.disabled():
+        subprocess.Popen([sys.executable, "-c", child])
+        while True:
+            pass
+"""
+    (workspace / WORKSPACE_TESTS_DIR / "sub" / "test_zz.py").write_text(killed)
+    _, output = _run(workspace, "checkpoint_1", [])
+    assert "[scbench-ci] seal" not in output
+    assert "written by a child\n" in output

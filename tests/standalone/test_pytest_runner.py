@@ -32,6 +32,7 @@ from scbench_ci.standalone.pytest_runner import (
     units_of,
     write_new,
 )
+from testing.paths import REPO_ROOT
 
 
 def test_the_json_report_is_built_but_saved_by_the_runner_alone() -> None:
@@ -152,6 +153,55 @@ def test_read_regular_reads_only_a_regular_file_within_the_limit(tmp_path: Path)
     )
     assert read_regular(tmp_path / "fifo", 5) == "fifo is not a regular file"
     assert read_regular(tmp_path / "missing", 5) is None
+
+
+HELD_WATCH = """
+import json, os, sys, threading
+from scbench_ci.standalone import pytest_runner
+
+released = threading.Event()
+
+
+class HeldWatch(pytest_runner.OutputWatch):
+    def _pump(self):  # passes nothing on until it is released
+        released.wait()
+        super()._pump()
+
+
+watch = HeldWatch()
+copy = os.dup(1)  # as pytest's capture keeps one of standard output
+os.write(1, b"a/test_x.py::before_the_tests\\n")
+watch.pause()
+os.write(1, b"a/test_x.py::a_test\\n")
+os.write(copy, b"a/test_x.py::through_the_copy\\n")
+watch.resume()
+os.write(copy, b"a/test_x.py::after_the_tests\\n")
+os.close(copy)
+released.set()
+watch.close()
+print(json.dumps(watch.seen), file=sys.stderr)
+"""
+
+
+def test_the_watch_steps_aside_while_the_tests_run(tmp_path: Path) -> None:
+    """Paused, every descriptor that wrote into the watch's pipe writes to the log, after what
+    was in the pipe (its pump held off here); resumed, into the pipe again. What is written
+    while paused is not the watch's."""
+    log = tmp_path / "log"
+    with log.open("wb") as stdout:
+        done = subprocess.run(
+            [sys.executable, "-c", HELD_WATCH],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO_ROOT,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    lines = ["before_the_tests", "a_test", "through_the_copy", "after_the_tests"]
+    assert log.read_text() == "".join(f"a/test_x.py::{line}\n" for line in lines)
+    seen = ["a/test_x.py::before_the_tests", "a/test_x.py::after_the_tests"]
+    assert json.loads(done.stderr) == seen
 
 
 DAEMON = """
