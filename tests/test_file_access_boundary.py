@@ -58,6 +58,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scbench_ci.standalone.pytest_runner", "open"): "/proc/<pid>/stat: the one reader of the "
     "process table, the runner's, the subreaper's and the host's (executors.processes)",
     ("scbench_ci.standalone.pytest_runner", "os.scandir"): "/proc, to find every process",
+    ("scbench_ci.standalone.pytest_runner", "os.listdir"): "/dev/fd: the runner's own open "
+    "descriptors, those of its output watch's pipe",
     ("scbench_ci.executors.docker.image_recipe", ".read_bytes"): "the evaluation image's "
     "Dockerfile, a resource of the installed package",
     ("scbench_ci.executors.docker.image_build", "tarfile.open"): "the build context made in "

@@ -11,7 +11,6 @@ Parsing never raises: whatever the bytes hold gives outcomes, or the reason ther
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
@@ -21,6 +20,7 @@ from typing import Any, TypeGuard
 
 from scbench_ci.foundation.layout import TESTS_DIR, WORKSPACE_TESTS_DIR
 from scbench_ci.standalone.pytest_runner import MAX_SHARDS, SHARD_REPORT_KEY
+from scbench_ci.trust.literals import literal_value
 from scbench_ci.trust.names import MAX_TEST_ID_CHARS, shown_test_id
 from scbench_ci.trust.seal import CTRF_REPORT, PYTEST_REPORT, ReportFiles
 
@@ -350,10 +350,7 @@ def _skip_reason(longrepr: object) -> str | None:
     found = _SKIP_REPR.fullmatch(longrepr)
     if found is None:
         return None
-    try:
-        reason = ast.literal_eval(found["reason"])
-    except (ValueError, SyntaxError, MemoryError):
-        return None
+    reason = literal_value(found["reason"])
     return reason.removeprefix("Skipped: ") if isinstance(reason, str) else None
 
 

@@ -5,13 +5,12 @@ hides it. A test that runs the submission and asserts on its exit status fails w
 submission's stderr shows it as a string literal. The cause is then the exception that ends
 that traceback (or the stderr's last line), else the message's first line.
 
-Messages are untrusted text: literals are read with `ast.literal_eval` (strings only, never
+Messages are untrusted text: literals are read with `trust.literals` (strings only, never
 code), and the caller escapes whatever it shows.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from enum import Enum
 
 from scbench_ci.job.reports import CUT_NOTE_CHARS, MAX_TRACEBACK_CHARS
 from scbench_ci.results.model import TestResult
+from scbench_ci.trust.literals import literal_value
 
 TRACEBACK = "Traceback (most recent call last):"
 _OPENINGS = {quote: re.compile(f"b?{quote}") for quote in ("'", '"')}
@@ -168,13 +168,8 @@ class _Literals:
 
 def _string(literal: str) -> str | None:
     """The value of a Python str or bytes literal; None for anything else."""
-    try:
-        value = ast.literal_eval(literal)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return value if isinstance(value, str) else None
+    value = literal_value(literal)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def _last_line(text: str) -> str:

@@ -1,6 +1,7 @@
 """Report parsing, on reports written by a real pytest run and on crafted edge cases."""
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -530,3 +531,32 @@ def test_a_node_id_that_is_no_name_is_kept_escaped(tmp_path: Path) -> None:
     assert test.node_id == "tests/test_checkpoint_1.py::t\\x1b]0;owned\\x07\\u202e"
     assert test.node_id.isprintable() and test.status is Status.PASSED
     assert f"{test.node_id}: {UNPRINTABLE_ID}" in reports.problems
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        # Every escape repr writes: a backslash, quotes, line ends, tabs, \x, \u and \U.
+        "a\\b'c\"\n\r\t\x07\u2028\U0001f600 é",
+        "only a 'quote'",
+    ],
+)
+def test_a_skip_reason_is_read_back_from_its_repr(tmp_path: Path, reason: str) -> None:
+    skip = repr(("tests/t.py", 3, f"Skipped: {reason}"))
+    test = {"nodeid": "tests/t.py::s", "outcome": "skipped", "setup": {"longrepr": skip}}
+    _write(tmp_path, PYTEST_REPORT, {"tests": [test]})
+    assert _read(tmp_path).tests[0].message == reason
+
+
+@pytest.mark.parametrize("escape", ["\\ ", "\\d", "\\N{BULLET}", "\\0", "\\X41", "\\u12"])
+def test_a_skip_reason_with_an_escape_repr_never_writes_is_not_read(
+    tmp_path: Path, escape: str
+) -> None:
+    """Not evaluated at all: Python's parser would warn of `\\ ` and `\\d` on the terminal."""
+    skip = f"('tests/t.py', 3, 'Skipped: a{escape}b')"
+    test = {"nodeid": "tests/t.py::s", "outcome": "skipped", "setup": {"longrepr": skip}}
+    _write(tmp_path, PYTEST_REPORT, {"tests": [test]})
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        message = _read(tmp_path).tests[0].message
+    assert (message, warned) == (None, [])
