@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench_ci.foundation.errors import ExitCode, ScbenchError
-from scbench_ci.foundation.signals import Terminated, raise_on_signals
+from scbench_ci.foundation.signals import Terminated, stops_raised
 from scbench_ci.foundation.version import __version__
 from scbench_ci.trust.output_folder import prepare_output, write_file
 
@@ -54,9 +54,9 @@ def handle_errors(
     """`command`'s exit code, or the ending's once `report` has said it. `crash_folder`: where a
     crash's log goes (else a new temporary file); `interrupted`: Ctrl-C's exit code (the action
     ends 143 whichever way it is cancelled)."""
-    raise_on_signals()
     try:
-        return int(command())
+        with stops_raised():
+            return int(command())
     except ScbenchError as error:
         ending = Ending(int(error.exit_code), str(error), lines=error.lines())
     except KeyboardInterrupt:

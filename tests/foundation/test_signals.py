@@ -3,6 +3,7 @@ a cleanup that a second signal would have cut short runs to its end."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -12,24 +13,24 @@ import time
 import pytest
 
 from scbench_ci.foundation import signals
-from scbench_ci.foundation.signals import Terminated, raise_on_signals
+from scbench_ci.foundation.signals import Interrupted, Terminated, stops_raised
 
 
 def stopped_by(*signals: signal.Signals) -> tuple[type[BaseException], list[str]]:
     """What the signals, sent to this process one after another, raise; and how far a cleanup
     that the later ones arrive in got."""
-    raise_on_signals()
     steps: list[str] = []
     try:
-        try:
-            os.kill(os.getpid(), signals[0])
-            time.sleep(5)
-        finally:
-            steps.append("cleanup started")
-            for later in signals[1:]:
-                os.kill(os.getpid(), later)
-                time.sleep(0.05)  # a handler runs between bytecodes: give it the chance
-            steps.append("cleanup ended")
+        with stops_raised():
+            try:
+                os.kill(os.getpid(), signals[0])
+                time.sleep(5)
+            finally:
+                steps.append("cleanup started")
+                for later in signals[1:]:
+                    os.kill(os.getpid(), later)
+                    time.sleep(0.05)  # a handler runs between bytecodes: give it the chance
+                steps.append("cleanup ended")
     except BaseException as error:
         return type(error), steps
     raise AssertionError("no signal raised")
@@ -38,11 +39,11 @@ def stopped_by(*signals: signal.Signals) -> tuple[type[BaseException], list[str]
 @pytest.mark.parametrize(
     ("signals", "raised"),
     [
-        ((signal.SIGINT,), KeyboardInterrupt),
+        ((signal.SIGINT,), Interrupted),
         ((signal.SIGTERM,), Terminated),
-        ((signal.SIGINT, signal.SIGINT), KeyboardInterrupt),
+        ((signal.SIGINT, signal.SIGINT), Interrupted),
         ((signal.SIGTERM, signal.SIGINT, signal.SIGTERM), Terminated),
-        ((signal.SIGINT,) * 10, KeyboardInterrupt),
+        ((signal.SIGINT,) * 10, Interrupted),
     ],
 )
 def test_the_first_signal_raises_and_the_others_cut_no_cleanup_short(
@@ -52,22 +53,30 @@ def test_the_first_signal_raises_and_the_others_cut_no_cleanup_short(
 
 
 def test_each_call_starts_afresh() -> None:
-    assert stopped_by(signal.SIGINT)[0] is KeyboardInterrupt
+    assert stopped_by(signal.SIGINT)[0] is Interrupted
     assert stopped_by(signal.SIGTERM)[0] is Terminated
+
+
+def test_a_ctrl_c_is_a_keyboard_interrupt() -> None:
+    assert issubclass(Interrupted, KeyboardInterrupt)
 
 
 def test_outside_the_main_thread_nothing_changes() -> None:
     before = signal.getsignal(signal.SIGINT)
-    worker = threading.Thread(target=raise_on_signals)
+
+    def in_a_block() -> None:
+        with stops_raised():
+            pass
+
+    worker = threading.Thread(target=in_a_block)
     worker.start()
     worker.join()
     assert signal.getsignal(signal.SIGINT) is before
 
 
-class _SignalledWhileFinalized:
-    """Gets `signum` while Python finalizes it (as an HTTP response's `close` runs when the
-    Docker client drops it): the handler raises in `__del__`, where Python drops what is
-    raised."""
+class _SignalledInDel:
+    """Gets `signum` while Python finalizes it: the handler raises in `__del__`, where Python
+    drops what is raised (to `sys.unraisablehook`)."""
 
     def __init__(self, signum: signal.Signals) -> None:
         self.signum = signum
@@ -77,17 +86,38 @@ class _SignalledWhileFinalized:
         time.sleep(0.05)  # the handler runs here
 
 
+class _SignalledInClose(io.RawIOBase):
+    """Gets `signum` in the `close` Python calls as it finalizes a file-like object (an HTTP
+    response the Docker client drops): CPython clears what is raised there, with no word."""
+
+    def __init__(self, signum: signal.Signals) -> None:
+        super().__init__()
+        self.signum = signum
+
+    def close(self) -> None:
+        if not self.closed:
+            os.kill(os.getpid(), self.signum)
+            time.sleep(0.05)
+        super().close()
+
+
+FINALIZED = [_SignalledInDel, _SignalledInClose]
+
+
+@pytest.mark.parametrize("finalized", FINALIZED)
 @pytest.mark.parametrize(
-    ("signum", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)]
+    ("signum", "raised"), [(signal.SIGINT, Interrupted), (signal.SIGTERM, Terminated)]
 )
 def test_a_stop_raised_in_a_finalizer_still_stops_the_run(
-    signum: signal.Signals, raised: type[BaseException], capfd: pytest.CaptureFixture[str]
+    signum: signal.Signals,
+    raised: type[BaseException],
+    finalized: type[_SignalledInDel | _SignalledInClose],
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
-    raise_on_signals()
     steps: list[str] = []
-    with pytest.raises(raised):
+    with pytest.raises(raised), stops_raised():
         try:
-            _SignalledWhileFinalized(signum)
+            finalized(signum)
             steps.append("finalized")
             time.sleep(5)
             steps.append("went on")
@@ -100,22 +130,32 @@ def test_a_stop_raised_in_a_finalizer_still_stops_the_run(
     assert "Exception ignored" not in capfd.readouterr().err
 
 
-def test_a_stop_sent_again_while_the_hook_still_runs_is_not_dropped_there(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("finalized", FINALIZED)
+def test_a_stop_sent_again_at_once_is_never_dropped_for_good(
+    finalized: type[_SignalledInDel | _SignalledInClose], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Sent again at once, as when a loaded machine leaves the main thread in the hook past the
-    delay: a stop the handler raised in the hook would be dropped for good (9 of 200 were,
-    before the handler waited for the hook to end)."""
+    """Sent again at once, as when a loaded machine leaves the main thread in the hook or in
+    the end of the dropped stop past the delay: a stop raised there would be dropped for good
+    (9 of 200 were, before the handler waited for the hook to end)."""
     monkeypatch.setattr(signals, "_REDELIVERY_DELAY_S", 0.0)
     stopped = 0
     for _ in range(100):
-        raise_on_signals()
         try:
-            _SignalledWhileFinalized(signal.SIGINT)
-            time.sleep(1)
+            with stops_raised():
+                finalized(signal.SIGINT)
+                time.sleep(1)
         except KeyboardInterrupt:
             stopped += 1
     assert stopped == 100
+
+
+def test_a_stop_the_block_took_is_not_given_again() -> None:
+    """What the block raised reached it: held or let go after, it is no drop."""
+    with pytest.raises(Interrupted) as caught, stops_raised():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    del caught
+    time.sleep(0.2)  # a signal sent again would raise here
 
 
 def test_what_else_a_finalizer_raises_goes_to_the_hook_there_was(
@@ -127,6 +167,6 @@ def test_what_else_a_finalizer_raises_goes_to_the_hook_there_was(
 
     reported: list[BaseException | None] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda given: reported.append(given.exc_value))
-    raise_on_signals()
-    RaisesWhenFinalized()
+    with stops_raised():
+        RaisesWhenFinalized()
     assert [type(error) for error in reported] == [ValueError]
