@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from scbench_ci.foundation import signals
 from scbench_ci.foundation.signals import Interrupted, Terminated, stops_raised
+from testing.paths import REPO_ROOT
 
 
 def stopped_by(*signals: signal.Signals) -> tuple[type[BaseException], list[str]]:
@@ -149,13 +151,31 @@ def test_a_stop_sent_again_at_once_is_never_dropped_for_good(
     assert stopped == 100
 
 
-def test_a_stop_the_block_took_is_not_given_again() -> None:
-    """What the block raised reached it: held or let go after, it is no drop."""
-    with pytest.raises(Interrupted) as caught, stops_raised():
+TAKEN_THEN_LET_GO = """
+import os, signal, time
+from scbench_ci.foundation.signals import Interrupted, stops_raised
+try:
+    with stops_raised():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)
-    del caught
-    time.sleep(0.2)  # a signal sent again would raise here
+except Interrupted:
+    pass
+time.sleep(0.5)  # a signal sent again would raise here
+print("went on")
+"""
+
+
+def test_a_stop_the_block_took_is_not_given_again() -> None:
+    """What the block raised reached it: let go after, it is no drop. In a process of its own: a
+    stop given again there would go on being given again in this one."""
+    ended = subprocess.run(
+        [sys.executable, "-c", TAKEN_THEN_LET_GO],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert (ended.returncode, ended.stdout) == (0, "went on\n"), ended.stderr
 
 
 def test_what_else_a_finalizer_raises_goes_to_the_hook_there_was(
